@@ -1,0 +1,166 @@
+"""The command line: four verbs over the ledger, and the one way a refusal is shown."""
+
+import argparse
+import os
+import sys
+
+from postbag import __version__
+from postbag.guards import PEERS, Refusal, other, require_human, require_inside
+
+STOP = "; stop and ask the human"
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    try:
+        args.verb(args)
+    except Refusal as refusal:
+        sys.stderr.write(f"postbag: {refusal}{STOP}\n")
+        return 1
+    except BrokenPipeError:
+        _silence_stdout()  # the reader went away, as in `postbag read | head`
+        return 141
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def join(args):
+    from postbag import guards, ledger
+
+    door = guards.door_of_this_session(args.peer)
+    with ledger.Ledger(ledger.locate(os.environ), write=True, create=True) as bag:
+        _record(bag, "join", peer=args.peer, **door)
+    print(f"{args.peer} joined")
+
+
+def open_exchange(args):
+    from postbag import ledger
+
+    require_human()
+    with ledger.Ledger(ledger.locate(os.environ), write=True, create=True) as bag:
+        _record(bag, "open", limit=args.limit)
+    print(f"exchange open: {args.limit} letters")
+
+
+def send(args):
+    from postbag import doors, envelope, ledger
+
+    recipient, sender = args.peer, other(args.peer)
+    require_inside(sender, f"send {recipient}")
+    path = ledger.locate(os.environ)
+    body = _body(args.text)
+    envelope.check_body(body)
+    with ledger.Ledger(path, write=True) as bag:
+        left = bag.letters_left()
+        if left is None:
+            raise Refusal("no exchange is open")
+        if left <= 0:
+            raise Refusal("the exchange's letters are spent")
+        door = bag.door(recipient)
+        if door is None:
+            raise Refusal(f"{recipient} has not joined")
+        number = bag.count + 1
+        reply = envelope.reply_command(path, ledger.is_default(path))
+        text = envelope.envelope(number, sender, body, last=left == 1, reply_command=reply)
+        doors.knock(recipient, door, text)
+        try:
+            bag.append("letter", **{"from": sender, "to": recipient, "body": body})
+        except OSError as error:
+            raise Refusal(
+                f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
+                f"do not resend before checking {recipient}'s session"
+            ) from None
+    print(f"letter {number} delivered to {recipient}, {left - 1} left")
+
+
+def read(args):
+    from postbag import ledger, transcript
+
+    with ledger.Ledger(ledger.locate(os.environ)) as bag:
+        records = bag.records() if args.count is None else iter(bag.tail(args.count))
+        if args.count is None:
+            bag.close()  # `data` is a snapshot: a slow pager must not hold up the senders
+        show = transcript.json_line if args.json else transcript.human_line
+        write = sys.stdout.write
+        for record in records:
+            write(show(record))
+    sys.stdout.flush()
+
+
+def _record(bag, kind, **fields):
+    try:
+        bag.append(kind, **fields)
+    except OSError as error:
+        raise Refusal(f"cannot write the ledger ({error.strerror})") from None
+
+
+def _body(text):
+    """The letter's text: the argument, or stdin for `-` with one trailing newline dropped."""
+    if text != "-":
+        return text
+    raw = sys.stdin.buffer.read()
+    try:
+        body = raw.decode()
+    except UnicodeDecodeError:
+        raise Refusal("the letter is not valid UTF-8 text") from None
+    return body[:-1] if body.endswith("\n") else body
+
+
+def _silence_stdout():
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _positive(text):
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return number
+
+
+def _letter_limit(text):
+    from postbag.ledger import LIMIT_MAX
+
+    number = _positive(text)
+    if number > LIMIT_MAX:
+        raise argparse.ArgumentTypeError(f"an exchange holds at most {LIMIT_MAX:,} letters")
+    return number
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="postbag",
+        description="Two coding agents on one machine, a Claude Code session and a Codex session, "
+        "correspond by letters. A human opens each exchange with a budget of letters.",
+        epilog="Environment: POSTBAG_LEDGER (default ~/.postbag/ledger.jsonl), POSTBAG_CODEX (the codex binary).",
+    )
+    parser.add_argument("--version", action="version", version=f"postbag {__version__}")
+    verbs = parser.add_subparsers(title="verbs", metavar="VERB", required=True)
+
+    verb = verbs.add_parser("join", help="record this session's door (run inside the agent's session)")
+    verb.add_argument("peer", choices=PEERS, help="the agent whose session this is")
+    verb.set_defaults(verb=join)
+
+    verb = verbs.add_parser("open", help="open an exchange of N letters (the human's verb, outside both sessions)")
+    verb.add_argument("--limit", type=_letter_limit, default=12, metavar="N", help="letters granted (default 12)")
+    verb.set_defaults(verb=open_exchange)
+
+    verb = verbs.add_parser(
+        "send",
+        help="deliver a letter to the other agent, then record it",
+        description="Knock on the recipient's door and record the letter. Addressing one peer names "
+        "the other as the sender.",
+    )
+    verb.add_argument("peer", choices=PEERS, help="the recipient")
+    verb.add_argument("text", metavar="TEXT", help="the letter, or - to read it from stdin")
+    verb.set_defaults(verb=send)
+
+    verb = verbs.add_parser("read", help="print the ledger, or its last N records", description="Print the ledger.")
+    verb.add_argument("count", type=_positive, nargs="?", metavar="N", help="only the last N records")
+    verb.add_argument("--json", action="store_true", help="JSON Lines without door fields, for scripts and jq")
+    verb.set_defaults(verb=read)
+    return parser

@@ -1,0 +1,73 @@
+"""The exact text a recipient sees: the letter, wrapped in the one command that answers it.
+
+The envelope is the whole protocol. An agent that has never heard of postbag learns from
+it who wrote, and how to reply or that it must not.
+"""
+
+import os
+import shlex
+import sys
+
+# Linux passes at most 128 KiB in one argument, and `codex queue` takes the envelope as
+# one; the cap leaves room for the heading and long paths inside it.
+BODY_MAX = 96 * 1024
+
+
+def check_body(body):
+    """Refuse a body no door should carry."""
+    from postbag.guards import Refusal
+
+    if not body:
+        raise Refusal("a letter needs text")
+    if "\0" in body:
+        raise Refusal("a letter cannot hold a NUL byte")
+    try:
+        size = len(body.encode())
+    except UnicodeEncodeError:
+        raise Refusal("the letter is not valid text (it holds undecodable bytes)") from None
+    if size > BODY_MAX:
+        raise Refusal(f"a letter is at most {BODY_MAX:,} bytes and this one has {size:,}; shorten the letter")
+
+
+def envelope(number, sender, body, *, last, reply_command):
+    heading = f"Letter {number} from {sender} via postbag."
+    if last:
+        return f"{heading} It is the last letter of the exchange; do not reply.\n\n{body}"
+    return (
+        f"{heading} If it needs an answer, reply with:\n"
+        f"{reply_command} send {sender} - <<'POSTBAG'\n"
+        "...\n"
+        "POSTBAG\n"
+        "Choose a delimiter that does not occur in your reply. Otherwise do nothing.\n"
+        f"\n{body}"
+    )
+
+
+def reply_command(ledger_path, ledger_is_default):
+    """How the recipient runs this same postbag, on this same ledger."""
+    command = " ".join(this_program())
+    if ledger_is_default:
+        return command
+    return f"POSTBAG_LEDGER={shlex.quote(ledger_path)} {command}"
+
+
+def this_program():
+    """The words that start the program now running: `postbag` when PATH finds this very
+    program under that name, else its own quoted path."""
+    main = sys.modules["__main__"]
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name == "postbag.__main__":  # python -m postbag
+        return [shlex.quote(sys.executable), "-m", "postbag"]
+    program = os.path.abspath(sys.argv[0])
+    if _on_path_as_postbag(program):
+        return ["postbag"]
+    if os.access(program, os.X_OK):
+        return [shlex.quote(program)]
+    return [shlex.quote(sys.executable), shlex.quote(program)]
+
+
+def _on_path_as_postbag(program):
+    import shutil
+
+    found = shutil.which("postbag")
+    return found is not None and os.path.realpath(found) == os.path.realpath(program)

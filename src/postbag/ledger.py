@@ -1,0 +1,266 @@
+"""The bag: one append-only JSON Lines file, the whole history and the only state.
+
+Each line is one record, numbered from 1 without gaps. A verb reads only the records it
+relies on, found by scanning the raw bytes from the end, and validates each of them, so a
+send costs the same on the first day as after a year of letters.
+"""
+
+import errno
+import fcntl
+import json
+import os
+import re
+import signal
+import stat
+import sys
+import time
+
+from postbag.guards import PEERS, Refusal
+from postbag.transcript import is_unsafe
+
+DEFAULT_PATH = "~/.postbag/ledger.jsonl"
+DEFAULT_LIMIT = 12
+LIMIT_MAX = 1_000_000_000
+
+_DOORS = {"claude": ("socket", "token"), "codex": ("thread",)}
+# 1.0 writes seconds and a UTC offset; earlier ledgers wrote local time, some with
+# microseconds and no offset. All of them read; nothing else may stand in `at`.
+_TIMESTAMP = re.compile(
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|[+-]\d\d:\d\d(?::\d\d)?)?", re.ASCII
+).fullmatch
+
+
+def locate(env):
+    """The ledger's absolute path, fixed once so a later chdir cannot move it."""
+    raw = env.get("POSTBAG_LEDGER") or DEFAULT_PATH
+    if any(is_unsafe(char) for char in raw):
+        raise Refusal("POSTBAG_LEDGER holds a control character")
+    return os.path.abspath(os.path.expanduser(raw))
+
+
+def is_default(path):
+    return path == os.path.abspath(os.path.expanduser(DEFAULT_PATH))
+
+
+class Ledger:
+    """The ledger opened and locked: shared to read, exclusive to write.
+
+    `data` holds the file's bytes as they were when the lock was taken.
+    """
+
+    def __init__(self, path, *, write=False, create=False):
+        self.path = path
+        self.fd = _open(path, write=write, create=create)
+        self.data = b"" if self.fd is None else _read_locked(self.fd, write)
+        self.count = self.data.count(b"\n")
+        if not self.data.endswith(b"\n") and self.data:
+            self.close()
+            raise Refusal(f"ledger is truncated after line {self.count} ({path})")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def close(self):
+        """Release the lock. `data` stays readable."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def records(self, start=0, number=1):
+        """Every record from byte `start` (line `number`) to the end, validated one by one."""
+        data = self.data
+        while start < len(data):
+            end = data.index(b"\n", start)
+            yield self._record(number, start, end)
+            start, number = end + 1, number + 1
+
+    def tail(self, count):
+        """The last `count` records, oldest first."""
+        bounds, start = [], len(self.data)
+        for _ in range(min(count, self.count)):
+            end = start - 1
+            start = self.data.rfind(b"\n", 0, end) + 1
+            bounds.append((start, end))
+        first = self.count - len(bounds) + 1
+        return [self._record(first + i, s, e) for i, (s, e) in enumerate(reversed(bounds))]
+
+    def door(self, peer):
+        """The door fields of `peer`'s latest join, or None if it never joined."""
+        found = self._latest(b'"join"', lambda r: r["kind"] == "join" and r["peer"] == peer)
+        return found and {field: found[1][field] for field in _DOORS[peer]}
+
+    def letters_left(self):
+        """How many letters the open exchange still grants, or None if none was opened."""
+        found = self._latest(b'"open"', lambda r: r["kind"] == "open")
+        if found is None:
+            return None
+        number, record, end = found
+        sent = sum(r["kind"] == "letter" for r in self.records(end + 1, number + 1))
+        return record["limit"] - sent
+
+    def append(self, kind, **fields):
+        """Record one line and make it durable, or leave the file as it was and raise OSError."""
+        self.tail(1)  # the number continues the last record, so that record must hold
+        record = {"n": self.count + 1, "at": _now(), "kind": kind, **fields}
+        line = (json.dumps(record) + "\n").encode()
+        size = len(self.data)
+        try:
+            _write_durably(self.fd, line)
+        except OSError:
+            _cut_back(self.fd, size)
+            raise
+        self.data += line
+        self.count += 1
+        return record
+
+    def _latest(self, token, accept):
+        """The last record whose line holds `token` and that `accept` takes.
+
+        Returns (number, record, end of line), or None. Only the lines holding the token
+        are parsed; JSON escapes every quote inside a string, so a kind's quoted name can
+        only occur as a whole string value.
+        """
+        data = self.data
+        start, number = len(data), self.count + 1
+        while (hit := data.rfind(token, 0, start)) >= 0:
+            line_start = data.rfind(b"\n", 0, hit) + 1
+            number -= data.count(b"\n", line_start, start)
+            start = line_start
+            end = data.index(b"\n", hit)
+            record = self._record(number, line_start, end)
+            if accept(record):
+                return number, record, end
+        return None
+
+    def _record(self, number, start, end):
+        try:
+            record = json.loads(self.data[start:end].decode(), parse_constant=_no_constant)
+        except (ValueError, RecursionError):
+            record = None
+        if not is_record(record, number):
+            raise Refusal(f"ledger line {number} is not a record ({self.path})")
+        return record
+
+
+def is_record(record, number):
+    """Whether `record` is a well-formed record for line `number`."""
+    if type(record) is not dict or type(record.get("n")) is not int or record["n"] != number:
+        return False
+    at, kind = record.get("at"), record.get("kind")
+    if type(at) is not str or not _TIMESTAMP(at):
+        return False
+    if kind == "join":
+        peer = record.get("peer")
+        return peer in PEERS and all(_is_door_field(record.get(f)) for f in _DOORS[peer])
+    if kind == "open":
+        limit = record.get("limit")
+        return type(limit) is int and 1 <= limit <= LIMIT_MAX
+    if kind == "letter":
+        sender, recipient, body = record.get("from"), record.get("to"), record.get("body")
+        return sender in PEERS and recipient in PEERS and sender != recipient and _is_text(body)
+    return False
+
+
+def _is_text(value):
+    return type(value) is str and value != ""
+
+
+def _is_door_field(value):
+    # A NUL cannot travel in a socket path or an argument, so it marks damage.
+    return _is_text(value) and "\0" not in value
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _now():
+    """Local time to the second with its UTC offset, e.g. 2026-09-08T10:02:11+02:00."""
+    moment = time.localtime()
+    hours, minutes = divmod(abs(moment.tm_gmtoff) // 60, 60)
+    sign = "-" if moment.tm_gmtoff < 0 else "+"
+    return time.strftime("%Y-%m-%dT%H:%M:%S", moment) + f"{sign}{hours:02d}:{minutes:02d}"
+
+
+def _open(path, *, write, create):
+    """A descriptor on the ledger, or None when it does not exist and need not."""
+    # O_NONBLOCK keeps a FIFO planted at the path from hanging the open; O_NOFOLLOW refuses
+    # a symlink that could point the appends, and the session token, anywhere.
+    flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    flags |= os.O_RDWR | os.O_APPEND if write else os.O_RDONLY
+    try:
+        if create:
+            _make_private_directory(os.path.dirname(path))
+            flags |= os.O_CREAT
+        fd = os.open(path, flags, 0o600)
+    except FileNotFoundError:
+        if not create:
+            return None
+        raise Refusal(f"cannot open the ledger (no such directory: {os.path.dirname(path)})") from None
+    except OSError as error:
+        raise Refusal(f"cannot open the ledger ({_open_failure(error, path)})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise Refusal(f"the ledger is not a regular file ({path})")
+        if write and stat.S_IMODE(mode) != 0o600:
+            os.fchmod(fd, 0o600)  # it holds a session token
+    except OSError as error:
+        os.close(fd)
+        raise Refusal(f"cannot open the ledger ({error.strerror}: {path})") from None
+    except Refusal:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_failure(error, path):
+    if error.errno == errno.ELOOP or (error.errno == errno.EMLINK and os.path.islink(path)):
+        return f"it is a symbolic link: {path}"
+    return f"{error.strerror}: {path}"
+
+
+def _make_private_directory(path):
+    if os.path.isdir(path):
+        return
+    _make_private_directory(os.path.dirname(path))
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        return
+    os.chmod(path, 0o700)  # mkdir's mode is masked by the umask
+
+
+def _read_locked(fd, write):
+    fcntl.flock(fd, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
+    chunks = []
+    while chunk := os.read(fd, 1 << 24):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _write_durably(fd, line):
+    # Past RLIMIT_FSIZE the kernel would kill the process mid-append; ignoring the signal
+    # turns it into an EFBIG that can be answered.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    # One write of the whole line on an O_APPEND descriptor: a reader never sees half of it.
+    if os.write(fd, line) != len(line):
+        raise OSError(errno.EIO, "the disk took only part of the record")
+    if sys.platform == "darwin":
+        try:  # fsync on macOS stops at the drive's cache
+            fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
+            return
+        except OSError:
+            pass
+    os.fsync(fd)
+
+
+def _cut_back(fd, size):
+    """Remove whatever part of a failed append reached the file."""
+    try:
+        os.ftruncate(fd, size)
+    except OSError:
+        pass
