@@ -1,6 +1,5 @@
 """The command line: four verbs over the ledger, and the one way a refusal is shown."""
 
-import argparse
 import os
 import sys
 
@@ -11,8 +10,11 @@ STOP = "; stop and ask the human"
 
 
 def main(argv=None):
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        if _answered_early(argv):
+            return 0
+        args = _parser().parse_args(argv)
         args.verb(args)
     except Refusal as refusal:
         sys.stderr.write(f"postbag: {refusal}{STOP}\n")
@@ -23,6 +25,17 @@ def main(argv=None):
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def _answered_early(argv):
+    """Answer what needs no argument parsing before argparse loads: agents call postbag
+    often, and a version check or a wrong-actor refusal should cost only Python's start-up."""
+    if argv == ["--version"]:
+        print(f"postbag {__version__}")
+        return True
+    if argv[:1] == ["open"] and not {"-h", "--help"} & set(argv):
+        require_human()  # whoever may not open needs no usage advice for its arguments
+    return False
 
 
 def join(args):
@@ -113,6 +126,8 @@ def _silence_stdout():
 
 
 def _positive(text):
+    import argparse
+
     try:
         number = int(text)
     except ValueError:
@@ -125,6 +140,8 @@ def _positive(text):
 def _letter_limit(text):
     from postbag.ledger import LIMIT_MAX
 
+    import argparse
+
     number = _positive(text)
     if number > LIMIT_MAX:
         raise argparse.ArgumentTypeError(f"an exchange holds at most {LIMIT_MAX:,} letters")
@@ -132,6 +149,8 @@ def _letter_limit(text):
 
 
 def _parser():
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="postbag",
         description="Two coding agents on one machine, a Claude Code session and a Codex session, "

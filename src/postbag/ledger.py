@@ -201,6 +201,8 @@ def _open(path, *, write, create):
             return None
         raise Refusal(f"cannot open the ledger (no such directory: {os.path.dirname(path)})") from None
     except OSError as error:
+        if error.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a socket
+            raise Refusal(f"the ledger is not a regular file ({path})") from None
         raise Refusal(f"cannot open the ledger ({_open_failure(error, path)})") from None
     try:
         mode = os.fstat(fd).st_mode

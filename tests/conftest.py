@@ -1,0 +1,156 @@
+"""Run postbag as people do: as a subprocess, from the source tree and as the built zipapp.
+
+`--target` (or POSTBAG_TEST_TARGET) picks what the CLI tests run: `src`, `pyz` or `both`
+(the default). POSTBAG_PYZ names a zipapp built earlier; otherwise one is built once
+for the session with scripts/build_pyz.py.
+"""
+
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+from fakes import FakeCodex, FakeInbox
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC = os.path.join(ROOT, "src")
+SESSION_VARIABLES = (
+    "CLAUDE_CODE_MESSAGING_SOCKET",
+    "CLAUDE_CODE_MESSAGING_TOKEN",
+    "CODEX_SESSION_ID",
+    "CODEX_THREAD_ID",
+    "CLAUDECODE",
+    "CLAUDE_CODE_SESSION_ID",
+)
+STOP = "; stop and ask the human\n"
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--target",
+        choices=("src", "pyz", "both"),
+        default=os.environ.get("POSTBAG_TEST_TARGET", "both"),
+        help="what the CLI tests run: the source tree, the built postbag.pyz, or both",
+    )
+
+
+def pytest_generate_tests(metafunc):
+    if "target" in metafunc.fixturenames:
+        chosen = metafunc.config.getoption("--target")
+        metafunc.parametrize("target", ["src", "pyz"] if chosen == "both" else [chosen], scope="session")
+
+
+@pytest.fixture(scope="session")
+def pyz(tmp_path_factory):
+    """The zipapp under test: POSTBAG_PYZ, or a fresh build of this tree."""
+    prebuilt = os.environ.get("POSTBAG_PYZ")
+    if prebuilt:
+        return os.path.abspath(prebuilt)
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "build_pyz.py"), "--out", str(out)], check=True)
+    return str(out / "postbag.pyz")
+
+
+@pytest.fixture
+def command(target, request):
+    """The argv prefix that runs postbag for `target`."""
+    if target == "pyz":
+        return [sys.executable, request.getfixturevalue("pyz")]
+    return [sys.executable, "-m", "postbag"]
+
+
+class Postbag:
+    """Runs the CLI in a clean environment: a temporary ledger and HOME, fake doors."""
+
+    def __init__(self, command, tmp_path, inbox, codex):
+        self.command = command
+        self.ledger = str(tmp_path / "bag" / "ledger.jsonl")
+        self.inbox, self.codex = inbox, codex
+        env = {k: v for k, v in os.environ.items() if k not in SESSION_VARIABLES and not k.startswith("POSTBAG_")}
+        if "-m" in command:
+            env["PYTHONPATH"] = SRC  # the zipapp must run on its own, so only the tree gets this
+        else:
+            env.pop("PYTHONPATH", None)
+        env["HOME"] = str(tmp_path / "home")
+        env["POSTBAG_LEDGER"] = self.ledger
+        env["POSTBAG_CODEX"] = codex.path
+        env.pop("PYTHONSAFEPATH", None)
+        self.env = env
+
+    def session(self, peer):
+        """The variables a peer's session exports."""
+        return self.inbox.session_env() if peer == "claude" else self.codex.session_env()
+
+    def run(self, *args, inside=None, input=None, env=None, cwd=None, timeout=60):
+        """Run `postbag ARGS` inside `inside`'s session (None: the human's terminal)."""
+        full_env = dict(self.env)
+        if inside:
+            full_env.update(self.session(inside))
+        full_env.update(env or {})
+        full_env = {k: v for k, v in full_env.items() if v is not None}
+        return subprocess.run(
+            [*self.command, *args],
+            input=input,
+            env=full_env,
+            cwd=cwd,
+            capture_output=True,
+            text=isinstance(input, str) or input is None,
+            timeout=timeout,
+            check=False,
+        )
+
+    def ok(self, *args, **kwargs):
+        """Run and insist on success; return stdout."""
+        result = self.run(*args, **kwargs)
+        assert (result.returncode, result.stderr) == (0, ""), result.stderr
+        return result.stdout
+
+    def refused(self, *args, streamed="", **kwargs):
+        """Run and insist on a refusal; return the reason, without prefix and stop.
+
+        `streamed` is what a full `read` may print before it meets a damaged line.
+        """
+        result = self.run(*args, **kwargs)
+        stderr = result.stderr if isinstance(result.stderr, str) else result.stderr.decode()
+        assert result.returncode == 1, (result.returncode, stderr)
+        assert stderr.startswith("postbag: ") and stderr.endswith(STOP), stderr
+        assert stderr.count("\n") == 1, stderr
+        assert result.stdout == streamed, result.stdout
+        return stderr[len("postbag: ") : -len(STOP)]
+
+    def ledger_bytes(self):
+        try:
+            with open(self.ledger, "rb") as file:
+                return file.read()
+        except FileNotFoundError:
+            return b""
+
+    def write_ledger(self, text):
+        os.makedirs(os.path.dirname(self.ledger), mode=0o700, exist_ok=True)
+        with open(self.ledger, "wb") as file:
+            file.write(text.encode() if isinstance(text, str) else text)
+        os.chmod(self.ledger, 0o600)
+
+    def ready(self, limit=12):
+        """Both peers joined and an exchange of `limit` letters open."""
+        self.ok("join", "claude", inside="claude")
+        self.ok("join", "codex", inside="codex")
+        self.ok("open", "--limit", str(limit))
+
+
+@pytest.fixture
+def inbox(tmp_path):
+    server = FakeInbox(str(tmp_path / "inbox.sock"), f"tok-{uuid.uuid4().hex}")
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def codex(tmp_path):
+    return FakeCodex(str(tmp_path / "codexbin"), str(uuid.uuid4()))
+
+
+@pytest.fixture
+def postbag(command, tmp_path, inbox, codex):
+    return Postbag(command, tmp_path, inbox, codex)

@@ -1,0 +1,150 @@
+"""Fake doors: a real AF_UNIX inbox like Claude Code's, and a fake `codex` executable.
+
+Both record exactly what postbag handed them, so tests assert on what a peer received.
+"""
+
+import json
+import os
+import socket
+import stat
+import sys
+import textwrap
+import threading
+
+WAIT = 10.0  # generous: a wait only ends early when what it waits for has arrived
+
+
+class FakeInbox:
+    """A Claude Code inbox: a listening AF_UNIX socket that keeps what each connection wrote.
+
+    `mode` decides how a connection is served: "read" takes everything until the sender
+    closes; "hold" accepts and reads nothing, like a session that stalls.
+    """
+
+    def __init__(self, path, token):
+        self.path, self.token = path, token
+        self.mode = "read"
+        self.received = []
+        self._changed = threading.Condition()
+        self._held = []
+        self._server = _bind(path)
+        self._server.listen(16)
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def session_env(self):
+        return {"CLAUDE_CODE_MESSAGING_SOCKET": self.path, "CLAUDE_CODE_MESSAGING_TOKEN": self.token}
+
+    def wait_for(self, count):
+        """The first `count` deliveries, each as the list of JSON lines it held."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: len(self.received) >= count, WAIT):
+                raise AssertionError(f"the inbox got {len(self.received)} deliveries, expected {count}")
+            return [[json.loads(line) for line in raw.splitlines()] for raw in self.received[:count]]
+
+    def envelopes(self, count):
+        """The envelopes of the first `count` deliveries, after checking their framing."""
+        texts = []
+        for auth, user in self.wait_for(count):
+            assert auth == {"type": "auth", "token": self.token}
+            assert user["type"] == "user" and user["message"]["role"] == "user"
+            texts.append(user["message"]["content"])
+        return texts
+
+    def close(self):
+        """Stop listening, as when the session exits: the socket file stays behind."""
+        try:
+            self._server.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept()
+        except OSError:
+            pass
+        self._thread.join(WAIT)
+        self._server.close()
+        for connection in self._held:
+            connection.close()
+
+    def _serve(self):
+        while True:
+            try:
+                connection, _ = self._server.accept()
+            except OSError:
+                return
+            if self.mode == "hold":
+                self._held.append(connection)
+                continue
+            with connection:
+                raw = b"".join(iter(lambda c=connection: c.recv(65536), b""))
+            with self._changed:
+                self.received.append(raw.decode())
+                self._changed.notify_all()
+
+
+def _bind(path):
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    here = os.open(".", os.O_RDONLY)
+    try:  # bind from inside the directory, so paths longer than sun_path work too
+        os.chdir(os.path.dirname(path))
+        server.bind(os.path.basename(path))
+    finally:
+        os.fchdir(here)
+        os.close(here)
+    return server
+
+
+FAKE_CODEX = """\
+#!{python}
+# A fake codex: records argv, environment and stdin, then behaves as behaviour.json says.
+import json, os, sys, time
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "behaviour.json")) as f:
+    behaviour = json.load(f)
+stdin = os.fstat(0)
+call = {{"argv": sys.argv[1:], "env": dict(os.environ), "stdin_is_devnull":
+        (stdin.st_rdev, stdin.st_ino) == (os.stat(os.devnull).st_rdev, os.stat(os.devnull).st_ino)}}
+with open(os.path.join(here, "calls.jsonl"), "a") as f:
+    f.write(json.dumps(call) + "\\n")
+sys.stdout.write(behaviour.get("say", ""))
+sys.stderr.write(behaviour.get("say", ""))
+sys.stdout.flush()
+time.sleep(behaviour.get("delay", 0))
+sys.exit(behaviour.get("exit", 0))
+"""
+
+
+class FakeCodex:
+    """An executable named codex in its own directory, with a thread id for its session."""
+
+    def __init__(self, directory, thread):
+        self.directory, self.thread = directory, thread
+        os.makedirs(directory, exist_ok=True)
+        self.path = os.path.join(directory, "codex")
+        with open(self.path, "w") as file:
+            file.write(FAKE_CODEX.format(python=sys.executable))
+        os.chmod(self.path, stat.S_IRWXU)
+        self.behave()
+
+    def behave(self, exit=0, delay=0, say=""):
+        with open(os.path.join(self.directory, "behaviour.json"), "w") as file:
+            json.dump({"exit": exit, "delay": delay, "say": say}, file)
+
+    def session_env(self):
+        return {"CODEX_SESSION_ID": self.thread}
+
+    def calls(self):
+        try:
+            with open(os.path.join(self.directory, "calls.jsonl")) as file:
+                return [json.loads(line) for line in file]
+        except FileNotFoundError:
+            return []
+
+    def envelopes(self):
+        """The envelopes queued so far, after checking the argv around each."""
+        texts = []
+        for call in self.calls():
+            assert call["argv"][:4] == ["queue", "--thread", self.thread, "--message"]
+            assert len(call["argv"]) == 5
+            texts.append(call["argv"][4])
+        return texts
+
+
+def dedent(text):
+    return textwrap.dedent(text).lstrip("\n")

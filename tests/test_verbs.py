@@ -1,0 +1,182 @@
+"""The four verbs as a user meets them: output, ledger records and what each peer receives."""
+
+import json
+import re
+
+from fakes import dedent
+
+TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"
+
+
+def records(postbag):
+    return [json.loads(line) for line in postbag.ledger_bytes().decode().splitlines()]
+
+
+def test_version_names_the_program(postbag):
+    from postbag import __version__
+
+    assert postbag.ok("--version") == f"postbag {__version__}\n"
+
+
+def test_help_lists_the_four_verbs_and_each_verb_has_help(postbag):
+    text = postbag.ok("--help")
+    for verb in ("join", "open", "send", "read"):
+        assert verb in text
+        assert "usage: postbag " + verb in postbag.ok(verb, "--help")
+    assert "POSTBAG_LEDGER" in text
+
+
+def test_join_records_each_peers_door(postbag, inbox, codex):
+    assert postbag.ok("join", "claude", inside="claude") == "claude joined\n"
+    assert postbag.ok("join", "codex", inside="codex") == "codex joined\n"
+    first, second = records(postbag)
+    assert first == {
+        "n": 1,
+        "at": first["at"],
+        "kind": "join",
+        "peer": "claude",
+        "socket": inbox.path,
+        "token": inbox.token,
+    }
+    assert second == {"n": 2, "at": second["at"], "kind": "join", "peer": "codex", "thread": codex.thread}
+    assert re.fullmatch(TIMESTAMP, first["at"])
+
+
+def test_open_grants_twelve_letters_by_default(postbag):
+    assert postbag.ok("open") == "exchange open: 12 letters\n"
+    assert postbag.ok("open", "--limit", "3") == "exchange open: 3 letters\n"
+    assert [(r["kind"], r["limit"]) for r in records(postbag)] == [("open", 12), ("open", 3)]
+
+
+def test_send_codex_from_claude_knocks_then_records(postbag, codex):
+    postbag.ready()
+    assert postbag.ok("send", "codex", "Review parser.py", inside="claude") == "letter 4 delivered to codex, 11 left\n"
+    letter = records(postbag)[-1]
+    assert letter == {
+        "n": 4,
+        "at": letter["at"],
+        "kind": "letter",
+        "from": "claude",
+        "to": "codex",
+        "body": "Review parser.py",
+    }
+    [call] = codex.calls()
+    assert call["stdin_is_devnull"]
+    assert codex.envelopes() == [
+        dedent(f"""
+        Letter 4 from claude via postbag. If it needs an answer, reply with:
+        POSTBAG_LEDGER={postbag.ledger} {" ".join(reply_program(postbag))} send claude - <<'POSTBAG'
+        ...
+        POSTBAG
+        Choose a delimiter that does not occur in your reply. Otherwise do nothing.
+
+        Review parser.py""")
+    ]
+
+
+def test_send_claude_from_codex_writes_auth_then_user_line(postbag, inbox):
+    postbag.ready()
+    assert postbag.ok("send", "claude", "Found three bugs.", inside="codex") == "letter 4 delivered to claude, 11 left\n"
+    [[auth, user]] = inbox.wait_for(1)
+    assert auth == {"type": "auth", "token": inbox.token}
+    assert user["type"] == "user"
+    assert user["message"]["role"] == "user"
+    assert user["message"]["content"].startswith("Letter 4 from codex via postbag. If it needs an answer, reply with:\n")
+    assert user["message"]["content"].endswith("\n\nFound three bugs.")
+    assert inbox.received[0].count("\n") == 2 and inbox.received[0].endswith("\n")
+
+
+def test_send_reads_the_body_from_stdin_dropping_one_newline(postbag, inbox):
+    postbag.ready()
+    postbag.ok("send", "claude", "-", inside="codex", input="line one\n\nline three\n\n")
+    assert records(postbag)[-1]["body"] == "line one\n\nline three\n"
+    [text] = inbox.envelopes(1)
+    assert text.endswith("\n\nline one\n\nline three\n")
+
+
+def test_the_budget_counts_down_and_the_last_letter_says_do_not_reply(postbag, inbox, codex):
+    postbag.ready(limit=3)
+    assert postbag.ok("send", "codex", "one", inside="claude") == "letter 4 delivered to codex, 2 left\n"
+    assert postbag.ok("send", "claude", "two", inside="codex") == "letter 5 delivered to claude, 1 left\n"
+    assert postbag.ok("send", "codex", "three", inside="claude") == "letter 6 delivered to codex, 0 left\n"
+    assert codex.envelopes()[-1] == (
+        "Letter 6 from claude via postbag. It is the last letter of the exchange; do not reply.\n\nthree"
+    )
+    assert "reply with" in codex.envelopes()[0]
+    assert postbag.refused("send", "claude", "four", inside="codex") == "the exchange's letters are spent"
+    assert len(records(postbag)) == 6
+
+
+def test_a_new_exchange_replaces_the_spent_one(postbag):
+    postbag.ready(limit=1)
+    postbag.ok("send", "codex", "one", inside="claude")
+    assert postbag.refused("send", "claude", "two", inside="codex") == "the exchange's letters are spent"
+    postbag.ok("open", "--limit", "2")
+    assert postbag.ok("send", "claude", "two", inside="codex") == "letter 6 delivered to claude, 1 left\n"
+
+
+def test_the_latest_join_is_the_door(postbag, codex):
+    postbag.ready()
+    postbag.ok("join", "codex", inside="codex", env={"CODEX_SESSION_ID": "a-newer-thread"})
+    postbag.ok("send", "codex", "hello", inside="claude")
+    assert codex.calls()[-1]["argv"][2] == "a-newer-thread"
+
+
+def test_read_prints_every_record_without_doors(postbag, inbox, codex):
+    postbag.ready(limit=5)
+    postbag.ok("send", "codex", "Review src/parser.py.\nTop three findings, please.", inside="claude")
+    postbag.ok("send", "claude", "1. empty input\n2. dates", inside="codex")
+    lines = postbag.ok("read").splitlines()
+    assert [re.sub(TIMESTAMP, "AT", line) for line in lines] == [
+        "   1  AT  join   claude",
+        "   2  AT  join   codex",
+        "   3  AT  open   5 letters",
+        "   4  AT  letter claude -> codex",
+        "      Review src/parser.py.",
+        "      Top three findings, please.",
+        "   5  AT  letter codex -> claude",
+        "      1. empty input",
+        "      2. dates",
+    ]
+
+
+def test_read_n_prints_the_last_n_records(postbag):
+    postbag.ready()
+    postbag.ok("send", "codex", "hello", inside="claude")
+    lines = postbag.ok("read", "2").splitlines()
+    assert [line.split()[0] for line in lines if not line.startswith("      ")] == ["3", "4"]
+    assert postbag.ok("read", "100") == postbag.ok("read")
+
+
+def test_read_json_gives_records_for_scripts_without_door_fields(postbag, inbox, codex):
+    postbag.ready()
+    postbag.ok("send", "codex", "hello", inside="claude")
+    shown = [json.loads(line) for line in postbag.ok("read", "--json").splitlines()]
+    kept = records(postbag)
+    for record in kept:
+        for door_field in ("socket", "token", "thread"):
+            record.pop(door_field, None)
+    assert shown == kept
+    assert [json.loads(line) for line in postbag.ok("read", "--json", "1").splitlines()] == kept[-1:]
+
+
+def test_read_of_a_missing_ledger_prints_nothing_and_creates_nothing(postbag):
+    assert postbag.ok("read") == ""
+    assert postbag.ledger_bytes() == b""
+
+
+def reply_program(postbag):
+    """What the envelope should name to run postbag again, for the target under test."""
+    import shlex
+
+    if "-m" in postbag.command:
+        return [shlex.quote(postbag.command[0]), "-m", "postbag"]
+    return [shlex.quote(postbag.command[0]), shlex.quote(postbag.command[1])] if not _executable(
+        postbag.command[1]
+    ) else [shlex.quote(postbag.command[1])]
+
+
+def _executable(path):
+    import os
+
+    return os.access(path, os.X_OK)
