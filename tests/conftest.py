@@ -82,7 +82,7 @@ class Postbag:
         """The variables a peer's session exports."""
         return self.inbox.session_env() if peer == "claude" else self.codex.session_env()
 
-    def run(self, *args, inside=None, input=None, env=None, cwd=None, timeout=60):
+    def run(self, *args, inside=None, input=None, env=None, cwd=None, timeout=60, umask=-1):
         """Run `postbag ARGS` inside `inside`'s session (None: the human's terminal)."""
         full_env = dict(self.env)
         if inside:
@@ -97,6 +97,7 @@ class Postbag:
             capture_output=True,
             text=isinstance(input, str) or input is None,
             timeout=timeout,
+            umask=umask,
             check=False,
         )
 

@@ -53,9 +53,15 @@ class Ledger:
         self.fd = _open(path, write=write, create=create)
         self.data = b"" if self.fd is None else _read_locked(self.fd, write)
         self.count = self.data.count(b"\n")
-        if not self.data.endswith(b"\n") and self.data:
+        try:
+            if not self.data.endswith(b"\n") and self.data:
+                raise Refusal(f"ledger is truncated after line {self.count} ({path})")
+            # Every verb continues or shows the last record, and its number must equal the
+            # line count: a line deleted or inserted anywhere shows here.
+            self.tail(1)
+        except Refusal:
             self.close()
-            raise Refusal(f"ledger is truncated after line {self.count} ({path})")
+            raise
 
     def __enter__(self):
         return self
@@ -103,7 +109,6 @@ class Ledger:
 
     def append(self, kind, **fields):
         """Record one line and make it durable, or leave the file as it was and raise OSError."""
-        self.tail(1)  # the number continues the last record, so that record must hold
         record = {"n": self.count + 1, "at": _now(), "kind": kind, **fields}
         line = (json.dumps(record) + "\n").encode()
         size = len(self.data)

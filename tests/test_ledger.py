@@ -1,0 +1,169 @@
+"""The ledger file: private modes, locks, links and pipes, legacy and damaged contents."""
+
+import json
+import os
+import stat
+
+import pytest
+
+AT = "2026-09-08T10:02:11+02:00"
+
+
+def line(**record):
+    return json.dumps(record) + "\n"
+
+
+def legacy_ledger(thread="0f0e0d0c-0b0a-4999-8888-777766665555", at=AT):
+    return (
+        line(n=1, at=at, kind="join", peer="codex", thread=thread)
+        + line(n=2, at=at, kind="open", limit=4)
+        + line(n=3, at=at, kind="letter", **{"from": "codex", "to": "claude", "body": "hi"})
+    )
+
+
+def test_created_private_whatever_the_umask(postbag, tmp_path):
+    postbag.env["POSTBAG_LEDGER"] = str(tmp_path / "deep" / "er" / "ledger.jsonl")
+    postbag.ok("open", umask=0)
+    for directory in (tmp_path / "deep", tmp_path / "deep" / "er"):
+        assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(tmp_path / "deep" / "er" / "ledger.jsonl").st_mode) == 0o600
+
+
+def test_a_loosened_ledger_is_made_private_again_on_write(postbag):
+    postbag.ok("open")
+    os.chmod(postbag.ledger, 0o644)
+    postbag.ok("read")
+    assert stat.S_IMODE(os.stat(postbag.ledger).st_mode) == 0o644  # reading changes nothing
+    postbag.ok("open", umask=0)
+    assert stat.S_IMODE(os.stat(postbag.ledger).st_mode) == 0o600
+
+
+def test_an_existing_directory_keeps_its_mode(postbag, tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o755)
+    os.chmod(shared, 0o755)
+    postbag.env["POSTBAG_LEDGER"] = str(shared / "ledger.jsonl")
+    postbag.ok("open")
+    assert stat.S_IMODE(os.stat(shared).st_mode) == 0o755
+
+
+def test_a_symlinked_ledger_is_refused_and_its_target_untouched(postbag, tmp_path):
+    target = tmp_path / "elsewhere.jsonl"
+    target.write_text("")
+    os.makedirs(os.path.dirname(postbag.ledger))
+    os.symlink(target, postbag.ledger)
+    expected = f"cannot open the ledger (it is a symbolic link: {postbag.ledger})"
+    assert postbag.refused("open") == expected
+    assert postbag.refused("read") == expected
+    assert postbag.refused("join", "codex", inside="codex") == expected
+    assert target.read_text() == ""
+
+
+def test_a_fifo_ledger_is_refused_without_hanging(postbag):
+    os.makedirs(os.path.dirname(postbag.ledger))
+    os.mkfifo(postbag.ledger)
+    expected = f"the ledger is not a regular file ({postbag.ledger})"
+    assert postbag.refused("read", timeout=20) == expected
+    assert postbag.refused("open", timeout=20) == expected
+    assert postbag.refused("send", "codex", "hi", inside="claude", timeout=20) == expected
+
+
+def test_records_are_1_0_json_lines(postbag):
+    postbag.ready()
+    raw = postbag.ledger_bytes().decode()
+    for number, text in enumerate(raw.splitlines(), 1):
+        record = json.loads(text)
+        assert text == json.dumps(record)  # 1.0's own serialisation: default separators, ASCII
+        assert list(record)[:3] == ["n", "at", "kind"] and record["n"] == number
+
+
+def test_a_1_0_ledger_reads_and_continues(postbag, inbox, codex):
+    postbag.write_ledger(legacy_ledger(thread=codex.thread))
+    postbag.ok("join", "claude", inside="claude")
+    assert postbag.ok("send", "codex", "and back", inside="claude") == "letter 5 delivered to codex, 2 left\n"
+    assert "   3  2026-09-08T10:02:11+02:00  letter codex -> claude\n      hi\n" in postbag.ok("read")
+
+
+@pytest.mark.parametrize("at", ["2026-09-08T10:02:11", "2026-09-08T10:02:11.123456", "2026-09-08T10:02:11Z"])
+def test_older_timestamps_without_offset_still_read(postbag, codex, at):
+    postbag.write_ledger(legacy_ledger(thread=codex.thread, at=at))
+    assert f"   1  {at}  join   codex\n" in postbag.ok("read")
+    postbag.ok("open")
+
+
+GOOD_LETTER = {"n": 4, "at": AT, "kind": "letter", "from": "claude", "to": "codex", "body": "x"}
+DAMAGED = {
+    "bad JSON": '{"n": 4, "at": ',
+    "an array": "[4]",
+    "a string": '"letter"',
+    "null": "null",
+    "unknown kind": json.dumps({**GOOD_LETTER, "kind": "note"}),
+    "no kind": json.dumps({k: v for k, v in GOOD_LETTER.items() if k != "kind"}),
+    "n as text": json.dumps({**GOOD_LETTER, "n": "4"}),
+    "n as true": json.dumps({**GOOD_LETTER, "n": True}),
+    "n as a float": json.dumps({**GOOD_LETTER, "n": 4.0}),
+    "n out of sequence": json.dumps({**GOOD_LETTER, "n": 5}),
+    "n past the digit limit": '{"n": 4' + "0" * 5000 + ', "at": "' + AT + '", "kind": "open", "limit": 3}',
+    "limit past the digit limit": '{"n": 4, "at": "' + AT + '", "kind": "open", "limit": 1' + "0" * 5000 + "}",
+    "limit as true": json.dumps({"n": 4, "at": AT, "kind": "open", "limit": True}),
+    "limit of zero": json.dumps({"n": 4, "at": AT, "kind": "open", "limit": 0}),
+    "limit as NaN": '{"n": 4, "at": "' + AT + '", "kind": "open", "limit": NaN}',
+    "at missing": json.dumps({k: v for k, v in GOOD_LETTER.items() if k != "at"}),
+    "at as a number": json.dumps({**GOOD_LETTER, "at": 20260908}),
+    "at with a newline": json.dumps({**GOOD_LETTER, "at": AT + "\n   5  " + AT}),
+    "at with an escape": json.dumps({**GOOD_LETTER, "at": AT + "\x1b[2J"}),
+    "at as prose": json.dumps({**GOOD_LETTER, "at": "yesterday"}),
+    "a letter to itself": json.dumps({**GOOD_LETTER, "to": "claude"}),
+    "a letter from a stranger": json.dumps({**GOOD_LETTER, "from": "gemini"}),
+    "an empty body": json.dumps({**GOOD_LETTER, "body": ""}),
+    "a body that is a list": json.dumps({**GOOD_LETTER, "body": ["x"]}),
+    "a join without token": json.dumps({"n": 4, "at": AT, "kind": "join", "peer": "claude", "socket": "/s"}),
+    "a join with a NUL thread": json.dumps({"n": 4, "at": AT, "kind": "join", "peer": "codex", "thread": "a\0b"}),
+    "a join of a stranger": json.dumps({"n": 4, "at": AT, "kind": "join", "peer": "gemini", "thread": "t"}),
+    "deep nesting": "[" * 100000 + "]" * 100000,
+    "an empty line": "",
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGED.values(), ids=DAMAGED.keys())
+def test_a_damaged_line_is_refused_by_number(postbag, codex, damage):
+    postbag.write_ledger(legacy_ledger(thread=codex.thread) + damage + "\n")
+    expected = f"ledger line 4 is not a record ({postbag.ledger})"
+    assert postbag.refused("read", "1") == expected
+    assert postbag.refused("send", "codex", "hi", inside="claude") == expected
+    assert postbag.refused("open") == expected
+    assert codex.calls() == []
+
+
+def test_invalid_utf8_in_the_file_is_refused(postbag, codex):
+    damaged = legacy_ledger(thread=codex.thread).encode().replace(b'"hi"', b'"h\xffi"')
+    postbag.write_ledger(damaged)
+    assert postbag.refused("read", "1") == f"ledger line 3 is not a record ({postbag.ledger})"
+
+
+def test_a_deleted_line_anywhere_is_refused(postbag, codex):
+    lines = legacy_ledger(thread=codex.thread).splitlines(keepends=True)
+    postbag.write_ledger(lines[0] + lines[2])
+    assert postbag.refused("open") == f"ledger line 2 is not a record ({postbag.ledger})"
+    assert postbag.refused("send", "codex", "hi", inside="claude") == f"ledger line 2 is not a record ({postbag.ledger})"
+
+
+def test_an_inserted_line_is_refused(postbag, codex):
+    lines = legacy_ledger(thread=codex.thread).splitlines(keepends=True)
+    postbag.write_ledger(lines[0] + lines[0] + "".join(lines[1:]))
+    assert postbag.refused("read", "2") == f"ledger line 4 is not a record ({postbag.ledger})"
+
+
+def test_a_damaged_record_the_verb_does_not_rely_on_is_left_alone(postbag, codex):
+    damaged = legacy_ledger(thread=codex.thread).replace('"limit": 4', '"limit": true')
+    postbag.write_ledger(damaged + line(n=4, at=AT, kind="open", limit=2))
+    postbag.ok("join", "claude", inside="claude")
+    postbag.ok("send", "codex", "still works", inside="claude")
+    assert postbag.refused("read", streamed=postbag.run("read").stdout) == (
+        f"ledger line 2 is not a record ({postbag.ledger})"
+    )
+
+
+def test_extra_fields_from_other_versions_are_kept_out_of_read(postbag, codex):
+    postbag.write_ledger(legacy_ledger(thread=codex.thread).replace('"body": "hi"', '"body": "hi", "mood": "calm"'))
+    assert "calm" not in postbag.ok("read") + postbag.ok("read", "--json")
