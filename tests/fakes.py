@@ -10,6 +10,7 @@ import stat
 import sys
 import textwrap
 import threading
+import time
 
 WAIT = 10.0  # generous: a wait only ends early when what it waits for has arrived
 
@@ -106,6 +107,9 @@ sys.stdout.write(behaviour.get("say", ""))
 sys.stderr.write(behaviour.get("say", ""))
 sys.stdout.flush()
 time.sleep(behaviour.get("delay", 0))
+release = behaviour.get("hold_until")
+while release and not os.path.exists(release):  # held open until the test lets go
+    time.sleep(0.01)
 sys.exit(behaviour.get("exit", 0))
 """
 
@@ -122,9 +126,16 @@ class FakeCodex:
         os.chmod(self.path, stat.S_IRWXU)
         self.behave()
 
-    def behave(self, exit=0, delay=0, say=""):
+    def behave(self, exit=0, delay=0, say="", hold_until=None):
         with open(os.path.join(self.directory, "behaviour.json"), "w") as file:
-            json.dump({"exit": exit, "delay": delay, "say": say}, file)
+            json.dump({"exit": exit, "delay": delay, "say": say, "hold_until": hold_until}, file)
+
+    def wait_for_calls(self, count):
+        deadline = time.monotonic() + WAIT
+        while len(self.calls()) < count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"codex was called {len(self.calls())} times, expected {count}")
+            time.sleep(0.01)
 
     def session_env(self):
         return {"CODEX_SESSION_ID": self.thread}
