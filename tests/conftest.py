@@ -101,6 +101,14 @@ class Postbag:
             check=False,
         )
 
+    def with_faults(self, faults):
+        """A copy of this runner whose CLI runs with `faults` injected (see inject.py)."""
+        where = "src" if "-m" in self.command else self.command[1]
+        faulty = object.__new__(Postbag)
+        faulty.__dict__.update(self.__dict__)
+        faulty.command = [sys.executable, os.path.join(ROOT, "tests", "inject.py"), where, faults, "--"]
+        return faulty
+
     def ok(self, *args, **kwargs):
         """Run and insist on success; return stdout."""
         result = self.run(*args, **kwargs)
@@ -113,11 +121,11 @@ class Postbag:
         `streamed` is what a full `read` may print before it meets a damaged line.
         """
         result = self.run(*args, **kwargs)
-        stderr = result.stderr if isinstance(result.stderr, str) else result.stderr.decode()
+        stderr, stdout = (o if isinstance(o, str) else o.decode() for o in (result.stderr, result.stdout))
         assert result.returncode == 1, (result.returncode, stderr)
         assert stderr.startswith("postbag: ") and stderr.endswith(STOP), stderr
         assert stderr.count("\n") == 1, stderr
-        assert result.stdout == streamed, result.stdout
+        assert stdout == streamed, stdout
         return stderr[len("postbag: ") : -len(STOP)]
 
     def ledger_bytes(self):

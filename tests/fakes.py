@@ -103,14 +103,18 @@ call = {{"argv": sys.argv[1:], "env": dict(os.environ), "stdin_is_devnull":
         (stdin.st_rdev, stdin.st_ino) == (os.stat(os.devnull).st_rdev, os.stat(os.devnull).st_ino)}}
 with open(os.path.join(here, "calls.jsonl"), "a") as f:
     f.write(json.dumps(call) + "\\n")
-sys.stdout.write(behaviour.get("say", ""))
-sys.stderr.write(behaviour.get("say", ""))
+say = behaviour.get("say", "").encode("utf-8", "surrogateescape")
+sys.stdout.buffer.write(say)
+sys.stderr.buffer.write(say)
 sys.stdout.flush()
 time.sleep(behaviour.get("delay", 0))
 release = behaviour.get("hold_until")
 while release and not os.path.exists(release):  # held open until the test lets go
     time.sleep(0.01)
-sys.exit(behaviour.get("exit", 0))
+status = behaviour.get("exit", 0)
+if status < 0:
+    os.kill(os.getpid(), -status)
+sys.exit(status)
 """
 
 

@@ -145,7 +145,9 @@ def test_a_deleted_line_anywhere_is_refused(postbag, codex):
     lines = legacy_ledger(thread=codex.thread).splitlines(keepends=True)
     postbag.write_ledger(lines[0] + lines[2])
     assert postbag.refused("open") == f"ledger line 2 is not a record ({postbag.ledger})"
-    assert postbag.refused("send", "codex", "hi", inside="claude") == f"ledger line 2 is not a record ({postbag.ledger})"
+    assert (
+        postbag.refused("send", "codex", "hi", inside="claude") == f"ledger line 2 is not a record ({postbag.ledger})"
+    )
 
 
 def test_an_inserted_line_is_refused(postbag, codex):

@@ -76,12 +76,16 @@ def test_send_codex_from_claude_knocks_then_records(postbag, codex):
 
 def test_send_claude_from_codex_writes_auth_then_user_line(postbag, inbox):
     postbag.ready()
-    assert postbag.ok("send", "claude", "Found three bugs.", inside="codex") == "letter 4 delivered to claude, 11 left\n"
+    assert (
+        postbag.ok("send", "claude", "Found three bugs.", inside="codex") == "letter 4 delivered to claude, 11 left\n"
+    )
     [[auth, user]] = inbox.wait_for(1)
     assert auth == {"type": "auth", "token": inbox.token}
     assert user["type"] == "user"
     assert user["message"]["role"] == "user"
-    assert user["message"]["content"].startswith("Letter 4 from codex via postbag. If it needs an answer, reply with:\n")
+    assert user["message"]["content"].startswith(
+        "Letter 4 from codex via postbag. If it needs an answer, reply with:\n"
+    )
     assert user["message"]["content"].endswith("\n\nFound three bugs.")
     assert inbox.received[0].count("\n") == 2 and inbox.received[0].endswith("\n")
 
@@ -171,9 +175,11 @@ def reply_program(postbag):
 
     if "-m" in postbag.command:
         return [shlex.quote(postbag.command[0]), "-m", "postbag"]
-    return [shlex.quote(postbag.command[0]), shlex.quote(postbag.command[1])] if not _executable(
-        postbag.command[1]
-    ) else [shlex.quote(postbag.command[1])]
+    return (
+        [shlex.quote(postbag.command[0]), shlex.quote(postbag.command[1])]
+        if not _executable(postbag.command[1])
+        else [shlex.quote(postbag.command[1])]
+    )
 
 
 def _executable(path):

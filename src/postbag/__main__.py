@@ -6,6 +6,6 @@ if sys.version_info < (3, 10):
     sys.stderr.write("postbag needs Python 3.10 or later (this is %d.%d)\n" % tuple(sys.version_info[:2]))
     sys.exit(1)
 
-from postbag.cli import main  # noqa: E402
+from postbag.cli import main
 
 sys.exit(main())

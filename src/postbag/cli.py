@@ -138,9 +138,9 @@ def _positive(text):
 
 
 def _letter_limit(text):
-    from postbag.ledger import LIMIT_MAX
-
     import argparse
+
+    from postbag.ledger import LIMIT_MAX
 
     number = _positive(text)
     if number > LIMIT_MAX:

@@ -28,7 +28,9 @@ def knock(peer, door, envelope):
 
 
 def not_answered(peer, reason):
-    return Refusal(f"{peer}'s door did not answer ({reason}); if its session restarted it must run: postbag join {peer}")
+    return Refusal(
+        f"{peer}'s door did not answer ({reason}); if its session restarted it must run: postbag join {peer}"
+    )
 
 
 def maybe_delivered(peer, reason):

@@ -1,0 +1,100 @@
+"""Run the postbag CLI with a fault injected: `python inject.py WHERE FAULTS -- ARGS`.
+
+WHERE is `src` or the path of a postbag.pyz; FAULTS is a comma-separated list of
+  timeout=SECONDS   doors give up after SECONDS instead of 30
+  sndbuf            the inbox socket gets the smallest send buffer, so a stalled peer blocks the write
+  write=ERRNO       the ledger append fails with ERRNO
+  short-write       the ledger append reaches the disk only in part
+  fsync=ERRNO       the ledger's fsync fails with ERRNO
+  exec=ERRNO        starting codex fails with ERRNO
+These are failures a test cannot provoke for real on every machine; everything else runs
+the shipped code unchanged.
+"""
+
+import errno
+import os
+import sys
+
+
+def main():
+    where, faults, separator, *args = sys.argv[1:]
+    assert separator == "--"
+    if where != "src":
+        sys.path.insert(0, where)
+    from postbag import cli
+
+    for fault in filter(None, faults.split(",")):
+        name, _, value = fault.partition("=")
+        INJECT[name](value)
+    sys.argv = [where, *args]
+    sys.exit(cli.main(args))
+
+
+def _timeout(value):
+    from postbag import doors
+
+    doors.TIMEOUT = float(value)
+
+
+def _sndbuf(_):
+    import socket
+
+    connect = socket.socket.connect
+
+    def small_buffer_connect(self, address):
+        self.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1)
+        return connect(self, address)
+
+    socket.socket.connect = small_buffer_connect
+
+
+def _ledger_write_fails(value):
+    write = os.write
+
+    def failing_write(fd, data):
+        if data.startswith(b'{"n": '):
+            raise OSError(getattr(errno, value), os.strerror(getattr(errno, value)))
+        return write(fd, data)
+
+    os.write = failing_write
+
+
+def _short_write(_):
+    write = os.write
+
+    def half_write(fd, data):
+        if data.startswith(b'{"n": '):
+            return write(fd, data[: len(data) // 2])
+        return write(fd, data)
+
+    os.write = half_write
+
+
+def _fsync_fails(value):
+    def failing_fsync(fd):
+        raise OSError(getattr(errno, value), os.strerror(getattr(errno, value)))
+
+    os.fsync = failing_fsync
+
+
+def _exec_fails(value):
+    import subprocess
+
+    class FailingPopen:
+        def __init__(self, *args, **kwargs):
+            raise OSError(getattr(errno, value), os.strerror(getattr(errno, value)))
+
+    subprocess.Popen = FailingPopen
+
+
+INJECT = {
+    "timeout": _timeout,
+    "sndbuf": _sndbuf,
+    "write": _ledger_write_fails,
+    "short-write": _short_write,
+    "fsync": _fsync_fails,
+    "exec": _exec_fails,
+}
+
+if __name__ == "__main__":
+    main()

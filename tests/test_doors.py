@@ -1,0 +1,163 @@
+"""Broken doors: each failure is told apart as before or after the door may have taken the letter,
+the lock is released, nothing is recorded, and the next send works once the door answers."""
+
+import os
+import socket
+import sys
+
+import pytest
+
+BEFORE = "{peer}'s door did not answer ({reason}); if its session restarted it must run: postbag join {peer}"
+AFTER = (
+    "{peer}'s door failed after taking the letter ({reason}): it may already have reached {peer}, "
+    "and it was not recorded; do not resend before checking {peer}'s session and postbag read"
+)
+
+
+def assert_unrecorded_then_recovers(postbag, before, recipient):
+    sender = "claude" if recipient == "codex" else "codex"
+    assert postbag.ledger_bytes() == before
+    assert postbag.ok("send", recipient, "again", inside=sender) == f"letter 4 delivered to {recipient}, 11 left\n"
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o755])
+def test_codex_missing_or_not_executable(postbag, codex, mode):
+    postbag.ready()
+    before = postbag.ledger_bytes()
+    if mode == 0o755:
+        os.rename(codex.path, codex.path + ".away")
+    else:
+        os.chmod(codex.path, mode)
+    assert postbag.refused("send", "codex", "hi", inside="claude") == f"no codex at {codex.path}; set POSTBAG_CODEX"
+    os.rename(codex.path + ".away", codex.path) if mode == 0o755 else os.chmod(codex.path, 0o755)
+    assert_unrecorded_then_recovers(postbag, before, "codex")
+
+
+def test_codex_not_found_on_path(postbag, codex, tmp_path):
+    postbag.ready()
+    del postbag.env["POSTBAG_CODEX"]
+    postbag.env["PATH"] = str(tmp_path / "empty")
+    assert postbag.refused("send", "codex", "hi", inside="claude") == "no codex on PATH; set POSTBAG_CODEX"
+    postbag.env["PATH"] = codex.directory + os.pathsep + os.environ["PATH"]
+    assert_unrecorded_then_recovers(postbag, postbag.ledger_bytes(), "codex")
+
+
+def test_codex_that_exits_nonzero_may_have_taken_the_letter(postbag, codex):
+    postbag.ready()
+    before = postbag.ledger_bytes()
+    codex.behave(exit=3, say=f"thread {codex.thread} \udcff failed")
+    reason = postbag.refused("send", "codex", "hi", inside="claude")
+    assert reason == AFTER.format(peer="codex", reason="codex queue ended with exit status 3")
+    codex.behave()
+    assert_unrecorded_then_recovers(postbag, before, "codex")
+
+
+def test_codex_killed_by_a_signal(postbag, codex):
+    postbag.ready()
+    codex.behave(exit=-9)  # the fake turns this into its own SIGKILL
+    reason = postbag.refused("send", "codex", "hi", inside="claude")
+    assert reason == AFTER.format(peer="codex", reason="codex queue ended with killed by signal 9")
+
+
+def test_codex_that_hangs_past_the_timeout_is_stopped(postbag, codex):
+    postbag.ready()
+    before = postbag.ledger_bytes()
+    codex.behave(delay=600)
+    reason = postbag.with_faults("timeout=0.5").refused("send", "codex", "hi", inside="claude")
+    assert reason == AFTER.format(peer="codex", reason="codex queue gave no answer within 0.5 s")
+    codex.behave()
+    assert_unrecorded_then_recovers(postbag, before, "codex")
+
+
+@pytest.mark.parametrize(("error", "reason"), [("ENOEXEC", "Exec format error"), ("EACCES", "Permission denied")])
+def test_codex_that_cannot_start(postbag, codex, error, reason):
+    postbag.ready()
+    refusal = postbag.with_faults(f"exec={error}").refused("send", "codex", "hi", inside="claude")
+    assert refusal == f"codex queue could not start ({reason}); set POSTBAG_CODEX to a working codex"
+    assert "postbag join" not in refusal
+
+
+def test_claude_socket_path_that_is_not_a_socket(postbag, inbox):
+    postbag.ready()
+    inbox.close()
+    os.remove(inbox.path)
+    with open(inbox.path, "w") as file:
+        file.write("not a socket")
+    before = postbag.ledger_bytes()
+    assert postbag.refused("send", "claude", "hi", inside="codex") == BEFORE.format(
+        peer="claude", reason="not a socket"
+    )
+    assert postbag.ledger_bytes() == before
+
+
+def test_claude_peer_that_stalls_mid_letter(postbag, inbox):
+    postbag.ready()
+    before = postbag.ledger_bytes()
+    inbox.mode = "hold"
+    faulty = postbag.with_faults("timeout=0.5,sndbuf")
+    reason = faulty.refused("send", "claude", "x" * 90_000, inside="codex")
+    assert reason == AFTER.format(peer="claude", reason="no answer within 0.5 s")
+    inbox.mode = "read"
+    assert_unrecorded_then_recovers(postbag, before, "claude")
+
+
+def test_claude_peer_restarted_is_told_to_rejoin_and_then_works(postbag, inbox, tmp_path):
+    from fakes import FakeInbox
+
+    postbag.ready()
+    inbox.close()
+    reason = postbag.refused("send", "claude", "hi", inside="codex")
+    assert reason.endswith("if its session restarted it must run: postbag join claude")
+    restarted = FakeInbox(str(tmp_path / "new.sock"), "tok-new")
+    try:
+        postbag.ok("join", "claude", inside="claude", env=restarted.session_env())
+        postbag.ok("send", "claude", "hello again", inside="codex")
+        assert restarted.envelopes(1)[0].endswith("\n\nhello again")
+    finally:
+        restarted.close()
+
+
+def test_a_socket_path_longer_than_sun_path_still_delivers(postbag, tmp_path):
+    from fakes import FakeInbox
+
+    deep = tmp_path
+    while len(str(deep)) < 150:
+        deep = deep / "a-rather-long-directory-name"
+    deep.mkdir(parents=True)
+    far = FakeInbox(str(deep / "inbox.sock"), "tok-far")
+    try:
+        postbag.ok("join", "claude", inside="claude", env=far.session_env())
+        postbag.ok("join", "codex", inside="codex")
+        postbag.ok("open")
+        postbag.ok("send", "claude", "from afar", inside="codex")
+        assert far.envelopes(1)[0].endswith("\n\nfrom afar")
+    finally:
+        far.close()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux answers a full backlog at once")
+def test_claude_inbox_with_a_full_backlog_did_not_answer(postbag, tmp_path):
+    path = str(tmp_path / "busy.sock")
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(0)
+    waiting = []
+    for _ in range(3):  # fill the backlog nobody accepts from
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.setblocking(False)
+        try:
+            client.connect(path)
+        except BlockingIOError:
+            client.close()
+            break
+        waiting.append(client)
+    try:
+        postbag.ok("join", "claude", inside="claude", env={"CLAUDE_CODE_MESSAGING_SOCKET": path})
+        postbag.ok("join", "codex", inside="codex")
+        postbag.ok("open")
+        reason = postbag.refused("send", "claude", "hi", inside="codex")
+        assert reason.startswith("claude's door did not answer (")
+    finally:
+        for client in waiting:
+            client.close()
+        server.close()
