@@ -10,7 +10,10 @@ import sys
 import pytest
 
 BODY_MAX = 96 * 1024
-NOT_RECORDED = "letter 4 was submitted to {peer}'s door but not recorded ({reason}); do not resend before checking {peer}'s session"
+NOT_RECORDED = (
+    "letter 4 was submitted to {peer}'s door but not recorded ({reason}); "
+    "do not resend before checking {peer}'s session"
+)
 
 
 def many_opens(first, end):
