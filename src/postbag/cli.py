@@ -4,16 +4,20 @@ import os
 import sys
 
 from postbag import __version__
-from postbag.guards import PEERS, Refusal, other, require_human, require_inside
 
 STOP = "; stop and ask the human"
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv == ["--version"]:  # the commonest probe: answered before anything else loads
+        print(f"postbag {__version__}")
+        return 0
+    from postbag.guards import Refusal
+
     try:
-        if _answered_early(argv):
-            return 0
+        if argv[:1] == ["open"] and not {"-h", "--help"} & set(argv):
+            _refuse_non_humans()
         args = _parser().parse_args(argv)
         args.verb(args)
     except Refusal as refusal:
@@ -27,15 +31,12 @@ def main(argv=None):
     return 0
 
 
-def _answered_early(argv):
-    """Answer what needs no argument parsing before argparse loads: agents call postbag
-    often, and a version check or a wrong-actor refusal should cost only Python's start-up."""
-    if argv == ["--version"]:
-        print(f"postbag {__version__}")
-        return True
-    if argv[:1] == ["open"] and not {"-h", "--help"} & set(argv):
-        require_human()  # whoever may not open needs no usage advice for its arguments
-    return False
+def _refuse_non_humans():
+    """`open` inside a session is refused before argparse even loads: an agent that may not
+    open needs no usage advice, and the refusal costs little more than Python's start-up."""
+    from postbag.guards import require_human
+
+    require_human()
 
 
 def join(args):
@@ -50,7 +51,7 @@ def join(args):
 def open_exchange(args):
     from postbag import ledger
 
-    require_human()
+    _refuse_non_humans()
     with ledger.Ledger(ledger.locate(os.environ), write=True, create=True) as bag:
         _record(bag, "open", limit=args.limit)
     print(f"exchange open: {args.limit} letters")
@@ -58,6 +59,7 @@ def open_exchange(args):
 
 def send(args):
     from postbag import doors, envelope, ledger
+    from postbag.guards import Refusal, other, require_inside
 
     recipient, sender = args.peer, other(args.peer)
     require_inside(sender, f"send {recipient}")
@@ -95,13 +97,19 @@ def read(args):
         if args.count is None:
             bag.close()  # `data` is a snapshot: a slow pager must not hold up the senders
         show = transcript.json_line if args.json else transcript.human_line
-        write = sys.stdout.write
+        batch = []
         for record in records:
-            write(show(record))
+            batch.append(show(record))
+            if len(batch) == 512:  # stream, without paying for a write per record
+                sys.stdout.write("".join(batch))
+                batch.clear()
+        sys.stdout.write("".join(batch))
     sys.stdout.flush()
 
 
 def _record(bag, kind, **fields):
+    from postbag.guards import Refusal
+
     try:
         bag.append(kind, **fields)
     except OSError as error:
@@ -110,6 +118,8 @@ def _record(bag, kind, **fields):
 
 def _body(text):
     """The letter's text: the argument, or stdin for `-` with one trailing newline dropped."""
+    from postbag.guards import Refusal
+
     if text != "-":
         return text
     raw = sys.stdin.buffer.read()
@@ -150,6 +160,8 @@ def _letter_limit(text):
 
 def _parser():
     import argparse
+
+    from postbag.guards import PEERS
 
     parser = argparse.ArgumentParser(
         prog="postbag",

@@ -8,6 +8,7 @@ send costs the same on the first day as after a year of letters.
 import errno
 import fcntl
 import json
+import json.scanner
 import os
 import re
 import signal
@@ -45,15 +46,16 @@ def is_default(path):
 class Ledger:
     """The ledger opened and locked: shared to read, exclusive to write.
 
-    `data` holds the file's bytes as they were when the lock was taken.
+    `data` holds the file's bytes as they were when the lock was taken. Only the lines a
+    verb relies on are decoded and parsed.
     """
 
     def __init__(self, path, *, write=False, create=False):
         self.path = path
         self.fd = _open(path, write=write, create=create)
-        self.data = b"" if self.fd is None else _read_locked(self.fd, write)
-        self.count = self.data.count(b"\n")
         try:
+            self.data = b"" if self.fd is None else _read_locked(self.fd, write)
+            self.count = self.data.count(b"\n")
             if not self.data.endswith(b"\n") and self.data:
                 raise Refusal(f"ledger is truncated after line {self.count} ({path})")
             # Every verb continues or shows the last record, and its number must equal the
@@ -77,11 +79,12 @@ class Ledger:
 
     def records(self, start=0, number=1):
         """Every record from byte `start` (line `number`) to the end, validated one by one."""
-        data = self.data
-        while start < len(data):
-            end = data.index(b"\n", start)
-            yield self._record(number, start, end)
-            start, number = end + 1, number + 1
+        text = self._decode(start, len(self.data), number)
+        at, size, find_end, parse = 0, len(text), text.index, self._parse  # a full read's hot loop
+        while at < size:
+            end = find_end("\n", at)
+            yield parse(text, at, end, number)
+            at, number = end + 1, number + 1
 
     def tail(self, count):
         """The last `count` records, oldest first."""
@@ -110,7 +113,7 @@ class Ledger:
     def append(self, kind, **fields):
         """Record one line and make it durable, or leave the file as it was and raise OSError."""
         record = {"n": self.count + 1, "at": _now(), "kind": kind, **fields}
-        line = (json.dumps(record) + "\n").encode()
+        line = (json.dumps(record) + "\n").encode()  # ASCII: json escapes the rest
         size = len(self.data)
         try:
             _write_durably(self.fd, line)
@@ -129,57 +132,87 @@ class Ledger:
         only occur as a whole string value.
         """
         data = self.data
-        start, number = len(data), self.count + 1
+        start = len(data)
         while (hit := data.rfind(token, 0, start)) >= 0:
-            line_start = data.rfind(b"\n", 0, hit) + 1
-            number -= data.count(b"\n", line_start, start)
-            start = line_start
+            start = data.rfind(b"\n", 0, hit) + 1
             end = data.index(b"\n", hit)
-            record = self._record(number, line_start, end)
+            # Count the lines on the shorter side: doors usually sit near the start.
+            if start < len(data) // 2:
+                number = data.count(b"\n", 0, start) + 1
+            else:
+                number = self.count - data.count(b"\n", end + 1)
+            record = self._record(number, start, end)
             if accept(record):
                 return number, record, end
         return None
 
     def _record(self, number, start, end):
+        """Line `number`, the bytes data[start:end], as a validated record."""
+        text = self._decode(start, end, number)
+        return self._parse(text, 0, len(text), number)
+
+    def _parse(self, text, start, end, number):
+        """The record that must fill text[start:end] exactly, as line `number`."""
         try:
-            record = json.loads(self.data[start:end].decode(), parse_constant=_no_constant)
-        except (ValueError, RecursionError):
-            record = None
-        if not is_record(record, number):
+            record, stop = _scan(text, start)
+        except (StopIteration, ValueError, RecursionError):
+            record, stop = None, None
+        if stop != end or not is_record(record, number):
             raise Refusal(f"ledger line {number} is not a record ({self.path})")
         return record
+
+    def _decode(self, start, end, number):
+        """data[start:end], which begins at line `number`, as text."""
+        try:
+            return self.data[start:end].decode()
+        except UnicodeDecodeError as error:
+            number += self.data.count(b"\n", start, start + error.start)
+            raise Refusal(f"ledger line {number} is not a record ({self.path})") from None
 
 
 def is_record(record, number):
     """Whether `record` is a well-formed record for line `number`."""
-    if type(record) is not dict or type(record.get("n")) is not int or record["n"] != number:
+    if type(record) is not dict:
         return False
-    at, kind = record.get("at"), record.get("kind")
-    if type(at) is not str or not _TIMESTAMP(at):
+    n, at, kind = record.get("n"), record.get("at"), record.get("kind")
+    if n != number or type(n) is not int or type(at) is not str or not _TIMESTAMP(at):
         return False
-    if kind == "join":
-        peer = record.get("peer")
-        return peer in PEERS and all(_is_door_field(record.get(f)) for f in _DOORS[peer])
-    if kind == "open":
-        limit = record.get("limit")
-        return type(limit) is int and 1 <= limit <= LIMIT_MAX
-    if kind == "letter":
-        sender, recipient, body = record.get("from"), record.get("to"), record.get("body")
-        return sender in PEERS and recipient in PEERS and sender != recipient and _is_text(body)
-    return False
+    shape = _SHAPES.get(kind) if type(kind) is str else None
+    return shape is not None and shape(record)
 
 
-def _is_text(value):
-    return type(value) is str and value != ""
+def _is_letter(record):
+    sender, recipient, body = record.get("from"), record.get("to"), record.get("body")
+    peers_differ = (sender == "claude" and recipient == "codex") or (sender == "codex" and recipient == "claude")
+    return peers_differ and type(body) is str and body != ""
+
+
+def _is_open(record):
+    limit = record.get("limit")
+    return type(limit) is int and 1 <= limit <= LIMIT_MAX
+
+
+def _is_join(record):
+    peer = record.get("peer")
+    return peer in PEERS and all(_is_door_field(record.get(f)) for f in _DOORS[peer])
 
 
 def _is_door_field(value):
     # A NUL cannot travel in a socket path or an argument, so it marks damage.
-    return _is_text(value) and "\0" not in value
+    return type(value) is str and value != "" and "\0" not in value
+
+
+_SHAPES = {"letter": _is_letter, "open": _is_open, "join": _is_join}
 
 
 def _no_constant(name):
     raise ValueError(f"{name} is not JSON")
+
+
+# The decoder's own scanner parses one value in place, where the line starts, with no copy
+# of the line and none of json.loads's wrapping; a value must then end exactly at the line's
+# end. NaN and Infinity are not JSON, so they are refused too.
+_scan = json.scanner.make_scanner(json.JSONDecoder(parse_constant=_no_constant))
 
 
 def _now():
@@ -243,10 +276,11 @@ def _make_private_directory(path):
 
 def _read_locked(fd, write):
     fcntl.flock(fd, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
-    chunks = []
-    while chunk := os.read(fd, 1 << 24):
-        chunks.append(chunk)
-    return b"".join(chunks)
+    # One read of the size fstat gives, then to the end in case the file is larger.
+    chunks = [os.read(fd, os.fstat(fd).st_size + 1)]
+    while chunks[-1]:
+        chunks.append(os.read(fd, 1 << 20))
+    return chunks[0] if len(chunks) == 2 else b"".join(chunks)
 
 
 def _write_durably(fd, line):

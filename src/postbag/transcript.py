@@ -35,17 +35,13 @@ def _escape(char):
 def human_line(record):
     """One record as `read` prints it: a heading, then any body indented by six spaces."""
     kind = record["kind"]
-    if kind == "join":
-        detail = record["peer"]
-    elif kind == "open":
-        detail = f"{record['limit']} letters"
-    else:
-        detail = f"{record['from']} -> {record['to']}"
-    heading = f"{record['n']:>4}  {record['at']}  {kind:<6} {detail}\n"
-    if kind != "letter":
-        return heading
-    body = "".join(f"      {line}\n" for line in visible(record["body"]).split("\n"))
-    return heading + body
+    if kind == "letter":
+        body = record["body"]
+        if not body.isprintable():  # printable text needs no escape and holds no newline
+            body = visible(body).replace("\n", "\n      ")
+        return f"{record['n']:>4}  {record['at']}  letter {record['from']} -> {record['to']}\n      {body}\n"
+    detail = record["peer"] if kind == "join" else f"{record['limit']} letters"
+    return f"{record['n']:>4}  {record['at']}  {kind:<6} {detail}\n"
 
 
 def json_line(record):
