@@ -35,6 +35,16 @@ def build(out_dir):
     return path, len(archive), digest
 
 
+def ensure_built():
+    """dist/postbag.pyz, built first when it is missing or older than any source; returns
+    (path, whether it was built now)."""
+    path = os.path.join(ROOT, "dist", "postbag.pyz")
+    newest = max(os.path.getmtime(source) for _, source in _sources())
+    if os.path.exists(path) and os.path.getmtime(path) >= newest:
+        return path, False
+    return build(os.path.dirname(path))[0], True
+
+
 def zip_bytes(entries, timestamp):
     """The zipapp: shebang, then each (name, source file) deflated with fixed metadata."""
     date_time = time.gmtime(max(timestamp, ZIP_EPOCH))[:6]

@@ -72,6 +72,9 @@ class Postbag:
             env["PYTHONPATH"] = SRC  # the zipapp must run on its own, so only the tree gets this
         else:
             env.pop("PYTHONPATH", None)
+            # Coverage is measured on the tree; measuring the zipapp too would only double the time.
+            env.pop("COVERAGE_PROCESS_CONFIG", None)
+            env.pop("COVERAGE_PROCESS_START", None)
         env["HOME"] = str(tmp_path / "home")
         env["POSTBAG_LEDGER"] = self.ledger
         env["POSTBAG_CODEX"] = codex.path

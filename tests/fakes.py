@@ -92,7 +92,7 @@ def _bind(path):
 
 
 FAKE_CODEX = """\
-#!{python}
+#!{python} -S
 # A fake codex: records argv, environment and stdin, then behaves as behaviour.json says.
 import json, os, sys, time
 here = os.path.dirname(os.path.abspath(__file__))

@@ -1,0 +1,182 @@
+"""postbag.pyz as people get it: a reproducible build, a polite refusal on old Pythons, and the
+same program however it is installed, down to the reply command inside each envelope."""
+
+import glob
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from postbag import __version__
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = [sys.executable, os.path.join(ROOT, "scripts", "build_pyz.py")]
+PACKAGE_SOURCES = sorted(name for name in os.listdir(os.path.join(ROOT, "src", "postbag")) if name.endswith(".py"))
+
+
+def build(out, **env):
+    result = subprocess.run(
+        [*BUILD, "--out", str(out)], env={**os.environ, **env}, capture_output=True, text=True, check=True
+    )
+    return out / "postbag.pyz", result.stdout
+
+
+def test_two_builds_are_byte_identical_and_checksummed(tmp_path):
+    first, said = build(tmp_path / "a")
+    second, _ = build(tmp_path / "b")
+    data = first.read_bytes()
+    assert data == second.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    assert (tmp_path / "a" / "postbag.pyz.sha256").read_text() == f"{digest}  postbag.pyz\n"
+    assert f"{len(data):,} bytes" in said and digest in said
+    check = subprocess.run(["sha256sum", "-c", "postbag.pyz.sha256"], cwd=tmp_path / "a", capture_output=True)
+    assert check.returncode == 0 or shutil.which("sha256sum") is None
+
+
+def test_the_archive_holds_only_the_package_sources_with_fixed_metadata(tmp_path):
+    pyz, _ = build(tmp_path, SOURCE_DATE_EPOCH="1767225600")  # 2026-01-01T00:00:00Z
+    data = pyz.read_bytes()
+    assert data.startswith(b"#!/usr/bin/env python3\n")
+    assert os.stat(pyz).st_mode & 0o111 == 0o111
+    with zipfile.ZipFile(pyz) as archive:
+        infos = archive.infolist()
+        assert [i.filename for i in infos] == sorted(["__main__.py"] + [f"postbag/{n}" for n in PACKAGE_SOURCES])
+        for info in infos:
+            assert info.compress_type == zipfile.ZIP_DEFLATED
+            assert info.date_time == (2026, 1, 1, 0, 0, 0)
+            assert (info.create_system, info.external_attr >> 16) == (3, 0o100644)
+        source = os.path.join(ROOT, "src", "postbag", "__main__.py")
+        with open(source, "rb") as file:
+            assert archive.read("__main__.py") == file.read()
+
+
+def test_timestamps_before_1980_are_clamped(tmp_path):
+    pyz, _ = build(tmp_path, SOURCE_DATE_EPOCH="0")
+    with zipfile.ZipFile(pyz) as archive:
+        assert {i.date_time for i in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+
+
+def old_pythons():
+    """Interpreters older than 3.10 on this machine (pyenv's, or on PATH)."""
+    found = glob.glob(os.path.expanduser("~/.pyenv/versions/*/bin/python"))
+    root = os.environ.get("PYENV_ROOT")
+    if root:
+        found += glob.glob(os.path.join(root, "versions", "*", "bin", "python"))
+    for name in ("python2.7", "python3.6", "python3.7", "python3.8", "python3.9"):
+        path = shutil.which(name)
+        if path:
+            found.append(path)
+    olds = {}
+    for path in found:
+        probe = subprocess.run([path, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True)
+        version = probe.stdout.decode().strip()
+        if probe.returncode == 0 and tuple(map(int, version.split("."))) < (3, 10):
+            olds[version] = path
+    return sorted(olds.items())
+
+
+@pytest.mark.parametrize(("version", "python"), old_pythons() or [pytest.param("none", "", marks=pytest.mark.skip)])
+def test_an_old_python_is_refused_politely(pyz, version, python):
+    result = subprocess.run([python, pyz, "--version"], capture_output=True, text=True)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"postbag needs Python 3.10 or later (this is {version})\n"
+
+
+@pytest.fixture
+def bin_dir(tmp_path):
+    """A bin directory first on PATH, whose python3 is the interpreter under test."""
+    directory = tmp_path / "bin"
+    directory.mkdir()
+    os.symlink(sys.executable, directory / "python3")
+    return directory
+
+
+def clean_env(bin_dir, **extra):
+    unwanted = ("CLAUDE", "CODEX", "POSTBAG_", "PYTHON", "COVERAGE_")  # the zipapp runs on its own
+    env = {k: v for k, v in os.environ.items() if not k.startswith(unwanted)}
+    return {**env, "PATH": f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", **extra}
+
+
+def test_every_way_of_running_it_is_the_same_program(pyz, bin_dir, tmp_path):
+    copied, linked = tmp_path / "copied" / "postbag", bin_dir / "postbag"
+    copied.parent.mkdir()
+    shutil.copy2(pyz, copied)
+    os.symlink(pyz, linked)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ways = [[pyz], ["python3", "-I", pyz], [str(copied)], ["postbag"], [str(linked)]]
+    env = clean_env(bin_dir, POSTBAG_LEDGER=str(tmp_path / "ledger.jsonl"))
+    for way in ways:
+        result = subprocess.run([*way, "--version"], env=env, cwd=elsewhere, capture_output=True, text=True)
+        assert (result.returncode, result.stdout, result.stderr) == (0, f"postbag {__version__}\n", ""), way
+        opened = subprocess.run([*way, "open", "--limit", "2"], env=env, cwd=elsewhere, capture_output=True, text=True)
+        assert opened.stdout == "exchange open: 2 letters\n", (way, opened.stderr)
+
+
+def reply_line(runner, bin_dir, tmp_path, codex, ledger):
+    """The reply command line of the envelope codex gets when `runner` sends."""
+    env = clean_env(bin_dir, POSTBAG_LEDGER=ledger, POSTBAG_CODEX=codex.path)
+    subprocess.run([*runner, "join", "codex"], env={**env, "CODEX_SESSION_ID": codex.thread}, check=True)
+    subprocess.run([*runner, "open"], env=env, check=True, capture_output=True)
+    claude = {**env, "CLAUDE_CODE_MESSAGING_SOCKET": "/nonexistent", "CLAUDE_CODE_MESSAGING_TOKEN": "t"}
+    subprocess.run([*runner, "send", "codex", "hi"], env=claude, check=True, capture_output=True)
+    return codex.envelopes()[-1].splitlines()[1]
+
+
+def test_the_reply_says_postbag_when_path_finds_this_program(pyz, bin_dir, tmp_path, codex):
+    os.symlink(pyz, bin_dir / "postbag")
+    ledger = str(tmp_path / "ledger.jsonl")
+    line = reply_line(["postbag"], bin_dir, tmp_path, codex, ledger)
+    assert line == f"POSTBAG_LEDGER={ledger} postbag send claude - <<'POSTBAG'"
+
+
+def test_the_reply_names_the_programs_path_when_path_finds_another(pyz, bin_dir, tmp_path, codex):
+    impostor = bin_dir / "postbag"
+    impostor.write_text("#!/bin/sh\necho not this one\n")
+    impostor.chmod(0o755)
+    odd = tmp_path / "Agent's Tools"
+    odd.mkdir()
+    installed = odd / "postbag.pyz"
+    shutil.copy2(pyz, installed)
+    ledger = str(tmp_path / "ledger.jsonl")
+    line = reply_line([str(installed)], bin_dir, tmp_path, codex, ledger)
+    assert line == f"POSTBAG_LEDGER={ledger} '{tmp_path}/Agent'\"'\"'s Tools/postbag.pyz' send claude - <<'POSTBAG'"
+    answered = subprocess.run(
+        ["/bin/sh", "-c", line.replace("send claude - <<'POSTBAG'", "--version")],
+        env=clean_env(bin_dir),
+        capture_output=True,
+        text=True,
+    )
+    assert answered.stdout == f"postbag {__version__}\n"
+
+
+def test_a_pyz_without_its_executable_bit_is_named_with_its_interpreter(pyz, bin_dir, tmp_path, codex):
+    plain = tmp_path / "postbag.pyz"
+    shutil.copyfile(pyz, plain)
+    plain.chmod(0o644)
+    ledger = str(tmp_path / "ledger.jsonl")
+    line = reply_line([sys.executable, str(plain)], bin_dir, tmp_path, codex, ledger)
+    assert line == f"POSTBAG_LEDGER={ledger} {sys.executable} {plain} send claude - <<'POSTBAG'"
+
+
+@pytest.mark.skipif(shutil.which("hatchling") is None, reason="building the wheel needs hatchling")
+def test_the_wheel_installs_a_console_script_that_is_the_same_program(tmp_path, codex):
+    subprocess.run(["hatchling", "build", "-t", "wheel", "-d", str(tmp_path / "dist")], cwd=ROOT, check=True)
+    [wheel] = glob.glob(str(tmp_path / "dist" / "postbag-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        assert {n.split("/")[0] for n in archive.namelist()} == {"postbag", f"postbag-{__version__}.dist-info"}
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-index", "--no-deps", wheel]
+    subprocess.run(pip, check=True)
+    env = clean_env(venv / "bin", POSTBAG_LEDGER=str(tmp_path / "ledger.jsonl"))
+    for way in (["postbag"], [str(venv / "bin" / "python"), "-m", "postbag"]):
+        result = subprocess.run([*way, "--version"], env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert result.stdout == f"postbag {__version__}\n"
+    ledger = str(tmp_path / "ledger.jsonl")
+    line = reply_line(["postbag"], venv / "bin", tmp_path, codex, ledger)
+    assert line == f"POSTBAG_LEDGER={ledger} postbag send claude - <<'POSTBAG'"
