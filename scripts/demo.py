@@ -193,7 +193,7 @@ class CodexSession:
 
 
 def run_shell(script, env):
-    return subprocess.run(["/bin/sh", "-c", script], env=env, capture_output=True, text=True, timeout=WAIT)
+    return subprocess.run(["/bin/sh", "-c", script], env=env, capture_output=True, text=True, timeout=WAIT, check=False)
 
 
 def main():
@@ -246,7 +246,7 @@ class Demo:
 
     def postbag(self, who, env, *args):
         words = " ".join(shlex.quote(word) for word in args)
-        result = subprocess.run(["postbag", *args], env=env, capture_output=True, text=True, timeout=WAIT)
+        result = subprocess.run(["postbag", *args], env=env, capture_output=True, text=True, timeout=WAIT, check=False)
         self.show(who, f"$ postbag {words}", (result.stdout + result.stderr).rstrip())
         return result
 
@@ -290,8 +290,8 @@ class Demo:
 
     def check(self, transcript, refused):
         problems = [f for agent in (self.claude, self.codex) for f in agent.failures]
-        letters = [json.loads(line) for line in open(self.ledger)]
-        letters = [r for r in letters if r["kind"] == "letter"]
+        with open(self.ledger) as ledger:
+            letters = [r for r in map(json.loads, ledger) if r["kind"] == "letter"]
         expected_senders = ["claude", "codex"] * self.limit
         if [r["from"] for r in letters] != expected_senders[: self.limit]:
             problems.append(f"the ledger holds {len(letters)} letters, not {self.limit} alternating ones")

@@ -96,15 +96,18 @@ def read(args):
         records = bag.records() if args.count is None else iter(bag.tail(args.count))
         if args.count is None:
             bag.close()  # `data` is a snapshot: a slow pager must not hold up the senders
-        show = transcript.json_line if args.json else transcript.human_line
-        batch = []
-        for record in records:
-            batch.append(show(record))
-            if len(batch) == 512:  # stream, without paying for a write per record
-                sys.stdout.write("".join(batch))
-                batch.clear()
-        sys.stdout.write("".join(batch))
-    sys.stdout.flush()
+        _stream(map(transcript.json_line if args.json else transcript.human_line, records))
+
+
+def _stream(lines):
+    """Write `lines` to stdout as they come, in batches of bytes: cheaper than a text write
+    per line, and a character the terminal's encoding lacks is escaped, not fatal."""
+    from itertools import islice
+
+    out, encoding = sys.stdout.buffer, sys.stdout.encoding
+    while batch := list(islice(lines, 256)):
+        out.write("".join(batch).encode(encoding, "backslashreplace"))
+    out.flush()
 
 
 def _record(bag, kind, **fields):

@@ -55,7 +55,7 @@ class Ledger:
         self.fd = _open(path, write=write, create=create)
         try:
             self.data = b"" if self.fd is None else _read_locked(self.fd, write)
-            self.count = self.data.count(b"\n")
+            self.size, self.count = len(self.data), self.data.count(b"\n")
             if not self.data.endswith(b"\n") and self.data:
                 raise Refusal(f"ledger is truncated after line {self.count} ({path})")
             # Every verb continues or shows the last record, and its number must equal the
@@ -80,10 +80,16 @@ class Ledger:
     def records(self, start=0, number=1):
         """Every record from byte `start` (line `number`) to the end, validated one by one."""
         text = self._decode(start, len(self.data), number)
-        at, size, find_end, parse = 0, len(text), text.index, self._parse  # a full read's hot loop
-        while at < size:
+        at, size, find_end, parse = 0, len(text), text.index, self._parse
+        while at < size:  # a full read's hot loop: _parse inlined for its common case
             end = find_end("\n", at)
-            yield parse(text, at, end, number)
+            try:
+                record, stop = _scan(text, at)
+            except (StopIteration, ValueError, RecursionError):
+                stop = None
+            if stop != end or not is_record(record, number):
+                parse(text, at, end, number)  # refuses
+            yield record
             at, number = end + 1, number + 1
 
     def tail(self, count):
@@ -114,13 +120,12 @@ class Ledger:
         """Record one line and make it durable, or leave the file as it was and raise OSError."""
         record = {"n": self.count + 1, "at": _now(), "kind": kind, **fields}
         line = (json.dumps(record) + "\n").encode()  # ASCII: json escapes the rest
-        size = len(self.data)
         try:
             _write_durably(self.fd, line)
         except OSError:
-            _cut_back(self.fd, size)
+            _cut_back(self.fd, self.size)
             raise
-        self.data += line
+        self.size += len(line)  # `data` stays the snapshot: copying it would cost more than the append
         self.count += 1
         return record
 
