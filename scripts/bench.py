@@ -14,36 +14,24 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import build_pyz
+from unix_server import UnixServer
 
 AT = "2026-09-08T10:02:11+02:00"
 BODY = "Reviewed the parser: the date branch swallows ValueError. See 4f2a9c1."
 
 
-class Inbox:
+def discard(connection):
     """A Claude inbox that takes every letter and throws it away."""
-
-    def __init__(self, path):
-        self.path = path
-        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._server.bind(path)
-        self._server.listen(64)
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self):
-        while True:
-            connection, _ = self._server.accept()
-            with connection:
-                while connection.recv(65536):
-                    pass
+    with connection:
+        while connection.recv(65536):
+            pass
 
 
 def write_ledger(path, records, socket_path):
@@ -132,7 +120,7 @@ def main():
 
 
 def report(pyz, work, rounds):
-    inbox = Inbox(os.path.join(work, "inbox.sock"))
+    inbox = UnixServer(os.path.join(work, "inbox.sock"), discard, backlog=64)
     python = sys.executable
     base = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CODEX", "POSTBAG_"))}
     ledgers, sizes = {}, {}

@@ -18,7 +18,6 @@ import re
 import secrets
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,7 @@ import time
 import uuid
 
 import build_pyz
+from unix_server import UnixServer
 
 REPLY = re.compile(r"^(?P<command>.+ send (?P<peer>claude|codex) - )<<'POSTBAG'\n\.\.\.\nPOSTBAG\n", re.MULTILINE)
 LAST = "It is the last letter of the exchange; do not reply."
@@ -115,41 +115,30 @@ class ClaudeInbox:
     def __init__(self, path, token, agent):
         self.path, self.token, self.agent = path, token, agent
         self.rejected = 0
-        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._server.bind(path)
-        self._server.listen(8)
-        threading.Thread(target=self._serve, daemon=True).start()
+        self._server = UnixServer(path, self._take)
 
-    def _serve(self):
-        while True:
-            try:
-                connection, _ = self._server.accept()
-            except OSError:
-                return
-            with connection, connection.makefile("rb") as stream:
-                lines = [json.loads(line) for line in stream]
-            if len(lines) != 2 or lines[0] != {"type": "auth", "token": self.token}:
-                self.rejected += 1
-                continue
-            self.agent.receive(lines[1]["message"]["content"], "its inbox socket")
+    def _take(self, connection):
+        with connection, connection.makefile("rb") as stream:
+            lines = [json.loads(line) for line in stream]
+        if len(lines) != 2 or lines[0] != {"type": "auth", "token": self.token}:
+            self.rejected += 1
+            return
+        self.agent.receive(lines[1]["message"]["content"], "its inbox socket")
 
     def close(self):
-        try:
-            self._server.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self._server.close()
 
 
 FAKE_CODEX = """#!{python}
 # A stand-in for `codex queue --thread ID --message TEXT`: it hands the message to the
 # simulated Codex session listening on {socket!r} and exits 0 once that session has it.
-import json, socket, sys
+import json, os, socket, sys
 args = sys.argv[1:]
 if len(args) != 5 or args[:2] != ["queue", "--thread"] or args[3] != "--message":
     sys.exit("usage: codex queue --thread ID --message TEXT")
+os.chdir(os.path.dirname({socket!r}))  # a socket path may be longer than connect() takes
 with socket.socket(socket.AF_UNIX) as session:
-    session.connect({socket!r})
+    session.connect(os.path.basename({socket!r}))
     session.sendall(json.dumps({{"thread": args[2], "message": args[4]}}).encode() + b"\\n")
     session.shutdown(socket.SHUT_WR)
     sys.exit(0 if session.recv(16) == b"queued" else 1)
@@ -166,29 +155,17 @@ class CodexSession:
         with open(self.binary, "w") as file:
             file.write(FAKE_CODEX.format(python=sys.executable, socket=self.socket_path))
         os.chmod(self.binary, 0o755)
-        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._server.bind(self.socket_path)
-        self._server.listen(8)
-        threading.Thread(target=self._serve, daemon=True).start()
+        self._server = UnixServer(self.socket_path, self._take)
 
-    def _serve(self):
-        while True:
-            try:
-                connection, _ = self._server.accept()
-            except OSError:
-                return
-            with connection:
-                request = json.loads(connection.makefile("rb").readline())
-                known = request["thread"] == self.thread
-                connection.sendall(b"queued" if known else b"unknown thread")
-            if known:
-                self.agent.receive(request["message"], "codex queue")
+    def _take(self, connection):
+        with connection:
+            request = json.loads(connection.makefile("rb").readline())
+            known = request["thread"] == self.thread
+            connection.sendall(b"queued" if known else b"unknown thread")
+        if known:
+            self.agent.receive(request["message"], "codex queue")
 
     def close(self):
-        try:
-            self._server.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self._server.close()
 
 

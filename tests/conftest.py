@@ -11,10 +11,14 @@ import sys
 import uuid
 
 import pytest
-from fakes import FakeCodex, FakeInbox
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(ROOT, "src")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))  # the fake doors share the demo's socket server
+
+from fakes import FakeCodex, FakeInbox  # noqa: E402
+
+# Every variable a vendor exports into its sessions: the specification the tests hold postbag to.
 SESSION_VARIABLES = (
     "CLAUDE_CODE_MESSAGING_SOCKET",
     "CLAUDE_CODE_MESSAGING_TOKEN",

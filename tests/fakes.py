@@ -5,12 +5,13 @@ Both record exactly what postbag handed them, so tests assert on what a peer rec
 
 import json
 import os
-import socket
 import stat
 import sys
 import textwrap
 import threading
 import time
+
+from unix_server import UnixServer
 
 WAIT = 10.0  # generous: a wait only ends early when what it waits for has arrived
 
@@ -28,10 +29,7 @@ class FakeInbox:
         self.received = []
         self._changed = threading.Condition()
         self._held = []
-        self._server = _bind(path)
-        self._server.listen(16)
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
+        self._server = UnixServer(path, self._take)
 
     def session_env(self):
         return {"CLAUDE_CODE_MESSAGING_SOCKET": self.path, "CLAUDE_CODE_MESSAGING_TOKEN": self.token}
@@ -54,41 +52,19 @@ class FakeInbox:
 
     def close(self):
         """Stop listening, as when the session exits: the socket file stays behind."""
-        try:
-            self._server.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept()
-        except OSError:
-            pass
-        self._thread.join(WAIT)
         self._server.close()
         for connection in self._held:
             connection.close()
 
-    def _serve(self):
-        while True:
-            try:
-                connection, _ = self._server.accept()
-            except OSError:
-                return
-            if self.mode == "hold":
-                self._held.append(connection)
-                continue
-            with connection:
-                raw = b"".join(iter(lambda c=connection: c.recv(65536), b""))
-            with self._changed:
-                self.received.append(raw.decode())
-                self._changed.notify_all()
-
-
-def _bind(path):
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    here = os.open(".", os.O_RDONLY)
-    try:  # bind from inside the directory, so paths longer than sun_path work too
-        os.chdir(os.path.dirname(path))
-        server.bind(os.path.basename(path))
-    finally:
-        os.fchdir(here)
-        os.close(here)
-    return server
+    def _take(self, connection):
+        if self.mode == "hold":
+            self._held.append(connection)
+            return
+        with connection:
+            raw = b"".join(iter(lambda: connection.recv(65536), b""))
+        with self._changed:
+            self.received.append(raw.decode())
+            self._changed.notify_all()
 
 
 FAKE_CODEX = """\

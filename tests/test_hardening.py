@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import SESSION_VARIABLES
 
 BODY_MAX = 96 * 1024
 NOT_RECORDED = (
@@ -204,15 +205,7 @@ def test_codex_queue_inherits_no_session_variable(postbag, codex):
     }
     postbag.ok("send", "codex", "hi", inside="claude", env=everything)
     env = codex.calls()[0]["env"]
-    hidden = {
-        "CLAUDE_CODE_MESSAGING_SOCKET",
-        "CLAUDE_CODE_MESSAGING_TOKEN",
-        "CODEX_SESSION_ID",
-        "CODEX_THREAD_ID",
-        "CLAUDECODE",
-        "CLAUDE_CODE_SESSION_ID",
-        "POSTBAG_LEDGER",
-    }
+    hidden = {*SESSION_VARIABLES, "POSTBAG_LEDGER"}
     assert not hidden & set(env)
     assert env["KEEP_ME"] == "kept"
 

@@ -3,6 +3,7 @@
 import os
 
 import pytest
+from conftest import SESSION_VARIABLES
 
 
 def test_join_outside_the_peers_session(postbag):
@@ -16,17 +17,7 @@ def test_join_claude_needs_both_of_its_variables(postbag, inbox):
     assert postbag.refused("join", "claude", inside="claude", env=half) == "join claude from inside a claude session"
 
 
-@pytest.mark.parametrize(
-    "variable",
-    [
-        "CLAUDE_CODE_MESSAGING_SOCKET",
-        "CLAUDE_CODE_MESSAGING_TOKEN",
-        "CODEX_SESSION_ID",
-        "CODEX_THREAD_ID",
-        "CLAUDECODE",
-        "CLAUDE_CODE_SESSION_ID",
-    ],
-)
+@pytest.mark.parametrize("variable", SESSION_VARIABLES)
 @pytest.mark.parametrize("value", ["set", ""])
 def test_open_refuses_inside_any_session_even_an_empty_variable(postbag, variable, value):
     assert postbag.refused("open", env={variable: value}) == "open is the human's verb"
