@@ -14,6 +14,7 @@ import io
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 
@@ -82,8 +83,9 @@ def _timestamp():
 
 
 def _write(path, data, mode):
-    partial = path + ".partial"
-    with open(partial, "wb") as file:
+    """Replace `path` at once: a concurrent build or run never sees half a file."""
+    fd, partial = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".postbag-")
+    with os.fdopen(fd, "wb") as file:
         file.write(data)
     os.chmod(partial, mode)
     os.replace(partial, path)
