@@ -7,6 +7,7 @@ WHERE is `src` or the path of a postbag.pyz; FAULTS is a comma-separated list of
   short-write       the ledger append reaches the disk only in part
   fsync=ERRNO       the ledger's fsync fails with ERRNO
   exec=ERRNO        starting codex fails with ERRNO
+  lock=ERRNO        locking the ledger fails with ERRNO (ENOLCK on some network file systems)
 These are failures a test cannot provoke for real on every machine; everything else runs
 the shipped code unchanged.
 """
@@ -87,7 +88,17 @@ def _exec_fails(value):
     subprocess.Popen = FailingPopen
 
 
+def _lock_fails(value):
+    import fcntl
+
+    def failing_flock(fd, operation):
+        raise OSError(getattr(errno, value), os.strerror(getattr(errno, value)))
+
+    fcntl.flock = failing_flock
+
+
 INJECT = {
+    "lock": _lock_fails,
     "timeout": _timeout,
     "sndbuf": _sndbuf,
     "write": _ledger_write_fails,

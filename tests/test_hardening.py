@@ -142,6 +142,16 @@ def test_join_and_open_that_cannot_write_say_so(postbag):
     assert postbag.ledger_bytes() == before
 
 
+def test_a_ledger_that_cannot_be_locked_is_refused_untouched(postbag, codex):
+    postbag.ready()
+    before = postbag.ledger_bytes()
+    faulty = postbag.with_faults("lock=ENOLCK")
+    expected = f"cannot lock the ledger (No locks available: {postbag.ledger})"
+    assert faulty.refused("read") == expected
+    assert faulty.refused("send", "codex", "hi", inside="claude") == expected
+    assert codex.calls() == [] and postbag.ledger_bytes() == before
+
+
 # The ledger's path
 
 

@@ -26,6 +26,9 @@ def main(argv=None):
     except BrokenPipeError:
         _silence_stdout()  # the reader went away, as in `postbag read | head`
         return 141
+    except OSError as error:  # what no verb foresaw still fails closed, without a traceback
+        sys.stderr.write(f"postbag: {error.strerror or 'an operating system error'}{STOP}\n")
+        return 1
     except KeyboardInterrupt:
         return 130
     return 0
@@ -161,6 +164,20 @@ def _letter_limit(text):
     return number
 
 
+_EXAMPLES = """\
+a session:
+  postbag join claude                      inside Claude Code (postbag join codex inside Codex)
+  postbag open --limit 6                   you, in a terminal of your own
+  postbag send codex "Review parser.py."   inside Claude Code: delivers to Codex
+  postbag send claude - < answer.md        inside Codex: delivers to Claude
+  postbag read 5                           anyone: the last five records
+
+environment:
+  POSTBAG_LEDGER   the ledger (default ~/.postbag/ledger.jsonl); the same in both sessions
+  POSTBAG_CODEX    the codex binary (default: the ChatGPT app's, else codex on PATH)
+"""
+
+
 def _parser():
     import argparse
 
@@ -168,33 +185,48 @@ def _parser():
 
     parser = argparse.ArgumentParser(
         prog="postbag",
-        description="Two coding agents on one machine, a Claude Code session and a Codex session, "
+        description="Two coding agents on one machine, a Claude Code session and a Codex session,\n"
         "correspond by letters. A human opens each exchange with a budget of letters.",
-        epilog="Environment: POSTBAG_LEDGER (default ~/.postbag/ledger.jsonl), POSTBAG_CODEX (the codex binary).",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"postbag {__version__}")
     verbs = parser.add_subparsers(title="verbs", metavar="VERB", required=True)
 
-    verb = verbs.add_parser("join", help="record this session's door (run inside the agent's session)")
+    verb = verbs.add_parser(
+        "join",
+        help="record this session's door (inside the agent's own session)",
+        description="Record how to reach this agent's session. Run it inside that session; "
+        "run it again after the session restarts.",
+    )
     verb.add_argument("peer", choices=PEERS, help="the agent whose session this is")
     verb.set_defaults(verb=join)
 
-    verb = verbs.add_parser("open", help="open an exchange of N letters (the human's verb, outside both sessions)")
+    verb = verbs.add_parser(
+        "open",
+        help="grant an exchange of N letters (the human's verb)",
+        description="Open an exchange: the next N letters, in either direction. Run it from a terminal "
+        "of your own; it refuses inside either agent's session.",
+    )
     verb.add_argument("--limit", type=_letter_limit, default=12, metavar="N", help="letters granted (default 12)")
     verb.set_defaults(verb=open_exchange)
 
     verb = verbs.add_parser(
         "send",
         help="deliver a letter to the other agent, then record it",
-        description="Knock on the recipient's door and record the letter. Addressing one peer names "
-        "the other as the sender.",
+        description="Knock on the recipient's door, then record the letter. Addressing one peer names "
+        "the other as the sender: send codex runs inside Claude Code, send claude inside Codex.",
     )
     verb.add_argument("peer", choices=PEERS, help="the recipient")
     verb.add_argument("text", metavar="TEXT", help="the letter, or - to read it from stdin")
     verb.set_defaults(verb=send)
 
-    verb = verbs.add_parser("read", help="print the ledger, or its last N records", description="Print the ledger.")
+    verb = verbs.add_parser(
+        "read",
+        help="print the ledger, or its last N records",
+        description="Print the ledger: every record, or the last N. Door fields are never shown.",
+    )
     verb.add_argument("count", type=_positive, nargs="?", metavar="N", help="only the last N records")
-    verb.add_argument("--json", action="store_true", help="JSON Lines without door fields, for scripts and jq")
+    verb.add_argument("--json", action="store_true", help="JSON Lines, for scripts and jq")
     verb.set_defaults(verb=read)
     return parser

@@ -20,7 +20,6 @@ from postbag.guards import PEERS, Refusal
 from postbag.transcript import is_unsafe
 
 DEFAULT_PATH = "~/.postbag/ledger.jsonl"
-DEFAULT_LIMIT = 12
 LIMIT_MAX = 1_000_000_000
 
 _DOORS = {"claude": ("socket", "token"), "codex": ("thread",)}
@@ -54,7 +53,7 @@ class Ledger:
         self.path = path
         self.fd = _open(path, write=write, create=create)
         try:
-            self.data = b"" if self.fd is None else _read_locked(self.fd, write)
+            self.data = b"" if self.fd is None else _read_locked(self.fd, write, path)
             self.size, self.count = len(self.data), self.data.count(b"\n")
             if not self.data.endswith(b"\n") and self.data:
                 raise Refusal(f"ledger is truncated after line {self.count} ({path})")
@@ -279,12 +278,18 @@ def _make_private_directory(path):
     os.chmod(path, 0o700)  # mkdir's mode is masked by the umask
 
 
-def _read_locked(fd, write):
-    fcntl.flock(fd, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
-    # One read of the size fstat gives, then to the end in case the file is larger.
-    chunks = [os.read(fd, os.fstat(fd).st_size + 1)]
-    while chunks[-1]:
-        chunks.append(os.read(fd, 1 << 20))
+def _read_locked(fd, write, path):
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
+    except OSError as error:  # ENOLCK on some network file systems
+        raise Refusal(f"cannot lock the ledger ({error.strerror}: {path})") from None
+    try:
+        # One read of the size fstat gives, then on to the end in case the file grew.
+        chunks = [os.read(fd, os.fstat(fd).st_size + 1)]
+        while chunks[-1]:
+            chunks.append(os.read(fd, 1 << 20))
+    except OSError as error:
+        raise Refusal(f"cannot read the ledger ({error.strerror}: {path})") from None
     return chunks[0] if len(chunks) == 2 else b"".join(chunks)
 
 
