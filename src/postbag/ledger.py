@@ -13,7 +13,6 @@ import os
 import re
 import signal
 import stat
-import sys
 import time
 
 from postbag.guards import PEERS, Refusal
@@ -300,11 +299,12 @@ def _write_durably(fd, line):
     # One write of the whole line on an O_APPEND descriptor: a reader never sees half of it.
     if os.write(fd, line) != len(line):
         raise OSError(errno.EIO, "the disk took only part of the record")
-    if sys.platform == "darwin":
-        try:  # fsync on macOS stops at the drive's cache
-            fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
+    full_sync = getattr(fcntl, "F_FULLFSYNC", None)  # macOS: fsync alone stops at the drive's cache
+    if full_sync is not None:
+        try:
+            fcntl.fcntl(fd, full_sync)
             return
-        except OSError:
+        except OSError:  # not every file system takes it
             pass
     os.fsync(fd)
 
