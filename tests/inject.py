@@ -22,13 +22,13 @@ def main():
     assert separator == "--"
     if where != "src":
         sys.path.insert(0, where)
-    from postbag import cli
+    from postbag.__main__ import run
 
     for fault in filter(None, faults.split(",")):
         name, _, value = fault.partition("=")
         INJECT[name](value)
     sys.argv = [where, *args]
-    sys.exit(cli.main(args))
+    sys.exit(run(args))
 
 
 def _timeout(value):

@@ -1,11 +1,32 @@
-# The entry point of `python -m postbag` and, copied to the archive's root, of postbag.pyz.
-# Old interpreters parse this file before they can fail, so it keeps to syntax they all know.
+# The entry point of every install: the `postbag` console script, `python -m postbag`, and,
+# copied to the archive's root, postbag.pyz. Old interpreters parse this file before they
+# can refuse to run it, so it keeps to syntax they all know.
 import sys
 
-if sys.version_info < (3, 10):
-    sys.stderr.write("postbag needs Python 3.10 or later (this is %d.%d)\n" % tuple(sys.version_info[:2]))
-    sys.exit(1)
 
-from postbag.cli import main
+def run(argv=None):
+    if sys.version_info < (3, 10):
+        sys.stderr.write("postbag needs Python 3.10 or later (this is %d.%d)\n" % tuple(sys.version_info[:2]))
+        return 1
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # Agents call postbag often. What needs no argument parsing is answered before the
+    # rest of postbag loads: the version, and `open` refused inside an agent's session.
+    if argv == ["--version"]:
+        from postbag import __version__
 
-sys.exit(main())
+        sys.stdout.write("postbag %s\n" % __version__)
+        return 0
+    if argv[:1] == ["open"] and "-h" not in argv and "--help" not in argv:
+        from postbag import guards
+
+        try:
+            guards.require_human()
+        except guards.Refusal as refusal:
+            return guards.stop(refusal)
+    from postbag.cli import main
+
+    return main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(run())

@@ -1,45 +1,27 @@
-"""The command line: four verbs over the ledger, and the one way a refusal is shown."""
+"""The command line: argparse and the four verbs over the ledger."""
 
 import os
 import sys
 
 from postbag import __version__
-
-STOP = "; stop and ask the human"
+from postbag.guards import Refusal, stop
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if argv == ["--version"]:  # the commonest probe: answered before anything else loads
-        print(f"postbag {__version__}")
-        return 0
-    from postbag.guards import Refusal
-
+    """Parse the command line and run its verb; return the exit status."""
     try:
-        if argv[:1] == ["open"] and not {"-h", "--help"} & set(argv):
-            _refuse_non_humans()
         args = _parser().parse_args(argv)
         args.verb(args)
     except Refusal as refusal:
-        sys.stderr.write(f"postbag: {refusal}{STOP}\n")
-        return 1
+        return stop(refusal)
     except BrokenPipeError:
         _silence_stdout()  # the reader went away, as in `postbag read | head`
         return 141
     except OSError as error:  # what no verb foresaw still fails closed, without a traceback
-        sys.stderr.write(f"postbag: {error.strerror or 'an operating system error'}{STOP}\n")
-        return 1
+        return stop(Refusal(error.strerror or "the system refused an operation"))
     except KeyboardInterrupt:
         return 130
     return 0
-
-
-def _refuse_non_humans():
-    """`open` inside a session is refused before argparse even loads: an agent that may not
-    open needs no usage advice, and the refusal costs little more than Python's start-up."""
-    from postbag.guards import require_human
-
-    require_human()
 
 
 def join(args):
@@ -53,8 +35,9 @@ def join(args):
 
 def open_exchange(args):
     from postbag import ledger
+    from postbag.guards import require_human
 
-    _refuse_non_humans()
+    require_human()
     with ledger.Ledger(ledger.locate(os.environ), write=True, create=True) as bag:
         _record(bag, "open", limit=args.limit)
     print(f"exchange open: {args.limit} letters")
@@ -62,7 +45,7 @@ def open_exchange(args):
 
 def send(args):
     from postbag import doors, envelope, ledger
-    from postbag.guards import Refusal, other, require_inside
+    from postbag.guards import other, require_inside
 
     recipient, sender = args.peer, other(args.peer)
     require_inside(sender, f"send {recipient}")
@@ -114,8 +97,6 @@ def _stream(lines):
 
 
 def _record(bag, kind, **fields):
-    from postbag.guards import Refusal
-
     try:
         bag.append(kind, **fields)
     except OSError as error:
@@ -124,8 +105,6 @@ def _record(bag, kind, **fields):
 
 def _body(text):
     """The letter's text: the argument, or stdin for `-` with one trailing newline dropped."""
-    from postbag.guards import Refusal
-
     if text != "-":
         return text
     raw = sys.stdin.buffer.read()

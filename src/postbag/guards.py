@@ -5,6 +5,7 @@ user can set or unset these variables.
 """
 
 import os
+import sys
 
 PEERS = ("claude", "codex")
 
@@ -28,7 +29,16 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 
 
 class Refusal(Exception):
-    """A verb declined to act. The message says why; the CLI adds the stop."""
+    """A verb declined to act. The message says why; `stop` adds the rest."""
+
+
+def stop(refusal):
+    """Show a refusal the one way every refusal is shown, and return the exit status.
+
+    Every refusal ends by telling the agent to stop, so a failure never turns into a retry loop.
+    """
+    sys.stderr.write(f"postbag: {refusal}; stop and ask the human\n")
+    return 1
 
 
 def other(peer):
