@@ -90,6 +90,8 @@ def _stream(lines):
     per line, and a character the terminal's encoding lacks is escaped, not fatal."""
     from itertools import islice
 
+    if sys.stdout is None:  # started with stdout closed: there is nowhere to show it
+        return
     out, encoding = sys.stdout.buffer, sys.stdout.encoding
     while batch := list(islice(lines, 256)):
         out.write("".join(batch).encode(encoding, "backslashreplace"))
