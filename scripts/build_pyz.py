@@ -96,7 +96,8 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "dist"), help="output directory (default: dist)")
     args = parser.parse_args()
     path, size, digest = build(args.out)
-    print(f"{os.path.relpath(path)}  {size:,} bytes  sha256 {digest}")
+    shown = os.path.relpath(path)
+    print(f"{path if shown.startswith('..') else shown}  {size:,} bytes  sha256 {digest}")
     return 0
 
 
