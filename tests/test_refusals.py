@@ -74,7 +74,7 @@ def test_a_letter_needs_text(postbag, codex, body):
     assert codex.calls() == []
 
 
-def test_codex_door_that_does_not_answer(postbag, codex):
+def test_no_codex_at_the_named_path(postbag, codex):
     postbag.ready()
     os.remove(codex.path)
     postbag.env["POSTBAG_CODEX"] = codex.path
