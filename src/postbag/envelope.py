@@ -8,6 +8,8 @@ import os
 import shlex
 import sys
 
+from postbag.guards import Refusal
+
 # Linux passes at most 128 KiB in one argument, and `codex queue` takes the envelope as
 # one; the cap leaves room for the heading and long paths inside it.
 BODY_MAX = 96 * 1024
@@ -15,8 +17,6 @@ BODY_MAX = 96 * 1024
 
 def check_body(body):
     """Refuse a body no door should carry."""
-    from postbag.guards import Refusal
-
     if not body:
         raise Refusal("a letter needs text")
     if "\0" in body:

@@ -6,8 +6,8 @@ act on is shown as an escape instead of reaching the screen.
 
 import json
 
-# Door fields unlock a session: they stay in the ledger and never reach any output.
-DOOR_FIELDS = frozenset(("socket", "token", "thread"))
+# Every field but the doors (socket, token, thread): they unlock a session, so they stay
+# in the ledger and never reach any output.
 _SHOWN_FIELDS = ("n", "at", "kind", "peer", "limit", "from", "to", "body")
 
 # Bidirectional embeddings, overrides and isolates reorder what a terminal draws.
