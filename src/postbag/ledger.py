@@ -103,7 +103,10 @@ class Ledger:
     def door(self, peer):
         """The door fields of `peer`'s latest join, or None if it never joined."""
         found = self._latest(b'"join"', lambda r: r["kind"] == "join" and r["peer"] == peer)
-        return found and {field: found[1][field] for field in _DOORS[peer]}
+        if found is None:
+            return None
+        _, record, _ = found
+        return {field: record[field] for field in _DOORS[peer]}
 
     def letters_left(self):
         """How many letters the open exchange still grants, or None if none was opened."""
