@@ -5,6 +5,7 @@
 for the session with scripts/build_pyz.py.
 """
 
+import copy
 import os
 import subprocess
 import sys
@@ -111,8 +112,7 @@ class Postbag:
     def with_faults(self, faults):
         """A copy of this runner whose CLI runs with `faults` injected (see inject.py)."""
         where = "src" if "-m" in self.command else self.command[1]
-        faulty = object.__new__(Postbag)
-        faulty.__dict__.update(self.__dict__)
+        faulty = copy.copy(self)
         faulty.command = [sys.executable, os.path.join(ROOT, "tests", "inject.py"), where, faults, "--"]
         return faulty
 

@@ -59,6 +59,7 @@ def _wait_until_blocked_on_lock(path):
         with open("/proc/locks") as locks:
             if any("->" in entry and entry.split()[6].endswith(f":{inode}") for entry in locks):
                 return
+        time.sleep(0.01)  # polls for the event; the deadline only bounds a failure
     raise AssertionError("no reader ever waited for the lock")
 
 

@@ -2,6 +2,7 @@
 
 import json
 import re
+import sys
 
 from fakes import dedent
 
@@ -65,7 +66,7 @@ def test_send_codex_from_claude_knocks_then_records(postbag, codex):
     assert codex.envelopes() == [
         dedent(f"""
         Letter 4 from claude via postbag. If it needs an answer, reply with:
-        POSTBAG_LEDGER={postbag.ledger} {" ".join(reply_program(postbag))} send claude - <<'POSTBAG'
+        POSTBAG_LEDGER={postbag.ledger} {reply_program(postbag)} send claude - <<'POSTBAG'
         ...
         POSTBAG
         Choose a delimiter that does not occur in your reply. Otherwise do nothing.
@@ -170,19 +171,8 @@ def test_read_of_a_missing_ledger_prints_nothing_and_creates_nothing(postbag):
 
 
 def reply_program(postbag):
-    """What the envelope should name to run postbag again, for the target under test."""
-    import shlex
-
+    """What the envelope names to run postbag again: the same interpreter with -m for the
+    tree, the zipapp's own path (it is built executable, and not on PATH) for the pyz."""
     if "-m" in postbag.command:
-        return [shlex.quote(postbag.command[0]), "-m", "postbag"]
-    return (
-        [shlex.quote(postbag.command[0]), shlex.quote(postbag.command[1])]
-        if not _executable(postbag.command[1])
-        else [shlex.quote(postbag.command[1])]
-    )
-
-
-def _executable(path):
-    import os
-
-    return os.access(path, os.X_OK)
+        return f"{sys.executable} -m postbag"
+    return postbag.command[1]

@@ -79,7 +79,7 @@ def read(args):
     from postbag import ledger, transcript
 
     with ledger.Ledger(ledger.locate(os.environ)) as bag:
-        records = bag.records() if args.count is None else iter(bag.tail(args.count))
+        records = bag.records() if args.count is None else bag.tail(args.count)
         if args.count is None:
             bag.close()  # `data` is a snapshot: a slow pager must not hold up the senders
         _stream(map(transcript.json_line if args.json else transcript.human_line, records))

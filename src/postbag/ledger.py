@@ -78,15 +78,12 @@ class Ledger:
     def records(self, start=0, number=1):
         """Every record from byte `start` (line `number`) to the end, validated one by one."""
         text = self._decode(start, len(self.data), number)
-        at, size, find_end, parse = 0, len(text), text.index, self._parse
-        while at < size:  # a full read's hot loop: _parse inlined for its common case
+        at, size, find_end = 0, len(text), text.index
+        while at < size:
             end = find_end("\n", at)
-            try:
-                record, stop = _scan(text, at)
-            except (StopIteration, ValueError, RecursionError):
-                stop = None
-            if stop != end or not is_record(record, number):
-                parse(text, at, end, number)  # refuses
+            record = _parsed(text, at, end, number)
+            if record is None:
+                raise self._not_a_record(number)
             yield record
             at, number = end + 1, number + 1
 
@@ -155,16 +152,9 @@ class Ledger:
     def _record(self, number, start, end):
         """Line `number`, the bytes data[start:end], as a validated record."""
         text = self._decode(start, end, number)
-        return self._parse(text, 0, len(text), number)
-
-    def _parse(self, text, start, end, number):
-        """The record that must fill text[start:end] exactly, as line `number`."""
-        try:
-            record, stop = _scan(text, start)
-        except (StopIteration, ValueError, RecursionError):
-            record, stop = None, None
-        if stop != end or not is_record(record, number):
-            raise Refusal(f"ledger line {number} is not a record ({self.path})")
+        record = _parsed(text, 0, len(text), number)
+        if record is None:
+            raise self._not_a_record(number)
         return record
 
     def _decode(self, start, end, number):
@@ -172,8 +162,20 @@ class Ledger:
         try:
             return self.data[start:end].decode()
         except UnicodeDecodeError as error:
-            number += self.data.count(b"\n", start, start + error.start)
-            raise Refusal(f"ledger line {number} is not a record ({self.path})") from None
+            raise self._not_a_record(number + self.data.count(b"\n", start, start + error.start)) from None
+
+    def _not_a_record(self, number):
+        return Refusal(f"ledger line {number} is not a record ({self.path})")
+
+
+def _parsed(text, start, end, number):
+    """The record that fills text[start:end] exactly and is well-formed as line `number`,
+    or None."""
+    try:
+        record, stop = _scan(text, start)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    return record if stop == end and is_record(record, number) else None
 
 
 def is_record(record, number):
