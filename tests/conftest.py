@@ -31,15 +31,6 @@ SESSION_VARIABLES = (
 STOP = "; stop and ask the human\n"
 
 
-def pytest_addoption(parser):
-    parser.addoption(
-        "--target",
-        choices=("src", "pyz", "both"),
-        default=os.environ.get("POSTBAG_TEST_TARGET", "both"),
-        help="what the CLI tests run: the source tree, the built postbag.pyz, or both",
-    )
-
-
 def pytest_generate_tests(metafunc):
     if "target" in metafunc.fixturenames:
         chosen = metafunc.config.getoption("--target")

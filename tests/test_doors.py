@@ -42,21 +42,35 @@ def test_codex_not_found_on_path(postbag, codex, tmp_path):
     assert_unrecorded_then_recovers(postbag, postbag.ledger_bytes(), "codex")
 
 
-def test_codex_that_exits_nonzero_may_have_taken_the_letter(postbag, codex):
+def test_codex_that_exits_nonzero_took_nothing_and_asks_for_a_rejoin(postbag, codex):
     postbag.ready()
     before = postbag.ledger_bytes()
     codex.behave(exit=3, say=f"thread {codex.thread} \udcff failed")
     reason = postbag.refused("send", "codex", "hi", inside="claude")
-    assert reason == AFTER.format(peer="codex", reason="codex queue ended with exit status 3")
+    assert reason == (
+        "codex's door did not answer (codex queue exited 3); if its session restarted it must run: postbag join codex"
+    )
     codex.behave()
     assert_unrecorded_then_recovers(postbag, before, "codex")
+
+
+def test_a_stale_codex_thread_is_named_in_our_words_never_codexs(postbag, codex):
+    postbag.ready()
+    before = postbag.ledger_bytes()
+    codex.behave(exit=1, say=f"Error: no rollout found for thread id {codex.thread}\n")  # what codex 0.169 says
+    reason = postbag.refused("send", "codex", "hi", inside="claude")
+    assert reason == (
+        "codex's door did not answer (codex queue exited 1: codex knows no such thread); "
+        "if its session restarted it must run: postbag join codex"
+    )
+    assert postbag.ledger_bytes() == before
 
 
 def test_codex_killed_by_a_signal(postbag, codex):
     postbag.ready()
     codex.behave(exit=-9)  # the fake turns this into its own SIGKILL
     reason = postbag.refused("send", "codex", "hi", inside="claude")
-    assert reason == AFTER.format(peer="codex", reason="codex queue ended with killed by signal 9")
+    assert reason == AFTER.format(peer="codex", reason="codex queue was killed by signal 9 (SIGKILL)")
 
 
 def test_codex_that_hangs_past_the_timeout_is_stopped(postbag, codex):

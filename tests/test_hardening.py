@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+
 from conftest import SESSION_VARIABLES
 
 BODY_MAX = 96 * 1024
@@ -258,8 +259,11 @@ def test_read_shows_control_characters_as_escapes(postbag, inbox, codex):
     body = "clear\x1b[2J\x1b]0;title\x07 bell\rreturn\x7f del \x85 nel \u202egnp.exe \u2066iso\ttab\nnext"
     postbag.ok("send", "codex", "-", inside="claude", input=body)
     shown = postbag.ok("read", "1")
+    # \r and \x85 break lines, as str.splitlines() and so 1.0 break them; the rest is escaped.
     assert shown.endswith(
-        "      clear\\x1b[2J\\x1b]0;title\\x07 bell\\x0dreturn\\x7f del \\x85 nel \\u202egnp.exe \\u2066iso\ttab\n"
+        "      clear\\x1b[2J\\x1b]0;title\\x07 bell\n"
+        "      return\\x7f del \n"
+        "       nel \\u202egnp.exe \\u2066iso\ttab\n"
         "      next\n"
     )
     assert json.loads(postbag.ok("read", "--json", "1"))["body"] == body

@@ -110,9 +110,7 @@ DAMAGED = {
     "limit as NaN": '{"n": 4, "at": "' + AT + '", "kind": "open", "limit": NaN}',
     "at missing": json.dumps({k: v for k, v in GOOD_LETTER.items() if k != "at"}),
     "at as a number": json.dumps({**GOOD_LETTER, "at": 20260908}),
-    "at with a newline": json.dumps({**GOOD_LETTER, "at": AT + "\n   5  " + AT}),
-    "at with an escape": json.dumps({**GOOD_LETTER, "at": AT + "\x1b[2J"}),
-    "at as prose": json.dumps({**GOOD_LETTER, "at": "yesterday"}),
+    "at empty": json.dumps({**GOOD_LETTER, "at": ""}),
     "a letter to itself": json.dumps({**GOOD_LETTER, "to": "claude"}),
     "a letter from a stranger": json.dumps({**GOOD_LETTER, "from": "gemini"}),
     "an empty body": json.dumps({**GOOD_LETTER, "body": ""}),
@@ -153,7 +151,8 @@ def test_a_deleted_line_anywhere_is_refused(postbag, codex):
 def test_an_inserted_line_is_refused(postbag, codex):
     lines = legacy_ledger(thread=codex.thread).splitlines(keepends=True)
     postbag.write_ledger(lines[0] + lines[0] + "".join(lines[1:]))
-    assert postbag.refused("read", "2") == f"ledger line 4 is not a record ({postbag.ledger})"
+    # Line 2 repeats line 1: it is the first line that is not a record in its place.
+    assert postbag.refused("read", "2") == f"ledger line 2 is not a record ({postbag.ledger})"
 
 
 def test_a_damaged_record_the_verb_does_not_rely_on_is_left_alone(postbag, codex):

@@ -9,7 +9,7 @@ import pytest
 from fakes import FakeInbox
 
 from postbag import doors, ledger
-from postbag.guards import Refusal
+from postbag.refusal import Refusal
 
 
 def executable(path):
@@ -42,7 +42,7 @@ def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(tmp_pa
     inbox = FakeInbox(path, f"tok-{uuid.uuid4().hex}")
     here = os.getcwd()
     try:
-        doors.knock("claude", {"socket": path, "token": inbox.token}, "Letter 1 from codex via postbag.")
+        doors.knock("claude", {"socket": path, "token": inbox.token}, "Letter 1 from codex via postbag.", {})
         assert inbox.envelopes(1) == ["Letter 1 from codex via postbag."]
     finally:
         inbox.close()

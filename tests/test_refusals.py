@@ -3,6 +3,7 @@
 import os
 
 import pytest
+
 from conftest import SESSION_VARIABLES
 
 
@@ -35,7 +36,9 @@ def test_send_belongs_to_the_other_peer(postbag, recipient, sender):
     before = postbag.ledger_bytes()
     expected = f"send {recipient} is {sender}'s verb; run it inside a {sender} session"
     assert postbag.refused("send", recipient, "hi") == expected
-    assert postbag.refused("send", recipient, "hi", inside=recipient) == expected
+    assert postbag.refused("send", recipient, "hi", inside=recipient) == (
+        f"{expected} (this is a {recipient} session: to write to {sender}, run postbag send {sender})"
+    )
     assert postbag.ledger_bytes() == before
 
 
@@ -116,7 +119,7 @@ def test_ledger_that_is_not_a_regular_file(postbag, tmp_path):
 
 def test_line_that_is_not_a_record(postbag):
     postbag.ready()
-    postbag.write_ledger(postbag.ledger_bytes() + b'{"n": 4, "at": "x", "kind": "open", "limit": 3}\n')
+    postbag.write_ledger(postbag.ledger_bytes() + b'{"n": 4, "at": "x", "kind": "open", "limit": 0}\n')
     expected = f"ledger line 4 is not a record ({postbag.ledger})"
     assert postbag.refused("read") == expected
     assert postbag.refused("read", "1") == expected
@@ -124,12 +127,14 @@ def test_line_that_is_not_a_record(postbag):
     assert postbag.refused("send", "codex", "hi", inside="claude") == expected
 
 
-def test_ledger_cut_short(postbag):
+def test_a_last_line_that_is_no_record_of_ours_is_refused_as_truncated(postbag):
     postbag.ready()
-    postbag.write_ledger(postbag.ledger_bytes()[:-1])
-    expected = f"ledger is truncated after line 2 ({postbag.ledger})"
+    postbag.write_ledger(postbag.ledger_bytes() + b"garbage without its newline")
+    expected = f"ledger is truncated after line 3 ({postbag.ledger})"
+    before = postbag.ledger_bytes()
     for args, inside in [(("read",), None), (("open",), None), (("send", "codex", "hi"), "claude")]:
         assert postbag.refused(*args, inside=inside) == expected
+    assert postbag.ledger_bytes() == before  # nothing but an unfinished record is ever cut
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """The four verbs as a user meets them: output, ledger records and what each peer receives."""
 
 import json
+import os
 import re
 import sys
 
@@ -91,12 +92,12 @@ def test_send_claude_from_codex_writes_auth_then_user_line(postbag, inbox):
     assert inbox.received[0].count("\n") == 2 and inbox.received[0].endswith("\n")
 
 
-def test_send_reads_the_body_from_stdin_dropping_one_newline(postbag, inbox):
+def test_send_reads_the_body_from_stdin_dropping_its_trailing_newlines(postbag, inbox):
     postbag.ready()
     postbag.ok("send", "claude", "-", inside="codex", input="line one\n\nline three\n\n")
-    assert records(postbag)[-1]["body"] == "line one\n\nline three\n"
+    assert records(postbag)[-1]["body"] == "line one\n\nline three"  # as 1.0: rstrip("\n")
     [text] = inbox.envelopes(1)
-    assert text.endswith("\n\nline one\n\nline three\n")
+    assert text.endswith("\n\nline one\n\nline three")
 
 
 def test_the_budget_counts_down_and_the_last_letter_says_do_not_reply(postbag, inbox, codex):
@@ -165,9 +166,11 @@ def test_read_json_gives_records_for_scripts_without_door_fields(postbag, inbox,
     assert [json.loads(line) for line in postbag.ok("read", "--json", "1").splitlines()] == kept[-1:]
 
 
-def test_read_of_a_missing_ledger_prints_nothing_and_creates_nothing(postbag):
-    assert postbag.ok("read") == ""
-    assert postbag.ledger_bytes() == b""
+def test_read_of_a_missing_ledger_says_so_and_creates_nothing(postbag):
+    result = postbag.run("read")
+    assert (result.returncode, result.stdout) == (0, "")
+    assert result.stderr == f"postbag: there is no ledger at {postbag.ledger} yet\n"
+    assert not os.path.exists(postbag.ledger)
 
 
 def reply_program(postbag):

@@ -10,19 +10,21 @@ def run(argv=None):
         return 1
     argv = sys.argv[1:] if argv is None else list(argv)
     # Agents call postbag often. What needs no argument parsing is answered before the
-    # rest of postbag loads: the version, and `open` refused inside an agent's session.
+    # rest of postbag loads: the version, and the human's verbs refused inside a session.
     if argv == ["--version"]:
         from postbag import __version__
 
         sys.stdout.write("postbag %s\n" % __version__)
         return 0
     if argv[:1] == ["open"] and "-h" not in argv and "--help" not in argv:
-        from postbag import guards
+        import os
+
+        from postbag import guards, refusal
 
         try:
-            guards.require_human()
-        except guards.Refusal as refusal:
-            return guards.stop(refusal)
+            guards.require_human(argv[0], os.environ)
+        except refusal.Refusal as reason:
+            return refusal.stop(reason)
     from postbag.cli import main
 
     return main(argv)

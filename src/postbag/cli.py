@@ -1,17 +1,18 @@
-"""The command line: argparse and the four verbs over the ledger."""
+"""The command line: argparse and the verbs over the ledger."""
 
 import os
 import sys
 
-from postbag import __version__
-from postbag.guards import Refusal, stop
+from postbag import PEERS, __version__
+from postbag.refusal import Refusal, say, stop
 
 
-def main(argv=None):
-    """Parse the command line and run its verb; return the exit status."""
+def main(argv=None, env=None):
+    """Parse the command line and run its verb in `env` (default: os.environ); return the exit status."""
+    env = os.environ if env is None else env
     try:
         args = _parser().parse_args(argv)
-        args.verb(args)
+        args.verb(args, env)
     except Refusal as refusal:
         return stop(refusal)
     except BrokenPipeError:
@@ -24,35 +25,34 @@ def main(argv=None):
     return 0
 
 
-def join(args):
-    from postbag import guards, ledger
+def join(args, env):
+    from postbag import guards
 
-    door = guards.door_of_this_session(args.peer)
-    with ledger.Ledger(ledger.locate(os.environ), write=True, create=True) as bag:
+    door = guards.door_of_this_session(args.peer, env)
+    with _ledger(env, write=True, create=True) as bag:
         _record(bag, "join", peer=args.peer, **door)
-    print(f"{args.peer} joined")
+    _tell(f"{args.peer} joined")
 
 
-def open_exchange(args):
-    from postbag import ledger
+def open_exchange(args, env):
     from postbag.guards import require_human
 
-    require_human()
-    with ledger.Ledger(ledger.locate(os.environ), write=True, create=True) as bag:
+    require_human("open", env)
+    with _ledger(env, write=True, create=True) as bag:
         _record(bag, "open", limit=args.limit)
-    print(f"exchange open: {args.limit} letters")
+    _tell(f"exchange open: {args.limit} letters")
 
 
-def send(args):
+def send(args, env):
     from postbag import doors, envelope, ledger
     from postbag.guards import other, require_inside
 
     recipient, sender = args.peer, other(args.peer)
-    require_inside(sender, f"send {recipient}")
-    path = ledger.locate(os.environ)
+    require_inside(sender, f"send {recipient}", env)
+    path = ledger.locate(env)
     body = _body(args.text)
     envelope.check_body(body)
-    with ledger.Ledger(path, write=True) as bag:
+    with _ledger(env, write=True) as bag:
         left = bag.letters_left()
         if left is None:
             raise Refusal("no exchange is open")
@@ -63,8 +63,9 @@ def send(args):
             raise Refusal(f"{recipient} has not joined")
         number = bag.count + 1
         reply = envelope.reply_command(path, ledger.is_default(path))
-        text = envelope.envelope(number, sender, body, last=left == 1, reply_command=reply)
-        doors.knock(recipient, door, text)
+        text = envelope.wrap(number, sender, body, last=left == 1, reply_command=reply)
+        doors.knock(recipient, door, text, env)
+        _ignore_interrupts()  # handed over: from here an interrupt could only make a lie of the outcome
         try:
             bag.append("letter", **{"from": sender, "to": recipient, "body": body})
         except OSError as error:
@@ -72,17 +73,33 @@ def send(args):
                 f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
                 f"do not resend before checking {recipient}'s session"
             ) from None
-    print(f"letter {number} delivered to {recipient}, {left - 1} left")
+    _tell(f"letter {number} delivered to {recipient}, {left - 1} left")
 
 
-def read(args):
+def read(args, env):
     from postbag import ledger, transcript
 
-    with ledger.Ledger(ledger.locate(os.environ)) as bag:
+    path = ledger.locate(env)
+    with _ledger(env, on_wait=lambda: say("waiting for a send in progress to finish")) as bag:
+        if bag.fd is None:
+            say(f"there is no ledger at {path} yet")
+            return
         records = bag.records() if args.count is None else bag.tail(args.count)
-        if args.count is None:
-            bag.close()  # `data` is a snapshot: a slow pager must not hold up the senders
-        _stream(map(transcript.json_line if args.json else transcript.human_line, records))
+    # The lock is released before anything is written: `data` is a snapshot, and a slow
+    # pager must not hold up the senders.
+    _stream(map(transcript.json_line if args.json else transcript.human_line, records))
+    if bag.unfinished is not None:
+        raise Refusal(
+            f"{ledger.truncated(bag.unfinished, path)}: its last record is unfinished, most likely from an "
+            "interrupted send, and the next send, join or open removes it"
+        )
+
+
+def _ledger(env, **options):
+    from postbag import ledger
+    from postbag.guards import in_codex_sandbox
+
+    return ledger.Ledger(ledger.locate(env), sandboxed=in_codex_sandbox(env), **options)
 
 
 def _stream(lines):
@@ -98,6 +115,18 @@ def _stream(lines):
     out.flush()
 
 
+def _tell(receipt):
+    """Write what a verb did. It is done whatever happens to the receipt: a reader that went
+    away must not turn a recorded letter into a failure that invites a resend."""
+    if sys.stdout is None:
+        return
+    try:
+        sys.stdout.write(receipt + "\n")
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _silence_stdout()
+
+
 def _record(bag, kind, **fields):
     try:
         bag.append(kind, **fields)
@@ -106,20 +135,34 @@ def _record(bag, kind, **fields):
 
 
 def _body(text):
-    """The letter's text: the argument, or stdin for `-` with one trailing newline dropped."""
+    """The letter's text: the argument, or stdin for `-` with its trailing newlines dropped, as 1.0 did."""
     if text != "-":
         return text
-    raw = sys.stdin.buffer.read()
+    if sys.stdin is None:
+        raise Refusal("send - reads the letter from stdin, and stdin is closed")
+    try:
+        raw = sys.stdin.buffer.read()
+    except OSError as error:
+        raise Refusal(f"cannot read the letter from stdin ({error.strerror})") from None
     try:
         body = raw.decode()
     except UnicodeDecodeError:
         raise Refusal("the letter is not valid UTF-8 text") from None
-    return body[:-1] if body.endswith("\n") else body
+    return body.rstrip("\n")
+
+
+def _ignore_interrupts():
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _silence_stdout():
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _positive(text):
@@ -134,35 +177,24 @@ def _positive(text):
     return number
 
 
-def _letter_limit(text):
-    import argparse
-
-    from postbag.ledger import LIMIT_MAX
-
-    number = _positive(text)
-    if number > LIMIT_MAX:
-        raise argparse.ArgumentTypeError(f"an exchange holds at most {LIMIT_MAX:,} letters")
-    return number
-
-
 _EXAMPLES = """\
 a session:
   postbag join claude                      inside Claude Code (postbag join codex inside Codex)
   postbag open --limit 6                   you, in a terminal of your own
-  postbag send codex "Review parser.py."   inside Claude Code: delivers to Codex
-  postbag send claude - < answer.md        inside Codex: delivers to Claude
+  postbag send codex "Review parser.py."   inside Claude Code: hands the letter to Codex's door
+  postbag send claude - < answer.md        inside Codex: hands the letter to Claude's door
   postbag read 5                           anyone: the last five records
+
+"delivered" means the door took the letter; neither door tells whether the agent read it.
 
 environment:
   POSTBAG_LEDGER   the ledger (default ~/.postbag/ledger.jsonl); the same in both sessions
-  POSTBAG_CODEX    the codex binary (default: the ChatGPT app's, else codex on PATH)
+  POSTBAG_CODEX    the codex binary, a path or a name on PATH (default: the ChatGPT app's, else codex on PATH)
 """
 
 
 def _parser():
     import argparse
-
-    from postbag.guards import PEERS
 
     parser = argparse.ArgumentParser(
         prog="postbag",
@@ -189,14 +221,16 @@ def _parser():
         description="Open an exchange: the next N letters, in either direction. Run it from a terminal "
         "of your own; it refuses inside either agent's session.",
     )
-    verb.add_argument("--limit", type=_letter_limit, default=12, metavar="N", help="letters granted (default 12)")
+    verb.add_argument("--limit", type=_positive, default=12, metavar="N", help="letters granted (default 12)")
     verb.set_defaults(verb=open_exchange)
 
     verb = verbs.add_parser(
         "send",
-        help="deliver a letter to the other agent, then record it",
+        help="hand a letter to the other agent's door, then record it",
         description="Knock on the recipient's door, then record the letter. Addressing one peer names "
-        "the other as the sender: send codex runs inside Claude Code, send claude inside Codex.",
+        "the other as the sender: send codex runs inside Claude Code, send claude inside Codex. "
+        "A letter counts as delivered when the door takes it: the socket accepted it, or codex queue "
+        "exited 0; neither tells whether the agent has read it.",
     )
     verb.add_argument("peer", choices=PEERS, help="the recipient")
     verb.add_argument("text", metavar="TEXT", help="the letter, or - to read it from stdin")

@@ -2,7 +2,8 @@
 
 A knock either fails before anything was handed over, when the sender can simply try
 again after the peer rejoins, or after the door may have taken the letter, when a second
-send could deliver it twice. The two refusals say which.
+send could deliver it twice. The two refusals say which. A door that took the letter has
+only been handed it: neither door says whether the agent read it.
 """
 
 import errno
@@ -10,21 +11,27 @@ import json
 import os
 import sys
 
-from postbag.guards import SESSION_VARIABLES, Refusal
-from postbag.transcript import visible
+from postbag.guards import in_codex_sandbox, is_vendor_session_variable
+from postbag.refusal import Refusal
 
 TIMEOUT = 30.0
 APP_CODEX = "/Applications/ChatGPT.app/Contents/Resources/codex"
 # sun_path holds 104 bytes on macOS and 108 on Linux, the terminating NUL included.
 SOCKET_PATH_MAX = 103 if sys.platform == "darwin" else 107
+# What `codex queue` says on stderr, in our words. Its own words carry the thread id, so
+# they are never shown.
+_CODEX_SAYS = (
+    ("no rollout found", "codex knows no such thread"),
+    ("no active session found", "codex knows no such thread"),
+)
 
 
-def knock(peer, door, envelope):
+def knock(peer, door, envelope, env):
     """Hand `envelope` to `peer` through its recorded door; return once it was taken."""
     if peer == "claude":
-        _knock_claude(door["socket"], door["token"], envelope)
+        _knock_claude(door["socket"], door["token"], envelope, env)
     else:
-        _knock_codex(door["thread"], envelope)
+        _knock_codex(door["thread"], envelope, env)
 
 
 def not_answered(peer, reason):
@@ -40,7 +47,7 @@ def maybe_delivered(peer, reason):
     )
 
 
-def _knock_claude(path, token, envelope):
+def _knock_claude(path, token, envelope, env):
     import socket
 
     auth = {"type": "auth", "token": token}
@@ -51,6 +58,12 @@ def _knock_claude(path, token, envelope):
         try:
             _connect(inbox, path)
         except OSError as error:
+            if error.errno in (errno.EPERM, errno.EACCES) and in_codex_sandbox(env):
+                raise Refusal(
+                    f"Codex's sandbox blocks the connection to claude's socket ({error.strerror}); nothing was "
+                    "handed over. The human can allow it with network access for the workspace sandbox "
+                    "(sandbox_workspace_write.network_access = true)"
+                ) from None
             raise not_answered("claude", _socket_failure(error)) from None
         try:
             inbox.sendall(payload)
@@ -89,25 +102,50 @@ def _socket_failure(error):
     return error.strerror or str(error)
 
 
-def _knock_codex(thread, envelope):
+def _knock_codex(thread, envelope, env):
     import subprocess
 
-    argv = [find_codex(os.environ), "queue", "--thread", thread, "--message", envelope]
-    quiet = subprocess.DEVNULL  # codex's output can echo the thread id or undecodable bytes
+    argv = [find_codex(env), "queue", "--thread", thread, "--message", envelope]
     try:
         child = subprocess.Popen(
-            argv, stdin=quiet, stdout=quiet, stderr=quiet, env=_child_environment(), start_new_session=True
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,  # read to tell failures apart, never shown: it can hold the thread id
+            env=child_environment(env),
+            start_new_session=True,
         )
     except OSError as error:
         raise _start_failure(error) from None
     try:
-        status = child.wait(TIMEOUT)
+        _, said = child.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         _stop(child)
         raise maybe_delivered("codex", f"codex queue gave no answer within {TIMEOUT:g} s") from None
-    if status:
-        how = f"exit status {status}" if status > 0 else f"killed by signal {-status}"
-        raise maybe_delivered("codex", f"codex queue ended with {how}")
+    status = child.returncode
+    if status < 0:
+        raise maybe_delivered("codex", f"codex queue was killed by {_signal_name(-status)}")
+    if status > 0:
+        # codex queue stores the letter last, once the thread was found: a failure means
+        # it took nothing, and what helps is a fresh door.
+        raise not_answered("codex", f"codex queue exited {status}{_codex_said(said)}")
+
+
+def _codex_said(stderr):
+    text = stderr.decode(errors="replace").lower()
+    for words, meaning in _CODEX_SAYS:
+        if words in text:
+            return f": {meaning}"
+    return ""
+
+
+def _signal_name(number):
+    import signal
+
+    try:
+        return f"signal {number} ({signal.Signals(number).name})"
+    except ValueError:
+        return f"signal {number}"
 
 
 def _start_failure(error):
@@ -123,31 +161,31 @@ def _stop(child):
         os.killpg(child.pid, signal.SIGKILL)  # codex may have started helpers of its own
     except OSError:
         child.kill()
-    child.wait()
+    child.wait()  # not communicate(): a helper that left the group could hold stderr open
 
 
-def _child_environment():
-    """Our environment less every session variable: a token must not reach the other vendor."""
-    hidden = (*SESSION_VARIABLES, "POSTBAG_LEDGER")
-    return {name: value for name, value in os.environ.items() if name not in hidden}
+def child_environment(env):
+    """`env` less every vendor session variable and the ledger's path: a token must not reach
+    the other vendor."""
+    hidden = is_vendor_session_variable
+    return {name: value for name, value in env.items() if name != "POSTBAG_LEDGER" and not hidden(name)}
 
 
 def find_codex(env):
-    """The codex binary: POSTBAG_CODEX, else the one inside the ChatGPT app, else PATH's."""
-    named = env.get("POSTBAG_CODEX")
-    if named:
-        if _is_program(named):
-            return os.path.abspath(named)
-        raise Refusal(f"no codex at {visible(named)}; set POSTBAG_CODEX")
-    if _is_program(APP_CODEX):
-        return APP_CODEX
+    """The codex binary: POSTBAG_CODEX (a path, or a name PATH finds), else the one inside
+    the ChatGPT app, else PATH's codex."""
     import shutil
 
-    found = shutil.which("codex", path=env.get("PATH", os.defpath))
+    search = env.get("PATH", os.defpath)
+    named = env.get("POSTBAG_CODEX")
+    if named:
+        found = shutil.which(named, path=search)
+        if found is None:
+            raise Refusal(f"no codex at {named}; set POSTBAG_CODEX")
+        return os.path.abspath(found)
+    if os.path.isfile(APP_CODEX) and os.access(APP_CODEX, os.X_OK):
+        return APP_CODEX
+    found = shutil.which("codex", path=search)
     if found is None:
         raise Refusal("no codex on PATH; set POSTBAG_CODEX")
     return os.path.abspath(found)
-
-
-def _is_program(path):
-    return os.path.isfile(path) and os.access(path, os.X_OK)

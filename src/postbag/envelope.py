@@ -8,7 +8,7 @@ import os
 import shlex
 import sys
 
-from postbag.guards import Refusal
+from postbag.refusal import Refusal
 
 # Linux passes at most 128 KiB in one argument, and `codex queue` takes the envelope as
 # one; the cap leaves room for the heading and long paths inside it.
@@ -17,7 +17,7 @@ BODY_MAX = 96 * 1024
 
 def check_body(body):
     """Refuse a body no door should carry."""
-    if not body:
+    if not body.strip():  # as 1.0: whitespace alone is no letter
         raise Refusal("a letter needs text")
     if "\0" in body:
         raise Refusal("a letter cannot hold a NUL byte")
@@ -29,7 +29,8 @@ def check_body(body):
         raise Refusal(f"a letter is at most {BODY_MAX:,} bytes and this one has {size:,}; shorten the letter")
 
 
-def envelope(number, sender, body, *, last, reply_command):
+def wrap(number, sender, body, *, last, reply_command):
+    """The envelope around letter `number`: who wrote it, and how to answer it or that it must not be."""
     heading = f"Letter {number} from {sender} via postbag."
     if last:
         return f"{heading} It is the last letter of the exchange; do not reply.\n\n{body}"

@@ -1,21 +1,18 @@
 """Who may run which verb, decided by the variables each vendor exports into its sessions.
 
 This is a guardrail against mixed-up roles, not authentication: any program of the same
-user can set or unset these variables.
+user can set or unset these variables. Every function takes the environment it judges.
 """
 
-import os
-import sys
-
-PEERS = ("claude", "codex")
+from postbag.refusal import Refusal
 
 CLAUDE_SOCKET = "CLAUDE_CODE_MESSAGING_SOCKET"
 CLAUDE_TOKEN = "CLAUDE_CODE_MESSAGING_TOKEN"
 CODEX_THREAD = "CODEX_THREAD_ID"
 CODEX_SESSION = "CODEX_SESSION_ID"
 
-# Every variable that marks a shell as living inside an agent's session. None of them may
-# reach the other vendor's process, and the presence of any one keeps `open` out.
+# The variables that mark a shell as living inside an agent's session: the presence of
+# any one, even empty, keeps the human's verbs out.
 SESSION_VARIABLES = (
     CLAUDE_SOCKET,
     CLAUDE_TOKEN,
@@ -28,17 +25,13 @@ SESSION_VARIABLES = (
 _HEX = frozenset("0123456789abcdefABCDEF")
 
 
-class Refusal(Exception):
-    """A verb declined to act. The message says why; `stop` adds the rest."""
-
-
-def stop(refusal):
-    """Show a refusal the one way every refusal is shown, and return the exit status.
-
-    Every refusal ends by telling the agent to stop, so a failure never turns into a retry loop.
-    """
-    sys.stderr.write(f"postbag: {refusal}; stop and ask the human\n")
-    return 1
+def is_vendor_session_variable(name):
+    """Whether `name` belongs to a vendor's session, by family rather than by a list a new
+    variable could slip past: everything Claude Code sets for its session, and every Codex
+    session or thread variable. None of them may reach the other vendor's process."""
+    if name == "CLAUDECODE" or name.startswith("CLAUDE_CODE_"):
+        return True
+    return name.startswith("CODEX_") and ("SESSION" in name or "THREAD" in name)
 
 
 def other(peer):
@@ -52,33 +45,55 @@ def inside(peer, env):
     return bool(env.get(CODEX_THREAD)) or bool(env.get(CODEX_SESSION))
 
 
-def require_inside(peer, verb):
-    if not inside(peer, os.environ):
-        raise Refusal(f"{verb} is {peer}'s verb; run it inside a {peer} session")
+def require_inside(peer, verb, env):
+    """Refuse `verb` outside `peer`'s session; inside the other peer's, say what it meant."""
+    if inside(peer, env):
+        return
+    reason = f"{verb} is {peer}'s verb; run it inside a {peer} session"
+    here = other(peer)
+    if inside(here, env):
+        reason += f" (this is a {here} session: to write to {peer}, run postbag send {peer})"
+    raise Refusal(reason)
 
 
-def require_human():
-    if any(name in os.environ for name in SESSION_VARIABLES):
-        raise Refusal("open is the human's verb")
+def require_human(verb, env):
+    if any(name in env for name in SESSION_VARIABLES):
+        raise Refusal(f"{verb} is the human's verb")
 
 
-def door_of_this_session(peer):
+def door_of_this_session(peer, env):
     """The door fields `join` records for `peer`, read from its session."""
-    env = os.environ
+    import os
+
+    from postbag.ledger import is_door_field
+
     if not inside(peer, env):
         raise Refusal(f"join {peer} from inside a {peer} session")
     if peer == "claude":
-        return {"socket": os.path.abspath(env[CLAUDE_SOCKET]), "token": env[CLAUDE_TOKEN]}
-    if CODEX_THREAD in env:
+        names = {"socket": CLAUDE_SOCKET, "token": CLAUDE_TOKEN}
+    elif CODEX_THREAD in env:
         # CODEX_SESSION_ID can name a root shared by sub-agent threads, so a thread id that
         # is present but malformed is refused rather than silently replaced by the root.
-        thread = env[CODEX_THREAD]
-        if not is_uuid(thread):
+        if not is_uuid(env[CODEX_THREAD]):
             raise Refusal(f"{CODEX_THREAD} is not a thread id")
-        return {"thread": thread}
-    return {"thread": env[CODEX_SESSION]}
+        names = {"thread": CODEX_THREAD}
+    else:
+        names = {"thread": CODEX_SESSION}
+    door = {field: env[name] for field, name in names.items()}
+    for field, name in names.items():
+        if not is_door_field(door[field]):
+            raise Refusal(f"{name} is not valid text")
+    if "socket" in door:
+        door["socket"] = os.path.abspath(door["socket"])
+    return door
 
 
 def is_uuid(text):
     parts = text.split("-")
     return [len(part) for part in parts] == [8, 4, 4, 4, 12] and all(c in _HEX for c in "".join(parts))
+
+
+def in_codex_sandbox(env):
+    """Whether this command runs inside Codex's sandbox, which marks every command it runs
+    (CODEX_SANDBOX names the macOS sandbox; CODEX_SANDBOX_NETWORK_DISABLED is set on both)."""
+    return bool(env.get("CODEX_SANDBOX_NETWORK_DISABLED") or env.get("CODEX_SANDBOX"))

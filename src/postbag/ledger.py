@@ -2,7 +2,9 @@
 
 Each line is one record, numbered from 1 without gaps. A verb reads only the records it
 relies on, found by scanning the raw bytes from the end, and validates each of them, so a
-send costs the same on the first day as after a year of letters.
+send costs the same on the first day as after a year of letters. When any check fails,
+the whole file is scanned once more to name the first line that is not a record in its
+place, as 1.0 did.
 """
 
 import errno
@@ -10,29 +12,23 @@ import fcntl
 import json
 import json.scanner
 import os
-import re
 import signal
 import stat
 import time
 
-from postbag.guards import PEERS, Refusal
-from postbag.transcript import is_unsafe
+from postbag import PEERS
+from postbag.refusal import Refusal
+from postbag.transcript import has_unsafe
 
 DEFAULT_PATH = "~/.postbag/ledger.jsonl"
-LIMIT_MAX = 1_000_000_000
-
-_DOORS = {"claude": ("socket", "token"), "codex": ("thread",)}
-# 1.0 writes seconds and a UTC offset; earlier ledgers wrote local time, some with
-# microseconds and no offset. All of them read; nothing else may stand in `at`.
-_TIMESTAMP = re.compile(
-    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|[+-]\d\d:\d\d(?::\d\d)?)?", re.ASCII
-).fullmatch
+DOOR_FIELDS = {"claude": ("socket", "token"), "codex": ("thread",)}
+_JSON_SPACE = " \t\r"  # what json.loads allows around a value, less the newline that ends a line
 
 
 def locate(env):
     """The ledger's absolute path, fixed once so a later chdir cannot move it."""
     raw = env.get("POSTBAG_LEDGER") or DEFAULT_PATH
-    if any(is_unsafe(char) for char in raw):
+    if has_unsafe(raw):
         raise Refusal("POSTBAG_LEDGER holds a control character")
     return os.path.abspath(os.path.expanduser(raw))
 
@@ -41,24 +37,42 @@ def is_default(path):
     return path == os.path.abspath(os.path.expanduser(DEFAULT_PATH))
 
 
+def truncated(count, path):
+    return f"ledger is truncated after line {count} ({path})"
+
+
 class Ledger:
     """The ledger opened and locked: shared to read, exclusive to write.
 
-    `data` holds the file's bytes as they were when the lock was taken. Only the lines a
-    verb relies on are decoded and parsed.
+    `data` holds the file's bytes as they were when the lock was taken, and every record
+    appended since. Only the lines a verb relies on are decoded and parsed.
+
+    A last line without its newline is a send that was killed while it appended. Holding
+    the exclusive lock, the ledger cuts it off and says so; a reader sees every complete
+    record, and `unfinished` names the line after which the file stops.
     """
 
-    def __init__(self, path, *, write=False, create=False):
+    def __init__(self, path, *, write=False, create=False, on_wait=None, sandboxed=False):
         self.path = path
-        self.fd = _open(path, write=write, create=create)
+        self.fd, self._mode = _open(path, write=write, create=create, sandboxed=sandboxed)
+        self.unfinished = None
+        self._appended = []
         try:
-            self.data = b"" if self.fd is None else _read_locked(self.fd, write, path)
-            self.size, self.count = len(self.data), self.data.count(b"\n")
-            if not self.data.endswith(b"\n") and self.data:
-                raise Refusal(f"ledger is truncated after line {self.count} ({path})")
+            self._data = b"" if self.fd is None else _read_locked(self.fd, write, path, on_wait)
+            self.count = self._data.count(b"\n")
+            if self._data and not self._data.endswith(b"\n"):
+                self._set_aside_unfinished_line(write)
+            self.size = len(self._data)
             # Every verb continues or shows the last record, and its number must equal the
             # line count: a line deleted or inserted anywhere shows here.
             self.tail(1)
+            if write and self.fd is not None and stat.S_IMODE(self._mode) != 0o600:
+                os.fchmod(self.fd, 0o600)  # it holds a session token; fixed only once it is known ours
+            if self.unfinished is not None and write:
+                self._cut_unfinished_line()
+        except OSError as error:
+            self.close()
+            raise Refusal(f"cannot write the ledger ({error.strerror}: {path})") from None
         except Refusal:
             self.close()
             raise
@@ -69,6 +83,13 @@ class Ledger:
     def __exit__(self, *exc_info):
         self.close()
 
+    @property
+    def data(self):
+        if self._appended:
+            self._data += b"".join(self._appended)
+            self._appended.clear()
+        return self._data
+
     def close(self):
         """Release the lock. `data` stays readable."""
         if self.fd is not None:
@@ -77,22 +98,15 @@ class Ledger:
 
     def records(self, start=0, number=1):
         """Every record from byte `start` (line `number`) to the end, validated one by one."""
-        text = self._decode(start, len(self.data), number)
-        at, size, find_end = 0, len(text), text.index
-        while at < size:
-            end = find_end("\n", at)
-            record = _parsed(text, at, end, number)
-            if record is None:
-                raise self._not_a_record(number)
-            yield record
-            at, number = end + 1, number + 1
+        return self._records(self.data, start, number)
 
     def tail(self, count):
         """The last `count` records, oldest first."""
-        bounds, start = [], len(self.data)
+        data, bounds = self.data, []
+        start = len(data)
         for _ in range(min(count, self.count)):
             end = start - 1
-            start = self.data.rfind(b"\n", 0, end) + 1
+            start = data.rfind(b"\n", 0, end) + 1
             bounds.append((start, end))
         first = self.count - len(bounds) + 1
         return [self._record(first + i, s, e) for i, (s, e) in enumerate(reversed(bounds))]
@@ -103,7 +117,7 @@ class Ledger:
         if found is None:
             return None
         _, record, _ = found
-        return {field: record[field] for field in _DOORS[peer]}
+        return {field: record[field] for field in DOOR_FIELDS[peer]}
 
     def letters_left(self):
         """How many letters the open exchange still grants, or None if none was opened."""
@@ -116,16 +130,33 @@ class Ledger:
 
     def append(self, kind, **fields):
         """Record one line and make it durable, or leave the file as it was and raise OSError."""
-        record = {"n": self.count + 1, "at": _now(), "kind": kind, **fields}
+        record = {"n": self.count + 1, "at": now(), "kind": kind, **fields}
         line = (json.dumps(record) + "\n").encode()  # ASCII: json escapes the rest
-        try:
-            _write_durably(self.fd, line)
-        except OSError:
-            _cut_back(self.fd, self.size)
-            raise
-        self.size += len(line)  # `data` stays the snapshot: copying it would cost more than the append
+        _append_whole(self.fd, line, self.size)
+        self._appended.append(line)
+        self.size += len(line)
         self.count += 1
         return record
+
+    def _set_aside_unfinished_line(self, write):
+        """Keep only the complete lines of a file whose last line lacks its newline, when that
+        line is the start of the record a send was appending; otherwise refuse the file."""
+        cut = self._data.rfind(b"\n") + 1
+        if not self._data.startswith(b'{"n": %d, ' % (self.count + 1), cut):
+            raise Refusal(truncated(self.count, self.path))
+        self.unfinished = self.count
+        self._data = self._data[:cut]
+
+    def _cut_unfinished_line(self):
+        os.ftruncate(self.fd, self.size)
+        os.fsync(self.fd)
+        from postbag.refusal import say
+
+        say(
+            f"an interrupted send left an unfinished record after line {self.unfinished}; "
+            "it was removed, and its letter may have been delivered"
+        )
+        self.unfinished = None
 
     def _latest(self, token, accept):
         """The last record whose line holds `token` and that `accept` takes.
@@ -149,41 +180,77 @@ class Ledger:
                 return number, record, end
         return None
 
+    def _records(self, data, start, number):
+        """The records of data[start:], which begins at line `number`. The first line that is
+        not a record is refused by its number: this scan goes in order, so it is the first."""
+        try:
+            text = data[start:].decode()
+        except UnicodeDecodeError as error:
+            cut = max(start, data.rfind(b"\n", start, start + error.start) + 1)  # where the bad line starts
+            if cut > start:
+                yield from self._records(data[:cut], start, number)
+            raise self._not_a_record(number + data.count(b"\n", start, cut)) from None
+        at, size, find_end = 0, len(text), text.index
+        while at < size:
+            end = find_end("\n", at)
+            record = _parsed(text, at, end, number)
+            if record is None:
+                raise self._not_a_record(number)
+            yield record
+            at, number = end + 1, number + 1
+
     def _record(self, number, start, end):
         """Line `number`, the bytes data[start:end], as a validated record."""
-        text = self._decode(start, end, number)
+        try:
+            text = self.data[start:end].decode()
+        except UnicodeDecodeError:
+            raise self._first_damage(number) from None
         record = _parsed(text, 0, len(text), number)
         if record is None:
-            raise self._not_a_record(number)
+            raise self._first_damage(number)
         return record
 
-    def _decode(self, start, end, number):
-        """data[start:end], which begins at line `number`, as text."""
+    def _first_damage(self, number):
+        """The refusal for a check that failed at line `number`: it names the first line of
+        the file that is not a record in its place, which may come earlier."""
         try:
-            return self.data[start:end].decode()
-        except UnicodeDecodeError as error:
-            raise self._not_a_record(number + self.data.count(b"\n", start, start + error.start)) from None
+            for _ in self._records(self.data, 0, 1):
+                pass
+        except Refusal as refusal:
+            return refusal
+        return self._not_a_record(number)
 
     def _not_a_record(self, number):
         return Refusal(f"ledger line {number} is not a record ({self.path})")
 
 
 def _parsed(text, start, end, number):
-    """The record that fills text[start:end] exactly and is well-formed as line `number`,
-    or None."""
+    """The record that fills text[start:end], JSON spaces aside, and is well-formed as line
+    `number`; or None."""
+    while start < end and text[start] in _JSON_SPACE:
+        start += 1
     try:
         record, stop = _scan(text, start)
     except (StopIteration, ValueError, RecursionError):
         return None
-    return record if stop == end and is_record(record, number) else None
+    if stop != end and text[stop:end].strip(_JSON_SPACE):
+        return None
+    if not is_record(record, number):
+        return None
+    # A lone surrogate can only come from a \ud800-\udfff escape; no door and no output
+    # can carry one, so such a record is not valid text.
+    if (text.find("\\ud", start, end) >= 0 or text.find("\\uD", start, end) >= 0) and not _is_text(record):
+        return None
+    return record
 
 
 def is_record(record, number):
-    """Whether `record` is a well-formed record for line `number`."""
+    """Whether `record` is a well-formed record for line `number`: 1.0's rules, and door
+    fields that a door can carry."""
     if type(record) is not dict:
         return False
     n, at, kind = record.get("n"), record.get("at"), record.get("kind")
-    if n != number or type(n) is not int or type(at) is not str or not _TIMESTAMP(at):
+    if n != number or type(n) is not int or type(at) is not str or at == "":
         return False
     shape = _SHAPES.get(kind) if type(kind) is str else None
     return shape is not None and shape(record)
@@ -197,17 +264,32 @@ def _is_letter(record):
 
 def _is_open(record):
     limit = record.get("limit")
-    return type(limit) is int and 1 <= limit <= LIMIT_MAX
+    return type(limit) is int and limit >= 1
 
 
 def _is_join(record):
     peer = record.get("peer")
-    return peer in PEERS and all(_is_door_field(record.get(f)) for f in _DOORS[peer])
+    return peer in PEERS and all(_is_door_field(record.get(f)) for f in DOOR_FIELDS[peer])
+
+
+def is_door_field(value):
+    """Whether a door can carry `value`: a NUL cannot travel in a socket path or an argument."""
+    return value != "" and "\0" not in value and _is_text(value)
 
 
 def _is_door_field(value):
-    # A NUL cannot travel in a socket path or an argument, so it marks damage.
-    return type(value) is str and value != "" and "\0" not in value
+    return type(value) is str and is_door_field(value)
+
+
+def _is_text(value):
+    """Whether every string in `value` (a record, or a string) is valid Unicode text."""
+    if type(value) is dict:
+        return all(_is_text(v) for v in value.values() if type(v) is str)
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 _SHAPES = {"letter": _is_letter, "open": _is_open, "join": _is_join}
@@ -218,51 +300,72 @@ def _no_constant(name):
 
 
 # The decoder's own scanner parses one value in place, where the line starts, with no copy
-# of the line and none of json.loads's wrapping; a value must then end exactly at the line's
-# end. NaN and Infinity are not JSON, so they are refused too.
+# of the line and none of json.loads's wrapping. NaN and Infinity are not JSON, so they are
+# refused too.
 _scan = json.scanner.make_scanner(json.JSONDecoder(parse_constant=_no_constant))
 
 
-def _now():
-    """Local time to the second with its UTC offset, e.g. 2026-09-08T10:02:11+02:00."""
+def now():
+    """Local time to the second with its exact UTC offset, e.g. 2026-09-08T10:02:11+02:00,
+    or +01:00:30 where a zone's offset has seconds, as 1.0's isoformat() wrote it."""
     moment = time.localtime()
-    hours, minutes = divmod(abs(moment.tm_gmtoff) // 60, 60)
-    sign = "-" if moment.tm_gmtoff < 0 else "+"
-    return time.strftime("%Y-%m-%dT%H:%M:%S", moment) + f"{sign}{hours:02d}:{minutes:02d}"
+    offset = moment.tm_gmtoff
+    sign = "-" if offset < 0 else "+"
+    minutes, seconds = divmod(abs(offset), 60)
+    hours, minutes = divmod(minutes, 60)
+    zone = f"{sign}{hours:02d}:{minutes:02d}" + (f":{seconds:02d}" if seconds else "")
+    return time.strftime("%Y-%m-%dT%H:%M:%S", moment) + zone
 
 
-def _open(path, *, write, create):
-    """A descriptor on the ledger, or None when it does not exist and need not."""
+def _open(path, *, write, create, sandboxed):
+    """A descriptor on the ledger and its mode, or (None, 0) when it does not exist and need not."""
     # O_NONBLOCK keeps a FIFO planted at the path from hanging the open; O_NOFOLLOW refuses
     # a symlink that could point the appends, and the session token, anywhere.
     flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     flags |= os.O_RDWR | os.O_APPEND if write else os.O_RDONLY
     try:
         if create:
-            _make_private_directory(os.path.dirname(path))
+            _make_private_directories(os.path.dirname(path))
             flags |= os.O_CREAT
         fd = os.open(path, flags, 0o600)
     except FileNotFoundError:
         if not create:
-            return None
+            return None, 0
         raise Refusal(f"cannot open the ledger (no such directory: {os.path.dirname(path)})") from None
     except OSError as error:
         if error.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a socket
             raise Refusal(f"the ledger is not a regular file ({path})") from None
-        raise Refusal(f"cannot open the ledger ({_open_failure(error, path)})") from None
+        reason = f"cannot open the ledger ({_open_failure(error, path)})"
+        if sandboxed and error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            reason += (
+                "; Codex's sandbox keeps it from being written. The human can add the ledger's directory to the "
+                "sandbox's writable roots, or point POSTBAG_LEDGER at a path inside them"
+            )
+        raise Refusal(reason) from None
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
             raise Refusal(f"the ledger is not a regular file ({path})")
-        if write and stat.S_IMODE(mode) != 0o600:
-            os.fchmod(fd, 0o600)  # it holds a session token
+        if status.st_uid != os.geteuid():
+            # Root writing its session token into a file that another user can read, or
+            # changing that user's file, would be worse than refusing.
+            raise Refusal(f"the ledger belongs to another user, {_user_name(status.st_uid)} ({path})")
     except OSError as error:
         os.close(fd)
         raise Refusal(f"cannot open the ledger ({error.strerror}: {path})") from None
     except Refusal:
         os.close(fd)
         raise
-    return fd
+    return fd, status.st_mode
+
+
+def _user_name(uid):
+    import pwd
+
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
 
 
 def _open_failure(error, path):
@@ -271,20 +374,33 @@ def _open_failure(error, path):
     return f"{error.strerror}: {path}"
 
 
-def _make_private_directory(path):
-    if os.path.isdir(path):
-        return
-    _make_private_directory(os.path.dirname(path))
-    try:
-        os.mkdir(path, 0o700)
-    except FileExistsError:
-        return
-    os.chmod(path, 0o700)  # mkdir's mode is masked by the umask
+def _make_private_directories(path):
+    """Create `path` and any missing parents, each 0700; directories that exist keep their mode."""
+    missing = []
+    while path and not os.path.isdir(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            continue
+        os.chmod(directory, 0o700)  # mkdir's mode is masked by the umask
 
 
-def _read_locked(fd, write, path):
+def _read_locked(fd, write, path, on_wait):
+    """The whole file, read under its lock. `on_wait` is called once if the lock is held."""
+    kind = fcntl.LOCK_EX if write else fcntl.LOCK_SH
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
+        try:
+            fcntl.flock(fd, kind | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fd, kind)
     except OSError as error:  # ENOLCK on some network file systems
         raise Refusal(f"cannot lock the ledger ({error.strerror}: {path})") from None
     try:
@@ -297,10 +413,27 @@ def _read_locked(fd, write, path):
     return chunks[0] if len(chunks) == 2 else b"".join(chunks)
 
 
-def _write_durably(fd, line):
+def _append_whole(fd, line, size):
+    """Append `line` and make it durable, or cut the file back to `size` and raise OSError.
+
+    Every signal that can be blocked waits until the append is whole or undone: a send
+    stopped by one never leaves half a record. SIGKILL cannot wait; the next writer cuts
+    what it left (`Ledger`).
+    """
     # Past RLIMIT_FSIZE the kernel would kill the process mid-append; ignoring the signal
     # turns it into an EFBIG that can be answered.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        _write_durably(fd, line)
+    except OSError:
+        _cut_back(fd, size)
+        raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _write_durably(fd, line):
     # One write of the whole line on an O_APPEND descriptor: a reader never sees half of it.
     if os.write(fd, line) != len(line):
         raise OSError(errno.EIO, "the disk took only part of the record")

@@ -1,7 +1,8 @@
 """The ledger as `read` shows it: aligned lines for people, JSON Lines for scripts.
 
 Bodies are written by agents and may hold anything, so every character a terminal would
-act on is shown as an escape instead of reaching the screen.
+act on is shown as an escape instead of reaching the screen. The same escaping serves
+every other string postbag prints: paths, timestamps, values from the environment.
 """
 
 import json
@@ -10,38 +11,68 @@ import json
 # in the ledger and never reach any output.
 _SHOWN_FIELDS = ("n", "at", "kind", "peer", "limit", "from", "to", "body")
 
+INDENT = "      "
+# What str.splitlines() breaks a line at, as 1.0's `read` laid bodies out with it.
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 # Bidirectional embeddings, overrides and isolates reorder what a terminal draws.
-_BIDI = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
+_BIDI = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_UNSAFE = (*range(0x20), *range(0x7F, 0xA0), *_BIDI, 0x2028, 0x2029, *range(0xD800, 0xE000))
+_tables = {}
 
 
-def is_unsafe(char):
-    """Whether a terminal would act on `char` instead of drawing it (newline and tab aside)."""
-    code = ord(char)
-    return code < 0x20 or 0x7F <= code <= 0x9F or code in _BIDI or 0xD800 <= code <= 0xDFFF
-
-
-def visible(text):
-    """`text` with every unsafe character but newline and tab written as an escape."""
-    if text.isprintable():
-        return text
-    return "".join(_escape(c) if c not in "\n\t" and is_unsafe(c) else c for c in text)
-
-
-def _escape(char):
-    code = ord(char)
+def _escape(code):
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
+def _table(kind):
+    """The str.translate table for `kind`: "line" escapes every unsafe character, "body"
+    keeps tabs and turns line breaks into indented new lines. Built when first needed."""
+    table = _tables.get(kind)
+    if table is None:
+        table = {code: _escape(code) for code in _UNSAFE}
+        if kind == "body":
+            del table[ord("\t")]
+            table.update({ord(c): "\n" + INDENT for c in _LINE_BREAKS})
+        _tables[kind] = table
+    return table
+
+
+def has_unsafe(text):
+    return one_line(text) != text
+
+
+def one_line(text):
+    """`text` with every character a terminal would act on, newline and tab included,
+    written as an escape: it can never start a line of its own."""
+    if text.isprintable():  # C speed, and true of almost everything
+        return text
+    return text.translate(_table("line"))
+
+
+def body_lines(body):
+    """A body as 1.0's `read` printed it, the lines that splitlines() gives each indented
+    by six spaces, with unsafe characters escaped. Cost and memory grow with the body's
+    length, never with its shape."""
+    if body.replace("\n", "").replace("\t", "").isprintable():  # the common case
+        text = body[:-1] if body.endswith("\n") else body
+        return INDENT + text.replace("\n", "\n" + INDENT)
+    text = body.replace("\r\n", "\n")
+    if text[-1] in _LINE_BREAKS:  # splitlines() makes no empty line after the last break
+        text = text[:-1]
+    return INDENT + text.translate(_table("body"))
+
+
 def human_line(record):
-    """One record as `read` prints it: a heading, then any body indented by six spaces."""
+    """One record as `read` prints it: a heading, then a letter's body."""
     kind = record["kind"]
+    heading = f"{record['n']:>4}  {one_line(record['at'])}  {kind:<6}"
     if kind == "letter":
-        body = record["body"]
-        if not body.isprintable():  # printable text needs no escape and holds no newline
-            body = visible(body).replace("\n", "\n      ")
-        return f"{record['n']:>4}  {record['at']}  letter {record['from']} -> {record['to']}\n      {body}\n"
-    detail = record["peer"] if kind == "join" else f"{record['limit']} letters"
-    return f"{record['n']:>4}  {record['at']}  {kind:<6} {detail}\n"
+        return f"{heading} {record['from']} -> {record['to']}\n{body_lines(record['body'])}\n"
+    if kind == "join":
+        return f"{heading} {record['peer']}\n"
+    if kind == "open":
+        return f"{heading} {record['limit']} letters\n"
+    return f"{heading}\n"
 
 
 def json_line(record):

@@ -1,0 +1,39 @@
+"""The one error type, and the one way anything postbag says reaches stderr.
+
+Every module may raise `Refusal` without importing any policy. A message can carry a
+path or a value from the environment, so it is escaped like every other string that
+reaches a terminal.
+"""
+
+import sys
+
+_STOP = "; stop and ask the human"
+
+
+class Refusal(Exception):
+    """A verb declined to act. The message says why; `stop` adds the rest."""
+
+
+def stop(refusal):
+    """Show a refusal the one way every refusal is shown, and return the exit status.
+
+    Every refusal ends by telling the agent to stop, so a failure never turns into a retry loop.
+    """
+    say(f"{refusal}{_STOP}")
+    return 1
+
+
+def say(message):
+    """One line on stderr that is not a refusal: something happened that the reader must know."""
+    if not message.isprintable():
+        from postbag.transcript import one_line
+
+        message = one_line(message)
+    stream = sys.stderr
+    if stream is None:  # started with stderr closed: there is no one to tell
+        return
+    try:
+        stream.write(f"postbag: {message}\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass
