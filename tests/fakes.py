@@ -77,8 +77,10 @@ with open(os.path.join(here, "behaviour.json")) as f:
 stdin = os.fstat(0)
 call = {{"argv": sys.argv[1:], "env": dict(os.environ), "stdin_is_devnull":
         (stdin.st_rdev, stdin.st_ino) == (os.stat(os.devnull).st_rdev, os.stat(os.devnull).st_ino)}}
-with open(os.path.join(here, "calls.jsonl"), "a") as f:
-    f.write(json.dumps(call) + "\\n")
+# One write of the whole record on an O_APPEND descriptor, so a reader never meets half of one.
+log = os.open(os.path.join(here, "calls.jsonl"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+os.write(log, (json.dumps(call) + "\\n").encode("utf-8", "surrogateescape"))
+os.close(log)
 say = behaviour.get("say", "").encode("utf-8", "surrogateescape")
 sys.stdout.buffer.write(say)
 sys.stderr.buffer.write(say)
@@ -121,11 +123,14 @@ class FakeCodex:
         return {"CODEX_SESSION_ID": self.thread}
 
     def calls(self):
+        """Every call whose record is complete: a call still being written is not one yet."""
         try:
-            with open(os.path.join(self.directory, "calls.jsonl")) as file:
-                return [json.loads(line) for line in file]
+            with open(os.path.join(self.directory, "calls.jsonl"), "rb") as file:
+                data = file.read()
         except FileNotFoundError:
             return []
+        complete = data[: data.rfind(b"\n") + 1].decode("utf-8", "surrogateescape")
+        return [json.loads(line) for line in complete.splitlines()]
 
     def envelopes(self):
         """The envelopes queued so far, after checking the argv around each."""

@@ -8,6 +8,8 @@ WHERE is `src` or the path of a postbag.pyz; FAULTS is a comma-separated list of
   fsync=ERRNO       the ledger's fsync fails with ERRNO
   exec=ERRNO        starting codex fails with ERRNO
   lock=ERRNO        locking the ledger fails with ERRNO (ENOLCK on some network file systems)
+  signal=NAME       signal NAME reaches the process halfway through the ledger append, as a kill
+                    sent at the wrong moment would
 These are failures a test cannot provoke for real on every machine; everything else runs
 the shipped code unchanged.
 """
@@ -71,6 +73,22 @@ def _short_write(_):
     os.write = half_write
 
 
+def _signal_mid_append(value):
+    import signal
+
+    write = os.write
+
+    def interrupted_write(fd, data):
+        if not data.startswith(b'{"n": '):
+            return write(fd, data)
+        half = len(data) // 2
+        written = write(fd, data[:half])
+        os.kill(os.getpid(), getattr(signal, f"SIG{value}"))
+        return written + write(fd, data[half:])
+
+    os.write = interrupted_write
+
+
 def _fsync_fails(value):
     def failing_fsync(fd):
         raise OSError(getattr(errno, value), os.strerror(getattr(errno, value)))
@@ -105,6 +123,7 @@ INJECT = {
     "short-write": _short_write,
     "fsync": _fsync_fails,
     "exec": _exec_fails,
+    "signal": _signal_mid_append,
 }
 
 if __name__ == "__main__":

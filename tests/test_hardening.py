@@ -9,8 +9,6 @@ import sys
 
 import pytest
 
-from conftest import SESSION_VARIABLES
-
 BODY_MAX = 96 * 1024
 NOT_RECORDED = (
     "letter 4 was submitted to {peer}'s door but not recorded ({reason}); "
@@ -203,22 +201,6 @@ def test_the_default_ledger_needs_no_prefix(postbag, codex, tmp_path):
 
 
 # Secrets
-
-
-def test_codex_queue_inherits_no_session_variable(postbag, codex):
-    postbag.ready()
-    everything = {
-        "CLAUDECODE": "1",
-        "CLAUDE_CODE_SESSION_ID": "claude-session",
-        "CODEX_THREAD_ID": "",
-        "CODEX_SESSION_ID": "",
-        "KEEP_ME": "kept",
-    }
-    postbag.ok("send", "codex", "hi", inside="claude", env=everything)
-    env = codex.calls()[0]["env"]
-    hidden = {*SESSION_VARIABLES, "POSTBAG_LEDGER"}
-    assert not hidden & set(env)
-    assert env["KEEP_ME"] == "kept"
 
 
 def test_no_output_ever_shows_a_door_field(postbag, inbox, codex, tmp_path):

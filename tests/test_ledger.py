@@ -3,6 +3,8 @@
 import json
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -168,3 +170,92 @@ def test_a_damaged_record_the_verb_does_not_rely_on_is_left_alone(postbag, codex
 def test_extra_fields_from_other_versions_are_kept_out_of_read(postbag, codex):
     postbag.write_ledger(legacy_ledger(thread=codex.thread).replace('"body": "hi"', '"body": "hi", "mood": "calm"'))
     assert "calm" not in postbag.ok("read") + postbag.ok("read", "--json")
+
+
+# What is not ours is not touched
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_a_ledger_of_another_user_is_refused_by_name_untouched(postbag):
+    import pwd
+
+    postbag.ready()
+    os.chmod(postbag.ledger, 0o644)
+    nobody = pwd.getpwnam("nobody")
+    os.chown(postbag.ledger, nobody.pw_uid, nobody.pw_gid)
+    before = postbag.ledger_bytes()
+    expected = f"the ledger belongs to another user, nobody ({postbag.ledger})"
+    for args, inside in [(("read",), None), (("open",), None), (("join", "claude"), "claude")]:
+        assert postbag.refused(*args, inside=inside) == expected
+    assert postbag.refused("send", "codex", "hi", inside="claude") == expected
+    status = os.stat(postbag.ledger)
+    assert (postbag.ledger_bytes(), stat.S_IMODE(status.st_mode), status.st_uid) == (before, 0o644, nobody.pw_uid)
+
+
+def test_a_file_that_is_no_ledger_keeps_its_mode_and_content(postbag):
+    postbag.write_ledger("my notes\n")
+    os.chmod(postbag.ledger, 0o644)
+    assert postbag.refused("open") == f"ledger line 1 is not a record ({postbag.ledger})"
+    assert postbag.ledger_bytes() == b"my notes\n"
+    assert stat.S_IMODE(os.stat(postbag.ledger).st_mode) == 0o644
+
+
+def test_a_ledger_a_thousand_directories_deep_is_created(postbag, tmp_path):
+    deep = os.path.join(str(tmp_path), *["d"] * 1000, "ledger.jsonl")
+    postbag.env["POSTBAG_LEDGER"] = deep
+    try:
+        assert postbag.ok("open") == "exchange open: 12 letters\n"
+        assert stat.S_IMODE(os.stat(os.path.dirname(deep)).st_mode) == 0o700
+    finally:  # from the bottom up: a recursive removal would exhaust pytest's own stack
+        if os.path.exists(deep):
+            os.unlink(deep)
+        directory = os.path.dirname(deep)
+        while directory != str(tmp_path) and os.path.isdir(directory):
+            os.rmdir(directory)
+            directory = os.path.dirname(directory)
+
+
+@pytest.mark.parametrize(
+    "field",
+    [{"token": "tok\\udc80"}, {"socket": "/tmp/\\ud800.sock"}, {"body": "\\udfff"}, {"at": "\\ud83d"}],
+    ids=["token", "socket", "body", "at"],
+)
+def test_a_lone_surrogate_in_any_field_is_not_a_record(postbag, field):
+    records = [
+        {"n": 1, "at": AT, "kind": "join", "peer": "claude", "socket": "/tmp/in.sock", "token": "tok"},
+        {"n": 2, "at": AT, "kind": "open", "limit": 3},
+        {"n": 3, "at": AT, "kind": "letter", "from": "codex", "to": "claude", "body": "hi"},
+    ]
+    target = next(r for r in records if next(iter(field)) in r)
+    lines = []
+    for record in records:
+        text = json.dumps(record)
+        if record is target:
+            name, value = next(iter(field.items()))
+            text = text.replace(json.dumps(record[name]), f'"{value}"')
+        lines.append(text + "\n")
+    postbag.write_ledger("".join(lines))
+    bad = records.index(target) + 1
+    assert postbag.refused("read") == f"ledger line {bad} is not a record ({postbag.ledger})"
+
+
+def test_an_emoji_written_as_a_surrogate_pair_is_text(postbag):
+    postbag.write_ledger(
+        line(n=1, at=AT, kind="open", limit=2)
+        + line(n=2, at=AT, kind="letter", **{"from": "codex", "to": "claude", "body": "ok \U0001f600"})
+    )
+    assert postbag.ok("read", "1").endswith("      ok \U0001f600\n")
+
+
+def test_a_hostile_line_costs_memory_in_proportion_to_its_length(postbag, tmp_path):
+    """A 20 MB line of escaped control characters: peak memory stays a few times its size."""
+    body = "\\u0001" * (20 * 1024 * 1024 // 6)
+    record = f'{{"n": 2, "at": "{AT}", "kind": "letter", "from": "codex", "to": "claude", "body": "{body}"}}\n'
+    postbag.write_ledger(line(n=1, at=AT, kind="open", limit=2) + record)
+    for args in (("read",), ("read", "1")):
+        with open(os.devnull, "wb") as sink:
+            child = subprocess.Popen([*postbag.command, *args], env=postbag.env, stdout=sink)
+            _, status, usage = os.wait4(child.pid, 0)
+        assert status == 0
+        peak = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+        assert peak < 5 * len(record) + 40 * 1024 * 1024, (args, peak)

@@ -1,0 +1,186 @@
+"""postbag 1.0 as its users knew it: the same ledgers read byte for byte the same, the same
+letters accepted, every limit and every ledger 1.0 took still taken."""
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from conftest import ROOT
+
+AT = "2026-09-08T10:02:11+02:00"
+CACHE = os.path.join(ROOT, ".cache")
+
+
+def line(**record):
+    return json.dumps(record) + "\n"
+
+
+def letter(n, body, sender="codex", at=AT):
+    return line(
+        n=n, at=at, kind="letter", **{"from": sender, "to": "claude" if sender == "codex" else "codex", "body": body}
+    )
+
+
+@pytest.fixture(scope="session")
+def postbag_1_0():
+    """The argv that runs release 1.0.0, installed from PyPI once into .cache/. It runs
+    isolated (-I), so the tree's PYTHONPATH cannot shadow it."""
+    venv = os.path.join(CACHE, "postbag-1.0.0")
+    python = os.path.join(venv, "bin", "python")
+    os.makedirs(CACHE, exist_ok=True)
+    with open(os.path.join(CACHE, "postbag-1.0.0.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # pytest-xdist's workers share one install
+        if not os.path.exists(os.path.join(venv, "bin", "postbag")):
+            steps = (
+                [sys.executable, "-m", "venv", venv],
+                [os.path.join(venv, "bin", "pip"), "install", "-q", "postbag==1.0.0"],
+            )
+            for step in steps:
+                done = subprocess.run(step, capture_output=True, text=True, check=False)
+                if done.returncode:
+                    pytest.skip(f"postbag 1.0.0 could not be installed from PyPI: {done.stderr.strip()[-200:]}")
+    return [python, "-I", "-m", "postbag"]
+
+
+# Each promise of 1.0, through the CLI
+
+
+@pytest.mark.parametrize("body", [" ", "\n\t \n", "\u3000"])
+def test_a_body_of_whitespace_needs_text(postbag, codex, body):
+    postbag.ready()
+    assert postbag.refused("send", "codex", body, inside="claude") == "a letter needs text"
+    assert postbag.refused("send", "codex", "-", input=body, inside="claude") == "a letter needs text"
+    assert codex.calls() == []
+
+
+def test_postbag_codex_may_name_a_program_on_path(postbag, codex):
+    postbag.ready()
+    os.rename(codex.path, os.path.join(codex.directory, "codex-beta"))
+    env = {"POSTBAG_CODEX": "codex-beta", "PATH": f"{codex.directory}{os.pathsep}{os.environ['PATH']}"}
+    assert postbag.ok("send", "codex", "hi", inside="claude", env=env) == "letter 4 delivered to codex, 11 left\n"
+    assert postbag.refused("send", "codex", "hi", inside="claude", env={"POSTBAG_CODEX": "codex-gamma"}) == (
+        "no codex at codex-gamma; set POSTBAG_CODEX"
+    )
+
+
+def test_any_limit_1_0_took_opens_and_continues(postbag, codex):
+    postbag.ok("join", "claude", inside="claude")
+    postbag.ok("join", "codex", inside="codex")
+    assert postbag.ok("open", "--limit", "2000000000") == "exchange open: 2000000000 letters\n"
+    assert postbag.ok("send", "codex", "hi", inside="claude") == "letter 4 delivered to codex, 1999999999 left\n"
+    postbag.write_ledger(postbag.ledger_bytes() + line(n=5, at=AT, kind="open", limit=10**30).encode())
+    assert postbag.ok("read", "1").endswith(f"open   {10**30} letters\n")
+    assert postbag.ok("send", "claude", "ok", inside="codex") == f"letter 6 delivered to claude, {10**30 - 1} left\n"
+
+
+@pytest.mark.parametrize(("damage", "first_bad"), [("delete", 2), ("insert", 3)])
+def test_the_first_line_out_of_place_is_named_by_every_verb(postbag, damage, first_bad):
+    postbag.ready()
+    for n in (4, 5):
+        postbag.write_ledger(postbag.ledger_bytes() + letter(n, f"letter {n}").encode())
+    lines = postbag.ledger_bytes().splitlines(keepends=True)
+    lines[1:2] = [] if damage == "delete" else [lines[1], lines[1]]
+    postbag.write_ledger(b"".join(lines))
+    expected = f"ledger line {first_bad} is not a record ({postbag.ledger})"
+    assert postbag.refused("read", streamed=postbag.run("read").stdout) == expected
+    for args, inside in [(("read", "1"), None), (("open",), None), (("send", "codex", "hi"), "claude")]:
+        assert postbag.refused(*args, inside=inside) == expected
+
+
+def test_crlf_endings_and_spaces_around_a_record_read_and_continue(postbag, codex):
+    postbag.write_ledger(
+        line(n=1, at=AT, kind="join", peer="codex", thread=codex.thread).replace("\n", "\r\n")
+        + "  "
+        + line(n=2, at=AT, kind="open", limit=3).replace("\n", " \t\r\n")
+        + "\t"
+        + letter(3, "hi")
+    )
+    assert postbag.ok("read") == (
+        f"   1  {AT}  join   codex\n   2  {AT}  open   3 letters\n   3  {AT}  letter codex -> claude\n      hi\n"
+    )
+    assert postbag.ok("send", "codex", "hello", inside="claude") == "letter 4 delivered to codex, 1 left\n"
+
+
+@pytest.mark.parametrize(
+    ("at", "shown"),
+    [
+        ("2026-09-08 10:02:11", "2026-09-08 10:02:11"),
+        ("2026/09/08 10:02", "2026/09/08 10:02"),
+        ("2026-09-08T10:02:11.123456", "2026-09-08T10:02:11.123456"),
+        (AT + "\n   9  " + AT, AT + "\\x0a   9  " + AT),  # cannot forge a line of read
+        ("\x1b[2J" + AT + "\t", "\\x1b[2J" + AT + "\\x09"),
+    ],
+)
+def test_any_timestamp_1_0_took_reads_as_written_with_unsafe_characters_escaped(postbag, at, shown):
+    postbag.write_ledger(line(n=1, at=at, kind="open", limit=2))
+    assert postbag.ok("read") == f"   1  {shown}  open   2 letters\n"
+    assert json.loads(postbag.ok("read", "--json"))["at"] == at
+
+
+def test_an_offset_with_seconds_is_written_exactly(postbag):
+    postbag.ok("open", env={"TZ": "XXX-01:00:30"})  # POSIX: local time is UTC+01:00:30
+    assert json.loads(postbag.ledger_bytes())["at"].endswith("+01:00:30")
+
+
+def test_codex_killed_by_a_signal_is_named_by_its_signal(postbag, codex):
+    postbag.ready()
+    codex.behave(exit=-15)
+    assert "(codex queue was killed by signal 15 (SIGTERM))" in postbag.refused("send", "codex", "hi", inside="claude")
+
+
+# Side by side with 1.0 itself
+
+# Characters that 1.0 prints raw and postbag escapes on purpose are left out; line breaks
+# of every kind, tabs and other scripts stay in.
+ESCAPED_ON_PURPOSE = [
+    chr(code)
+    for code in (*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+    if chr(code) not in "\t\n\r\x0b\x0c\x1c\x1d\x1e\x85"  # tab, and what splitlines() breaks at
+]
+BODIES = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=ESCAPED_ON_PURPOSE), min_size=1)
+STAMPS = st.sampled_from([AT, "2026-09-08T10:02:11", "2026-09-08 10:02:11", "2026-09-08T10:02:11.5-05:30", "yesterday"])
+
+
+@st.composite
+def ledgers_1_0_reads(draw):
+    records = []
+    for n in range(1, draw(st.integers(1, 8)) + 1):
+        at, kind = draw(STAMPS), draw(st.sampled_from(["letter", "letter", "open", "join"]))
+        if kind == "letter":
+            records.append(letter(n, draw(BODIES), draw(st.sampled_from(["claude", "codex"])), at))
+        elif kind == "open":
+            records.append(line(n=n, at=at, kind="open", limit=draw(st.integers(1, 10**12))))
+        else:
+            records.append(line(n=n, at=at, kind="join", peer="codex", thread="0f0e0d0c-0b0a-4999-8888-777766665555"))
+    ending = draw(st.sampled_from(["\n", "\r\n", " \n"]))
+    return "".join(record.replace("\n", ending) for record in records).encode()
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ledger=ledgers_1_0_reads(), tail=st.integers(1, 9))
+@example(ledger=letter(1, "a\nb\r\nc\rd\x0be\x0cf\x1cg\x1dh\x1ei\x85j\u2028k\u2029l\t\n\n").encode(), tail=1)
+@example(ledger=(letter(1, "\n") + letter(2, " ") + letter(3, "x\r\r\n")).encode(), tail=2)
+def test_every_ledger_reads_byte_for_byte_as_in_1_0(postbag, postbag_1_0, ledger, tail):
+    postbag.write_ledger(ledger)
+    env = {**postbag.env, "PYTHONIOENCODING": "utf-8"}
+    for args in (["read"], ["read", str(tail)]):
+        theirs = subprocess.run([*postbag_1_0, *args], env=env, capture_output=True, check=False)
+        ours = subprocess.run([*postbag.command, *args], env=env, capture_output=True, check=False)
+        assert theirs.returncode == 0, theirs.stderr
+        assert (ours.returncode, ours.stdout, ours.stderr) == (0, theirs.stdout, b"")
+
+
+def test_a_ledger_written_here_reads_in_1_0(postbag, postbag_1_0, codex, inbox):
+    postbag.ready(limit=3)
+    postbag.ok("send", "codex", "first\nsecond\n", inside="claude")
+    postbag.ok("send", "claude", "-", inside="codex", input="reply\u2028with a break\n")
+    env = {**postbag.env, "PYTHONIOENCODING": "utf-8"}
+    theirs = subprocess.run([*postbag_1_0, "read"], env=env, capture_output=True, check=False)
+    assert (theirs.returncode, theirs.stderr) == (0, b"")
+    assert theirs.stdout == postbag.run("read").stdout.encode()

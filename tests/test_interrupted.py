@@ -1,0 +1,100 @@
+"""A send stopped while it appends: no signal it can block tears a record, and what SIGKILL
+leaves is cut back by the next writer, which says so."""
+
+import json
+import random
+import signal
+import subprocess
+
+import pytest
+
+BODY = "x" * (90 * 1024)  # a long letter: its append spans many pages
+CUT = (
+    "postbag: an interrupted send left an unfinished record after line 3; "
+    "it was removed, and its letter may have been delivered\n"
+)
+
+
+def unfinished_ledger(postbag):
+    """Three records, then the first half of a fourth, as a send killed mid-append leaves them."""
+    postbag.ready()
+    record = {"n": 4, "at": "2026-09-08T10:02:11+02:00", "kind": "letter", "from": "claude", "to": "codex"}
+    half = json.dumps({**record, "body": "half a letter"})[:-10]
+    complete = postbag.ledger_bytes()
+    postbag.write_ledger(complete + half.encode())
+    return complete
+
+
+@pytest.mark.parametrize("name", ["TERM", "HUP", "INT", "QUIT", "USR1"])
+def test_a_signal_during_the_append_waits_until_the_record_is_whole(postbag, codex, name):
+    postbag.ready()
+    faulty = postbag.with_faults(f"signal={name}")
+    result = faulty.run("send", "codex", BODY, inside="claude")
+    if name == "INT":  # the letter was handed over: an interrupt no longer changes the outcome
+        assert (result.returncode, result.stdout) == (0, "letter 4 delivered to codex, 11 left\n")
+    else:
+        assert result.returncode == -getattr(signal, f"SIG{name}")
+    lines = postbag.ledger_bytes().splitlines(keepends=True)
+    assert len(lines) == 4 and lines[-1].endswith(b"\n")
+    assert json.loads(lines[-1])["body"] == BODY
+    assert "  letter claude -> codex" in postbag.ok("read", "1")
+
+
+def test_read_shows_every_whole_record_then_names_the_unfinished_one(postbag):
+    unfinished_ledger(postbag)
+    expected = (
+        f"ledger is truncated after line 3 ({postbag.ledger}): its last record is unfinished, most likely from "
+        "an interrupted send, and the next send, join or open removes it"
+    )
+    result = postbag.run("read")
+    assert (result.returncode, result.stderr) == (1, f"postbag: {expected}; stop and ask the human\n")
+    assert [line.split()[2:] for line in result.stdout.splitlines()] == [
+        ["join", "claude"],
+        ["join", "codex"],
+        ["open", "12", "letters"],
+    ]
+    assert result.stdout.count("\n") == 3
+    assert postbag.run("read", "2").stdout.count("\n") == 2
+    assert postbag.run("read", "--json").stdout.count("\n") == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "inside", "receipt"),
+    [
+        (("send", "codex", "hi"), "claude", "letter 4 delivered to codex, 11 left\n"),
+        (("join", "codex"), "codex", "codex joined\n"),
+        (("open", "--limit", "2"), None, "exchange open: 2 letters\n"),
+    ],
+)
+def test_the_next_writer_cuts_the_unfinished_record_says_so_and_works(postbag, args, inside, receipt):
+    complete = unfinished_ledger(postbag)
+    result = postbag.run(*args, inside=inside)
+    assert (result.returncode, result.stdout, result.stderr) == (0, receipt, CUT)
+    data = postbag.ledger_bytes()
+    assert data.startswith(complete) and data.count(b"\n") == 4 and data.endswith(b"\n")
+    assert postbag.run("read").returncode == 0
+
+
+def test_a_send_killed_at_any_moment_leaves_a_ledger_the_next_send_continues(postbag, codex):
+    """SIGKILL cannot be blocked: wherever it lands, the next send repairs what it left."""
+    postbag.ready(limit=1000)
+    chances = random.Random(10)
+    environment = {**postbag.env, **postbag.session("claude")}
+    for attempt in range(20):
+        sender = subprocess.Popen([*postbag.command, "send", "codex", "-"], env=environment, stdin=subprocess.PIPE)
+        sender.stdin.write(BODY.encode())
+        sender.stdin.close()
+        try:
+            sender.wait(chances.uniform(0, 0.25))
+        except subprocess.TimeoutExpired:
+            sender.kill()
+            sender.wait()
+        result = postbag.run("send", "codex", f"after kill {attempt}", inside="claude")
+        assert result.returncode == 0 and result.stderr in ("", CUT.replace("line 3", f"line {_lines(postbag) - 1}"))
+        records = [json.loads(line) for line in postbag.ledger_bytes().splitlines()]
+        assert [r["n"] for r in records] == list(range(1, len(records) + 1))
+        assert records[-1]["body"] == f"after kill {attempt}"
+
+
+def _lines(postbag):
+    return postbag.ledger_bytes().count(b"\n")
