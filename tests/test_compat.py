@@ -184,3 +184,23 @@ def test_a_ledger_written_here_reads_in_1_0(postbag, postbag_1_0, codex, inbox):
     theirs = subprocess.run([*postbag_1_0, "read"], env=env, capture_output=True, check=False)
     assert (theirs.returncode, theirs.stderr) == (0, b"")
     assert theirs.stdout == postbag.run("read").stdout.encode()
+
+
+# The documented ways of running the suite
+
+
+@pytest.mark.parametrize("switch", [["--target", "src"], ["--target=pyz"]])
+def test_the_documented_target_switch_works(switch):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_", "COVERAGE_"))}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", *switch, "-p", "no:cacheprovider", "-q", "--co", "tests/test_verbs.py"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    target = switch[-1].rpartition("=")[2]
+    collected = [line for line in result.stdout.splitlines() if "::" in line]
+    assert collected and all(line.endswith(f"[{target}]") for line in collected if "[" in line)

@@ -259,3 +259,17 @@ def test_a_hostile_line_costs_memory_in_proportion_to_its_length(postbag, tmp_pa
         assert status == 0
         peak = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
         assert peak < 5 * len(record) + 40 * 1024 * 1024, (args, peak)
+
+
+def test_a_ledger_object_stays_true_after_each_append(tmp_path):
+    from postbag.ledger import Ledger
+
+    path = str(tmp_path / "ledger.jsonl")
+    with Ledger(path, write=True, create=True) as bag:
+        bag.append("open", limit=3)
+        bag.append("join", peer="codex", thread="0f0e0d0c-0b0a-4999-8888-777766665555")
+        assert (bag.count, bag.size) == (2, os.path.getsize(path))
+        with open(path, "rb") as file:
+            assert bag.data == file.read()
+        assert [r["kind"] for r in bag.tail(2)] == ["open", "join"]
+        assert bag.letters_left() == 3 and bag.door("codex") == {"thread": "0f0e0d0c-0b0a-4999-8888-777766665555"}
