@@ -73,8 +73,8 @@ def test_every_row_quotes_words_postbag_really_says():
         for quoted in re.findall(r"`([^`]+)`", row.split(" | ")[0]):
             if quoted.startswith(("postbag ", "unset ", "sandbox_workspace_write", "- <")):
                 continue  # a command or a setting to type, not words postbag says
-            for phrase in re.split(r"…|\bN\b|\bNAME\b|\bPATH\b|; |: | \(|\)|\.\.\.", quoted):
-                phrase = phrase.strip(" .,")
+            for piece in re.split(r"…|\bN\b|\bNAME\b|\bPATH\b|; |: | \(|\)|\.\.\.", quoted):
+                phrase = piece.strip(" .,")
                 if len(phrase) < 4:
                     continue
                 # Peers and verbs, alone or in a run ("send codex"), stand where the sources have a placeholder.
