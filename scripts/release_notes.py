@@ -4,7 +4,7 @@
     python3 scripts/release_notes.py vX.Y.Z > NOTES.md
 
 Exits 1 with a reason when the tag is not `v` + the version in src/postbag/__init__.py,
-or when CHANGELOG.md has no non-empty `## [X.Y.Z]` entry.
+or when CHANGELOG.md has no non-empty `## [X.Y.Z]` entry or no `[X.Y.Z]: URL` link line.
 """
 
 import os
@@ -30,6 +30,10 @@ def changelog_entry(version, changelog):
     return rest[: end.start() if end else len(rest)].strip()
 
 
+def has_link(version, changelog):
+    return re.search(rf"^\[{re.escape(version)}\]: \S+$", changelog, re.MULTILINE) is not None
+
+
 def main(argv):
     if len(argv) != 1:
         sys.exit(__doc__.strip().splitlines()[2].strip())
@@ -37,9 +41,12 @@ def main(argv):
     if tag != f"v{version}":
         sys.exit(f"release_notes: tag {tag} does not match the package version {version} (expected v{version})")
     with open(os.path.join(ROOT, "CHANGELOG.md")) as file:
-        notes = changelog_entry(version, file.read())
+        changelog = file.read()
+    notes = changelog_entry(version, changelog)
     if not notes:
         sys.exit(f"release_notes: CHANGELOG.md has no entry for {version}")
+    if not has_link(version, changelog):
+        sys.exit(f"release_notes: CHANGELOG.md has no link line [{version}]: for its entry")
     print(notes)
     return 0
 
