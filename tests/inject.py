@@ -8,6 +8,8 @@ WHERE is `src` or the path of a postbag.pyz; FAULTS is a comma-separated list of
   fsync=ERRNO       the ledger's fsync fails with ERRNO
   exec=ERRNO        starting codex fails with ERRNO
   lock=ERRNO        locking the ledger fails with ERRNO (ENOLCK on some network file systems)
+  connect=ERRNO     connecting to Claude's socket fails with ERRNO (EPERM inside Codex's sandbox)
+  open=ERRNO        opening the ledger fails with ERRNO (EROFS outside the sandbox's writable roots)
   signal=NAME       signal NAME reaches the process halfway through the ledger append, as a kill
                     sent at the wrong moment would
 These are failures a test cannot provoke for real on every machine; everything else runs
@@ -89,6 +91,26 @@ def _signal_mid_append(value):
     os.write = interrupted_write
 
 
+def _connect_fails(value):
+    import socket
+
+    def failing_connect(self, address):
+        raise OSError(getattr(errno, value), os.strerror(getattr(errno, value)))
+
+    socket.socket.connect = failing_connect
+
+
+def _ledger_open_fails(value):
+    real_open = os.open
+
+    def failing_open(path, flags, *args, **kwargs):
+        if str(path).endswith(".jsonl"):
+            raise OSError(getattr(errno, value), os.strerror(getattr(errno, value)))
+        return real_open(path, flags, *args, **kwargs)
+
+    os.open = failing_open
+
+
 def _fsync_fails(value):
     def failing_fsync(fd):
         raise OSError(getattr(errno, value), os.strerror(getattr(errno, value)))
@@ -124,6 +146,8 @@ INJECT = {
     "fsync": _fsync_fails,
     "exec": _exec_fails,
     "signal": _signal_mid_append,
+    "connect": _connect_fails,
+    "open": _ledger_open_fails,
 }
 
 if __name__ == "__main__":

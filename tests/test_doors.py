@@ -1,6 +1,7 @@
 """Broken doors: each failure is told apart as before or after the door may have taken the letter,
 the lock is released, nothing is recorded, and the next send works once the door answers."""
 
+import errno
 import os
 import socket
 import sys
@@ -175,3 +176,34 @@ def test_claude_inbox_with_a_full_backlog_did_not_answer(postbag, tmp_path):
         for client in waiting:
             client.close()
         server.close()
+
+
+SANDBOX = {"CODEX_SANDBOX_NETWORK_DISABLED": "1"}  # what Codex's sandbox sets on every command
+
+
+@pytest.mark.parametrize("error", ["EPERM", "EACCES"])
+def test_inside_codexs_sandbox_a_blocked_socket_says_sandbox(postbag, error):
+    postbag.ready()
+    before = postbag.ledger_bytes()
+    faulty = postbag.with_faults(f"connect={error}")
+    reason = faulty.refused("send", "claude", "hi", inside="codex", env=SANDBOX)
+    assert reason == (
+        f"Codex's sandbox blocks the connection to claude's socket ({os.strerror(getattr(errno, error))}); "
+        "nothing was handed over. The human can allow it with network access for the workspace sandbox "
+        "(sandbox_workspace_write.network_access = true)"
+    )
+    assert postbag.ledger_bytes() == before
+    outside = faulty.refused("send", "claude", "hi", inside="codex")  # the same error outside a sandbox
+    assert outside == BEFORE.format(peer="claude", reason=os.strerror(getattr(errno, error)))
+
+
+@pytest.mark.parametrize("error", ["EROFS", "EACCES"])
+def test_inside_codexs_sandbox_a_read_only_ledger_says_sandbox(postbag, error):
+    postbag.ready()
+    faulty = postbag.with_faults(f"open={error}")
+    plain = f"cannot open the ledger ({os.strerror(getattr(errno, error))}: {postbag.ledger})"
+    assert faulty.refused("send", "claude", "hi", inside="codex", env=SANDBOX) == (
+        f"{plain}; Codex's sandbox keeps it from being written. The human can add the ledger's directory "
+        "to the sandbox's writable roots, or point POSTBAG_LEDGER at a path inside them"
+    )
+    assert faulty.refused("join", "codex", inside="codex") == plain
