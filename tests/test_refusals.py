@@ -20,10 +20,15 @@ def test_join_claude_needs_both_of_its_variables(postbag, inbox):
 
 @pytest.mark.parametrize("variable", SESSION_VARIABLES)
 @pytest.mark.parametrize("value", ["set", ""])
-def test_open_refuses_inside_any_session_even_an_empty_variable(postbag, variable, value):
+def test_the_humans_verbs_refuse_inside_any_session_even_an_empty_variable(postbag, variable, value):
     assert postbag.refused("open", env={variable: value}) == "open is the human's verb"
     assert postbag.refused("open", "--limit", "5", env={variable: value}) == "open is the human's verb"
+    assert postbag.refused("close", env={variable: value}) == "close is the human's verb"
     assert postbag.ledger_bytes() == b""
+    postbag.ready()
+    before = postbag.ledger_bytes()
+    assert postbag.refused("close", env={variable: value}) == "close is the human's verb"
+    assert postbag.ledger_bytes() == before
 
 
 def test_open_help_still_helps_inside_a_session(postbag):

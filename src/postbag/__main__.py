@@ -16,7 +16,7 @@ def run(argv=None):
 
         sys.stdout.write("postbag %s\n" % __version__)
         return 0
-    if argv[:1] == ["open"] and "-h" not in argv and "--help" not in argv:
+    if argv[:1] in (["open"], ["close"]) and "-h" not in argv and "--help" not in argv:
         import os
 
         from postbag import guards, refusal

@@ -43,6 +43,25 @@ def open_exchange(args, env):
     _tell(f"exchange open: {args.limit} letters")
 
 
+def close_exchange(args, env):
+    from postbag.guards import require_human
+
+    require_human("close", env)
+    with _ledger(env, write=True) as bag:
+        exchange = bag.exchange() if bag.fd is not None else None
+        if exchange is None:
+            _tell("no exchange is open; nothing was closed")
+            return
+        if exchange.closed:
+            _tell("the exchange is already closed; nothing was recorded")
+            return
+        if exchange.left <= 0:
+            _tell("the exchange's letters are already spent; nothing was recorded")
+            return
+        _record(bag, "close")
+    _tell(f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent")
+
+
 def send(args, env):
     from postbag import doors, envelope, ledger
     from postbag.guards import other, require_inside
@@ -53,9 +72,12 @@ def send(args, env):
     body = _body(args.text)
     envelope.check_body(body)
     with _ledger(env, write=True) as bag:
-        left = bag.letters_left()
-        if left is None:
+        exchange = bag.exchange()
+        if exchange is None:
             raise Refusal("no exchange is open")
+        if exchange.closed:
+            raise Refusal("the human closed the exchange")
+        left = exchange.left
         if left <= 0:
             raise Refusal("the exchange's letters are spent")
         door = bag.door(recipient)
@@ -83,16 +105,53 @@ def read(args, env):
     with _ledger(env, on_wait=lambda: say("waiting for a send in progress to finish")) as bag:
         if bag.fd is None:
             say(f"there is no ledger at {path} yet")
-            return
+            if not args.follow:
+                return
         records = bag.records() if args.count is None else bag.tail(args.count)
+        if args.count is not None and _on_a_terminal(args):
+            status = _where_the_bag_stands(bag, path)  # from the snapshot, before the lock is released
     # The lock is released before anything is written: `data` is a snapshot, and a slow
     # pager must not hold up the senders.
-    _stream(map(transcript.json_line if args.json else transcript.human_line, records))
+    show = transcript.json_line if args.json else transcript.human_line
+    _stream(map(show, records))
     if bag.unfinished is not None:
         raise Refusal(
             f"{ledger.truncated(bag.unfinished, path)}: its last record is unfinished, most likely from an "
             "interrupted send, and the next send, join or open removes it"
         )
+    if args.follow:
+        _stream(map(show, bag.follow(FOLLOW_INTERVAL)), each=True)
+    elif _on_a_terminal(args):
+        say(status if args.count is not None else _where_the_bag_stands(bag, path))
+
+
+FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person, idle for the machine
+
+
+def _on_a_terminal(args):
+    return not args.json and sys.stdout is not None and sys.stdout.isatty()
+
+
+def _where_the_bag_stands(bag, path):
+    """One line for the human: the ledger, the exchange, and who has joined since when."""
+    from postbag.transcript import one_line
+
+    exchange = bag.exchange()
+    if exchange is None:
+        state = "no exchange opened"
+    else:
+        state = f"exchange of {exchange.granted} letters, {exchange.sent} sent, "
+        if exchange.closed:
+            state += "closed by the human"
+        elif exchange.left <= 0:
+            state += "spent"
+        else:
+            state += f"{exchange.left} left"
+    peers = []
+    for peer in PEERS:
+        joined = bag.latest_join(peer)
+        peers.append(f"{peer} has not joined" if joined is None else f"{peer} joined {one_line(joined['at'])}")
+    return f"ledger {path}: {state}; {', '.join(peers)}"
 
 
 def _ledger(env, **options):
@@ -102,16 +161,21 @@ def _ledger(env, **options):
     return ledger.Ledger(ledger.locate(env), sandboxed=in_codex_sandbox(env), **options)
 
 
-def _stream(lines):
-    """Write `lines` to stdout as they come, in batches of bytes: cheaper than a text write
-    per line, and a character the terminal's encoding lacks is escaped, not fatal."""
+def _stream(lines, each=False):
+    """Write `lines` to stdout as they come, in batches of bytes (cheaper than a text write
+    per line), or `each` at once as it comes; a character the terminal's encoding lacks is
+    escaped, not fatal."""
     from itertools import islice
 
     if sys.stdout is None:  # started with stdout closed: there is nowhere to show it
+        for _ in lines:  # a follower still follows, and still stops where the file breaks
+            pass
         return
     out, encoding = sys.stdout.buffer, sys.stdout.encoding
-    while batch := list(islice(lines, 256)):
+    while batch := list(islice(lines, 1 if each else 256)):
         out.write("".join(batch).encode(encoding, "backslashreplace"))
+        if each:
+            out.flush()
     out.flush()
 
 
@@ -184,6 +248,8 @@ a session:
   postbag send codex "Review parser.py."   inside Claude Code: hands the letter to Codex's door
   postbag send claude - < answer.md        inside Codex: hands the letter to Claude's door
   postbag read 5                           anyone: the last five records
+  postbag read -f                          you: watch the exchange as it happens
+  postbag close                            you: end the exchange now
 
 "delivered" means the door took the letter; neither door tells whether the agent read it.
 
@@ -225,6 +291,15 @@ def _parser():
     verb.set_defaults(verb=open_exchange)
 
     verb = verbs.add_parser(
+        "close",
+        help="end the open exchange now (the human's verb)",
+        description="End the open exchange now: the next send is refused until you open another. "
+        "Run it from a terminal of your own; it refuses inside either agent's session. A ledger "
+        "that holds a close record can no longer be read by postbag 1.0, which knows no such record.",
+    )
+    verb.set_defaults(verb=close_exchange)
+
+    verb = verbs.add_parser(
         "send",
         help="hand a letter to the other agent's door, then record it",
         description="Knock on the recipient's door, then record the letter. Addressing one peer names "
@@ -239,9 +314,13 @@ def _parser():
     verb = verbs.add_parser(
         "read",
         help="print the ledger, or its last N records",
-        description="Print the ledger: every record, or the last N. Door fields are never shown.",
+        description="Print the ledger: every record, or the last N. Door fields are never shown. "
+        "On a terminal, a last line on stderr tells where the bag stands.",
     )
     verb.add_argument("count", type=_positive, nargs="?", metavar="N", help="only the last N records")
     verb.add_argument("--json", action="store_true", help="JSON Lines, for scripts and jq")
+    verb.add_argument(
+        "-f", "--follow", action="store_true", help="then print each new record as it is appended, until interrupted"
+    )
     verb.set_defaults(verb=read)
     return parser

@@ -54,7 +54,9 @@ class Ledger:
 
     def __init__(self, path, *, write=False, create=False, on_wait=None, sandboxed=False):
         self.path = path
-        self.fd, self._mode = _open(path, write=write, create=create, sandboxed=sandboxed)
+        self.fd, status = _open(path, write=write, create=create, sandboxed=sandboxed)
+        self._mode = status.st_mode if status else 0
+        self.identity = (status.st_dev, status.st_ino) if status else None
         self.unfinished = None
         self._appended = []
         try:
@@ -113,20 +115,70 @@ class Ledger:
 
     def door(self, peer):
         """The door fields of `peer`'s latest join, or None if it never joined."""
-        found = self._latest(b'"join"', lambda r: r["kind"] == "join" and r["peer"] == peer)
-        if found is None:
-            return None
-        _, record, _ = found
-        return {field: record[field] for field in DOOR_FIELDS[peer]}
+        joined = self.latest_join(peer)
+        return None if joined is None else {field: joined[field] for field in DOOR_FIELDS[peer]}
 
-    def letters_left(self):
-        """How many letters the open exchange still grants, or None if none was opened."""
+    def latest_join(self, peer):
+        """`peer`'s latest join record, or None if it never joined."""
+        found = self._latest(b'"join"', lambda r: r["kind"] == "join" and r["peer"] == peer)
+        return None if found is None else found[1]
+
+    def exchange(self):
+        """The latest exchange the human opened, or None if none was."""
         found = self._latest(b'"open"', lambda r: r["kind"] == "open")
         if found is None:
             return None
         number, record, end = found
-        sent = sum(r["kind"] == "letter" for r in self.records(end + 1, number + 1))
-        return record["limit"] - sent
+        sent = closed = 0
+        for later in self.records(end + 1, number + 1):
+            sent += later["kind"] == "letter"
+            closed = closed or later["kind"] == "close"
+        return Exchange(record["limit"], sent, bool(closed))
+
+    def letters_left(self):
+        """How many letters the open exchange still grants, or None if none was opened."""
+        exchange = self.exchange()
+        return None if exchange is None else exchange.granted - exchange.sent
+
+    def follow(self, interval):
+        """Each record appended after the snapshot, as it is appended, checking every
+        `interval` seconds; no lock is held. A ledger that does not exist yet is waited for.
+        Moving, replacing or cutting the file short ends it with a refusal."""
+        fd, identity, offset, number = None, self.identity, self.size, self.count + 1
+        try:
+            while True:
+                if fd is None:
+                    fd = _open_to_follow(self.path)
+                    if fd is None and identity is not None:  # gone since the snapshot was read
+                        raise self._moved()
+                    if fd is not None and identity is None:
+                        status = os.fstat(fd)
+                        identity = (status.st_dev, status.st_ino)
+                if fd is not None:
+                    self._check_followed(fd, identity, offset)
+                    grown = os.pread(fd, max(0, os.fstat(fd).st_size - offset), offset)
+                    whole = grown.rfind(b"\n") + 1  # a line still being written waits for its newline
+                    if whole:
+                        yield from self._records(grown[:whole], 0, number)
+                        offset, number = offset + whole, number + grown.count(b"\n", 0, whole)
+                        continue
+                time.sleep(interval)
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def _moved(self):
+        return Refusal(f"the ledger was moved or replaced while read followed it ({self.path})")
+
+    def _check_followed(self, fd, identity, offset):
+        try:
+            here = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            here = None
+        if here is None or (here.st_dev, here.st_ino) != identity:
+            raise self._moved()
+        if os.fstat(fd).st_size < offset:
+            raise Refusal(f"the ledger was cut short while read followed it ({self.path})")
 
     def append(self, kind, **fields):
         """Record one line and make it durable, or leave the file as it was and raise OSError."""
@@ -224,6 +276,28 @@ class Ledger:
         return Refusal(f"ledger line {number} is not a record ({self.path})")
 
 
+class Exchange:
+    """What the human granted with the latest `open`, and what became of it."""
+
+    __slots__ = ("closed", "granted", "sent")
+
+    def __init__(self, granted, sent, closed):
+        self.granted, self.sent, self.closed = granted, sent, closed
+
+    @property
+    def left(self):
+        return self.granted - self.sent
+
+
+def _open_to_follow(path):
+    try:
+        return os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise Refusal(f"cannot open the ledger ({_open_failure(error, path)})") from None
+
+
 def _parsed(text, start, end, number):
     """The record that fills text[start:end], JSON spaces aside, and is well-formed as line
     `number`; or None."""
@@ -292,7 +366,11 @@ def _is_text(value):
     return True
 
 
-_SHAPES = {"letter": _is_letter, "open": _is_open, "join": _is_join}
+def _is_close(record):
+    return True  # the human's brake carries nothing but its number, time and kind
+
+
+_SHAPES = {"letter": _is_letter, "open": _is_open, "join": _is_join, "close": _is_close}
 
 
 def _no_constant(name):
@@ -318,7 +396,7 @@ def now():
 
 
 def _open(path, *, write, create, sandboxed):
-    """A descriptor on the ledger and its mode, or (None, 0) when it does not exist and need not."""
+    """A descriptor on the ledger and its fstat, or (None, None) when it does not exist and need not."""
     # O_NONBLOCK keeps a FIFO planted at the path from hanging the open; O_NOFOLLOW refuses
     # a symlink that could point the appends, and the session token, anywhere.
     flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -330,7 +408,7 @@ def _open(path, *, write, create, sandboxed):
         fd = os.open(path, flags, 0o600)
     except FileNotFoundError:
         if not create:
-            return None, 0
+            return None, None
         raise Refusal(f"cannot open the ledger (no such directory: {os.path.dirname(path)})") from None
     except OSError as error:
         if error.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a socket
@@ -356,7 +434,7 @@ def _open(path, *, write, create, sandboxed):
     except Refusal:
         os.close(fd)
         raise
-    return fd, status.st_mode
+    return fd, status
 
 
 def _user_name(uid):

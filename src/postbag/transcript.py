@@ -72,7 +72,7 @@ def human_line(record):
         return f"{heading} {record['peer']}\n"
     if kind == "open":
         return f"{heading} {record['limit']} letters\n"
-    return f"{heading}\n"
+    return f"{heading} by the human\n"  # close
 
 
 def json_line(record):

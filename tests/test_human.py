@@ -1,0 +1,262 @@
+"""The human's seat: close pulls the brake at once, read --follow watches the exchange live,
+and read on a terminal says where the bag stands."""
+
+import json
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import threading
+
+import pytest
+
+STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"
+
+
+# close
+
+
+def test_close_ends_the_exchange_at_once_and_the_next_send_is_refused(postbag, codex):
+    postbag.ready(limit=6)
+    postbag.ok("send", "codex", "one", inside="claude")
+    assert postbag.ok("close") == "exchange closed: 1 of 6 letters were sent\n"
+    last = json.loads(postbag.ledger_bytes().splitlines()[-1])
+    assert set(last) == {"n", "at", "kind"} and (last["n"], last["kind"]) == (5, "close")
+    assert postbag.refused("send", "claude", "two", inside="codex") == "the human closed the exchange"
+    assert len(codex.envelopes()) == 1
+    assert re.fullmatch(rf"   5  {STAMP}  close  by the human\n", postbag.ok("read", "1"))
+    assert json.loads(postbag.ok("read", "--json", "1")) == {"n": 5, "at": last["at"], "kind": "close"}
+    postbag.ok("open", "--limit", "2")
+    assert postbag.ok("send", "codex", "again", inside="claude") == "letter 7 delivered to codex, 1 left\n"
+
+
+@pytest.mark.parametrize(
+    ("setup", "said"),
+    [
+        ([], "no exchange is open; nothing was closed\n"),
+        ([("open", "--limit", "1"), ("close",)], "the exchange is already closed; nothing was recorded\n"),
+        ([("open", "--limit", "1"), ("send",)], "the exchange's letters are already spent; nothing was recorded\n"),
+    ],
+)
+def test_close_with_nothing_to_close_says_so_and_records_nothing(postbag, setup, said):
+    postbag.ok("join", "claude", inside="claude")
+    postbag.ok("join", "codex", inside="codex")
+    for step in setup:
+        if step == ("send",):
+            postbag.ok("send", "codex", "the only one", inside="claude")
+        else:
+            postbag.ok(*step)
+    before = postbag.ledger_bytes()
+    assert postbag.ok("close") == said
+    assert postbag.ledger_bytes() == before
+
+
+def test_close_racing_senders_lets_each_letter_through_before_it_or_refuses_it_after(postbag, codex):
+    postbag.ready(limit=100)
+    environment = {**postbag.env, **postbag.session("claude")}
+    senders = [
+        subprocess.Popen(
+            [*postbag.command, "send", "codex", f"racer {i}"],
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(12)
+    ]
+    closing = postbag.run("close")
+    outcomes = [(sender.wait(60), *sender.communicate()) for sender in senders]
+    assert closing.returncode == 0 and closing.stdout.startswith("exchange closed: ")
+    records = [json.loads(line) for line in postbag.ledger_bytes().splitlines()]
+    closed_at = next(r["n"] for r in records if r["kind"] == "close")
+    recorded = [r["body"] for r in records if r["kind"] == "letter"]
+    assert all(r["n"] < closed_at for r in records if r["kind"] == "letter")
+    for status, out, err in outcomes:
+        if status == 0:
+            assert re.fullmatch(r"letter \d+ delivered to codex, \d+ left\n", out) and err == ""
+        else:
+            assert (status, out, err) == (1, "", "postbag: the human closed the exchange; stop and ask the human\n")
+    delivered = [envelope.rpartition("\n\n")[2] for envelope in codex.envelopes()]
+    assert sorted(delivered) == sorted(recorded)  # never both delivered and refused
+    assert sum(status == 0 for status, _, _ in outcomes) == len(recorded)
+
+
+def test_a_closed_ledger_says_close_in_its_help(postbag):
+    assert "can no longer be read by postbag 1.0" in " ".join(postbag.ok("close", "--help").split())
+
+
+# read --follow
+
+
+class Follower:
+    """`postbag read --follow` running, its output read line by line as it comes."""
+
+    def __init__(self, postbag, *args):
+        self.process = subprocess.Popen(
+            [*postbag.command, "read", "--follow", *args],
+            env=postbag.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.pending = b""
+
+    def lines(self, count, seconds=20):
+        got, fd = [], self.process.stdout.fileno()  # read raw: a buffered reader would hide lines from select
+        while len(got) < count:
+            if b"\n" not in self.pending:
+                ready, _, _ = select.select([fd], [], [], seconds)
+                assert ready, f"read --follow printed {len(got)} lines, expected {count}: {got}"
+                chunk = os.read(fd, 1 << 20)
+                assert chunk, f"read --follow ended after {got}"
+                self.pending += chunk
+                continue
+            line, _, self.pending = self.pending.partition(b"\n")
+            got.append(line.decode() + "\n")
+        return got
+
+    def end(self):
+        self.process.send_signal(signal.SIGINT)
+        return self.process.wait(20), self.process.stderr.read().decode()
+
+
+def test_follow_prints_what_read_prints_then_every_new_record_once_whole_in_order(postbag, inbox, codex):
+    postbag.ready(limit=40)
+    follower = Follower(postbag, "--json")
+    assert [json.loads(line)["n"] for line in follower.lines(3)] == [1, 2, 3]
+
+    def write(peer, recipient):
+        for i in range(10):
+            postbag.ok("send", recipient, f"{peer} {i}\n" + "x" * (i * 5000), inside=peer)
+
+    writers = [threading.Thread(target=write, args=pair) for pair in (("claude", "codex"), ("codex", "claude"))]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join()
+    followed = [json.loads(line) for line in follower.lines(20)]
+    assert followed == [json.loads(line) for line in postbag.ok("read", "--json").splitlines()][3:]
+    assert [r["n"] for r in followed] == list(range(4, 24))
+    assert follower.end() == (130, "")  # Ctrl-C ends it quietly
+
+
+def test_follow_uses_the_human_format_and_shows_no_door(postbag, inbox, codex):
+    postbag.ready()
+    follower = Follower(postbag)
+    follower.lines(3)
+    postbag.ok("join", "claude", inside="claude")
+    postbag.ok("send", "codex", "line one\nline two", inside="claude")
+    new = "".join(follower.lines(3))
+    assert re.fullmatch(
+        rf"   4  {STAMP}  join   claude\n   5  {STAMP}  letter claude -> codex\n      line one\n",
+        new,
+    )
+    assert follower.lines(1) == ["      line two\n"]
+    status, said = follower.end()
+    assert inbox.token not in new and inbox.path not in new and (status, said) == (130, "")
+
+
+def test_follow_waits_for_a_ledger_that_does_not_exist_yet(postbag):
+    follower = Follower(postbag)
+    assert select.select([follower.process.stderr], [], [], 20)[0], "read --follow said nothing"
+    said = follower.process.stderr.readline().decode()
+    assert said == f"postbag: there is no ledger at {postbag.ledger} yet\n"
+    postbag.ok("open", "--limit", "3")
+    assert re.fullmatch(rf"   1  {STAMP}  open   3 letters\n", follower.lines(1)[0])
+    assert follower.end() == (130, "")
+
+
+def test_follow_into_a_closed_pipe_ends_quietly(postbag, codex):
+    postbag.ready()
+    follower = Follower(postbag)
+    follower.lines(3)
+    follower.process.stdout.close()
+    postbag.ok("send", "codex", "nobody reads this", inside="claude")
+    assert follower.process.wait(20) == 141
+    assert follower.process.stderr.read() == b""
+
+
+@pytest.mark.parametrize("how", ["replaced", "moved", "cut short"])
+def test_follow_stops_with_a_refusal_when_the_ledger_changes_under_it(postbag, how):
+    postbag.ready()
+    follower = Follower(postbag)
+    follower.lines(3)
+    if how == "replaced":
+        os.rename(_copy(postbag.ledger), postbag.ledger)
+    elif how == "moved":
+        os.rename(postbag.ledger, postbag.ledger + ".old")
+    else:
+        os.truncate(postbag.ledger, 10)
+    status = follower.process.wait(20)
+    said = follower.process.stderr.read().decode()
+    word = "cut short" if how == "cut short" else "moved or replaced"
+    expected = f"postbag: the ledger was {word} while read followed it ({postbag.ledger}); stop and ask the human\n"
+    assert (status, said, follower.process.stdout.read()) == (1, expected, b"")
+
+
+def _copy(path):
+    with open(path, "rb") as source, open(path + ".new", "wb") as target:
+        target.write(source.read())
+    return path + ".new"
+
+
+def test_following_costs_no_cpu_to_speak_of(postbag):
+    postbag.ready()
+    follower = Follower(postbag)
+    follower.lines(3)
+    threading.Event().wait(2)  # the follower idles: the point is what it spends meanwhile
+    follower.process.send_signal(signal.SIGINT)
+    _, _, usage = os.wait4(follower.process.pid, 0)
+    assert usage.ru_utime + usage.ru_stime < 1.0  # a busy loop would spend the whole 2 s
+
+
+# Where the bag stands
+
+
+def read_on_a_terminal(postbag, *args):
+    """`postbag read ARGS` with stdout on a terminal; returns (stdout, stderr)."""
+    leader, terminal = pty.openpty()
+    try:
+        result = subprocess.run(
+            [*postbag.command, "read", *args], env=postbag.env, stdout=terminal, stderr=subprocess.PIPE, check=False
+        )
+    finally:
+        os.close(terminal)
+    shown = b""
+    while select.select([leader], [], [], 0.5)[0]:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # Linux says EIO once the terminal's other end is gone
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert result.returncode == 0
+    return shown.decode().replace("\r\n", "\n"), result.stderr.decode()
+
+
+def test_read_on_a_terminal_ends_with_where_the_bag_stands(postbag, codex):
+    postbag.ready(limit=6)
+    postbag.ok("send", "codex", "one", inside="claude")
+    shown, said = read_on_a_terminal(postbag)
+    assert shown == postbag.ok("read")  # stdout as 1.0 prints it
+    assert re.fullmatch(
+        rf"postbag: ledger {re.escape(postbag.ledger)}: exchange of 6 letters, 1 sent, 5 left; "
+        rf"claude joined {STAMP}, codex joined {STAMP}\n",
+        said,
+    )
+    _, said = read_on_a_terminal(postbag, "2")
+    assert said.startswith(f"postbag: ledger {postbag.ledger}: exchange of 6 letters, 1 sent, 5 left; ")
+    postbag.ok("close")
+    assert ": exchange of 6 letters, 1 sent, closed by the human; " in read_on_a_terminal(postbag)[1]
+    assert read_on_a_terminal(postbag, "--json") == (postbag.ok("read", "--json"), "")
+
+
+def test_read_on_a_terminal_names_a_peer_that_never_joined(postbag):
+    postbag.ok("join", "codex", inside="codex")
+    _, said = read_on_a_terminal(postbag)
+    assert re.fullmatch(
+        rf"postbag: ledger \S+: no exchange opened; claude has not joined, codex joined {STAMP}\n", said
+    )
