@@ -59,12 +59,12 @@ def command(target, request):
 class Postbag:
     """Runs the CLI in a clean environment: a temporary ledger and HOME, fake doors."""
 
-    def __init__(self, command, tmp_path, inbox, codex):
-        self.command = command
+    def __init__(self, target, command, tmp_path, inbox, codex):
+        self.target, self.command = target, command
         self.ledger = str(tmp_path / "bag" / "ledger.jsonl")
         self.inbox, self.codex = inbox, codex
         env = {k: v for k, v in os.environ.items() if k not in SESSION_VARIABLES and not k.startswith("POSTBAG_")}
-        if "-m" in command:
+        if target == "src":
             env["PYTHONPATH"] = SRC  # the zipapp must run on its own, so only the tree gets this
         else:
             env.pop("PYTHONPATH", None)
@@ -102,7 +102,7 @@ class Postbag:
 
     def with_faults(self, faults):
         """A copy of this runner whose CLI runs with `faults` injected (see inject.py)."""
-        where = "src" if "-m" in self.command else self.command[1]
+        where = "src" if self.target == "src" else self.command[1]
         faulty = copy.copy(self)
         faulty.command = [sys.executable, os.path.join(ROOT, "tests", "inject.py"), where, faults, "--"]
         return faulty
@@ -159,5 +159,5 @@ def codex(tmp_path):
 
 
 @pytest.fixture
-def postbag(command, tmp_path, inbox, codex):
-    return Postbag(command, tmp_path, inbox, codex)
+def postbag(target, command, tmp_path, inbox, codex):
+    return Postbag(target, command, tmp_path, inbox, codex)

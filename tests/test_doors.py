@@ -2,6 +2,7 @@
 the lock is released, nothing is recorded, and the next send works once the door answers."""
 
 import errno
+import json
 import os
 import socket
 import sys
@@ -16,21 +17,29 @@ AFTER = (
 
 
 def assert_unrecorded_then_recovers(postbag, before, recipient):
+    """The refused send left the ledger as it was, and the next one takes the number and
+    the budget the refused one would have had."""
     sender = "claude" if recipient == "codex" else "codex"
     assert postbag.ledger_bytes() == before
-    assert postbag.ok("send", recipient, "again", inside=sender) == f"letter 4 delivered to {recipient}, 11 left\n"
+    number = before.count(b"\n") + 1
+    left = json.loads(before.splitlines()[-1])["limit"] - 1  # postbag.ready() opens last
+    expected = f"letter {number} delivered to {recipient}, {left} left\n"
+    assert postbag.ok("send", recipient, "again", inside=sender) == expected
 
 
-@pytest.mark.parametrize("mode", [0o644, 0o755])
-def test_codex_missing_or_not_executable(postbag, codex, mode):
+@pytest.mark.parametrize("how", ["missing", "not executable"])
+def test_codex_missing_or_not_executable(postbag, codex, how):
     postbag.ready()
     before = postbag.ledger_bytes()
-    if mode == 0o755:
+    if how == "missing":
         os.rename(codex.path, codex.path + ".away")
     else:
-        os.chmod(codex.path, mode)
+        os.chmod(codex.path, 0o644)
     assert postbag.refused("send", "codex", "hi", inside="claude") == f"no codex at {codex.path}; set POSTBAG_CODEX"
-    os.rename(codex.path + ".away", codex.path) if mode == 0o755 else os.chmod(codex.path, 0o755)
+    if how == "missing":
+        os.rename(codex.path + ".away", codex.path)
+    else:
+        os.chmod(codex.path, 0o755)
     assert_unrecorded_then_recovers(postbag, before, "codex")
 
 

@@ -20,12 +20,13 @@ def test_version_names_the_program(postbag):
     assert postbag.ok("--version") == f"postbag {__version__}\n"
 
 
-def test_help_lists_the_four_verbs_and_each_verb_has_help(postbag):
+def test_help_lists_the_five_verbs_and_each_verb_has_help(postbag):
     text = postbag.ok("--help")
-    for verb in ("join", "open", "send", "read"):
-        assert verb in text
-        assert "usage: postbag " + verb in postbag.ok(verb, "--help")
-    assert "POSTBAG_LEDGER" in text
+    listed = re.findall(r"^    (\w+) +\S", text.split("\nverbs:\n", 1)[1].split("\n\n", 1)[0], re.MULTILINE)
+    assert listed == ["join", "open", "close", "send", "read"]
+    for verb in listed:
+        assert postbag.ok(verb, "--help").startswith(f"usage: postbag {verb} ")
+    assert "  POSTBAG_LEDGER   the ledger (default ~/.postbag/ledger.jsonl)" in text
 
 
 def test_join_records_each_peers_door(postbag, inbox, codex):
@@ -176,6 +177,6 @@ def test_read_of_a_missing_ledger_says_so_and_creates_nothing(postbag):
 def reply_program(postbag):
     """What the envelope names to run postbag again: the same interpreter with -m for the
     tree, the zipapp's own path (it is built executable, and not on PATH) for the pyz."""
-    if "-m" in postbag.command:
+    if postbag.target == "src":
         return f"{sys.executable} -m postbag"
     return postbag.command[1]
