@@ -117,18 +117,68 @@ def _knock_codex(thread, envelope, env):
         )
     except OSError as error:
         raise _start_failure(error) from None
-    try:
-        _, said = child.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
+    status, said = _finish(child, TIMEOUT)
+    if status is None:
         _stop(child)
-        raise maybe_delivered("codex", f"codex queue gave no answer within {TIMEOUT:g} s") from None
-    status = child.returncode
+        raise maybe_delivered("codex", f"codex queue gave no answer within {TIMEOUT:g} s")
     if status < 0:
         raise maybe_delivered("codex", f"codex queue was killed by {_signal_name(-status)}")
     if status > 0:
         # codex queue stores the letter last, once the thread was found: a failure means
         # it took nothing, and what helps is a fresh door.
         raise not_answered("codex", f"codex queue exited {status}{_codex_said(said)}")
+
+
+def _finish(child, seconds):
+    """The child's exit status and the start of what it wrote on stderr, or (None, ...)
+    past `seconds`. A thread blocks in waitpid and wakes this one through a pipe the moment
+    the child exits: Popen.wait(timeout) would poll with growing sleeps, and a helper of
+    codex's that kept stderr open would hide the exit."""
+    import select
+    import threading
+    import time
+
+    deadline = time.monotonic() + seconds
+    wake, woken = os.pipe()
+
+    def wait_for_exit():
+        child.wait()
+        try:
+            os.write(woken, b"x")
+        except OSError:  # the knock gave up waiting and closed its end
+            pass
+        finally:
+            os.close(woken)
+
+    threading.Thread(target=wait_for_exit, daemon=True).start()
+    said, streams = b"", [child.stderr.fileno(), wake]
+    try:
+        while (remaining := deadline - time.monotonic()) > 0:
+            ready = select.select(streams, [], [], remaining)[0]
+            if not ready:
+                return None, said
+            if wake in ready:
+                if len(streams) == 2:  # stderr still open: take what the exit left in it
+                    said += _rest(streams[0])
+                return child.returncode, said[:4096]
+            chunk = os.read(streams[0], 65536)
+            if chunk:
+                said = (said + chunk)[:4096]  # enough to tell failures apart, bounded whatever it prints
+            else:
+                streams.pop(0)  # codex closed stderr; its exit follows
+        return None, said
+    finally:
+        child.stderr.close()
+        os.close(wake)  # the writing end stays with the thread, which may still be waiting
+
+
+def _rest(stream):
+    """What is left in a pipe whose writer has exited, without waiting for a helper that kept it."""
+    os.set_blocking(stream, False)
+    try:
+        return os.read(stream, 4096)
+    except BlockingIOError:
+        return b""
 
 
 def _codex_said(stderr):
@@ -161,7 +211,7 @@ def _stop(child):
         os.killpg(child.pid, signal.SIGKILL)  # codex may have started helpers of its own
     except OSError:
         child.kill()
-    child.wait()  # not communicate(): a helper that left the group could hold stderr open
+    child.wait()
 
 
 def child_environment(env):
