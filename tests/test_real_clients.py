@@ -1,0 +1,251 @@
+"""The real doors: postbag against the real Claude Code and Codex CLIs, offline.
+
+Each client runs inside a network namespace that holds only loopback (tests/clients.py),
+so nothing it tries can leave the machine; Claude's model is a stand-in on loopback that
+answers letters as an agent would. Skipped, with the reason, where the pinned clients or
+a namespace cannot be had.
+"""
+
+import os
+import uuid
+
+import clients
+import pytest
+
+REASON = clients.missing()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=f"real clients: {REASON}")
+LAST = "It is the last letter of the exchange; do not reply."
+
+
+@pytest.fixture(scope="module")
+def namespace():
+    space = clients.Namespace()
+    assert space.links() == ["lo"]  # nothing but loopback inside: no client can reach out
+    yield space
+    space.close()
+
+
+@pytest.fixture
+def model(namespace):
+    stand_in = clients.StandInModel(namespace)
+    yield stand_in
+    stand_in.close()
+
+
+@pytest.fixture
+def codex_home(tmp_path, namespace):
+    return clients.CodexHome(str(tmp_path / "codex-home"), namespace)
+
+
+@pytest.fixture
+def real(postbag, codex_home, tmp_path):
+    """The postbag runner with its codex door pointed at the real codex, in the namespace."""
+    wrappers = tmp_path / "real-bin"
+    wrappers.mkdir()
+    postbag.env.update(codex_home.env, POSTBAG_CODEX=codex_home.wrapper(str(wrappers)))
+    return postbag
+
+
+@pytest.fixture
+def claude(real, model, namespace, tmp_path):
+    sessions = []
+
+    def start(**settings):
+        session = clients.ClaudeSession(
+            str(tmp_path / f"claude-home-{len(sessions)}"),
+            str(tmp_path / "work"),
+            namespace,
+            model,
+            real.env,
+            settings=settings,
+        )
+        sessions.append(session)
+        return session
+
+    yield start
+    for session in sessions:
+        session.stop()
+
+
+def claude_variables(session):
+    return {k: v for k, v in session.session_env().items() if k.startswith("CLAUDE")}
+
+
+def join_both(real, session, thread):
+    """Each peer joins from the environment its real session exports."""
+    assert real.ok("join", "claude", env=claude_variables(session)) == "claude joined\n"
+    assert real.ok("join", "codex", env={"CODEX_THREAD_ID": thread}) == "codex joined\n"
+
+
+def test_a_letter_each_way_and_a_real_answer_through_the_reply_command(real, claude, codex_home, model):
+    session = claude()
+    thread = codex_home.new_thread(real.env)
+    join_both(real, session, thread)
+    real.ok("open", "--limit", "3")
+    inside_claude, inside_codex = claude_variables(session), {"CODEX_THREAD_ID": thread}
+
+    question = "Review src/parser.py for unhandled input.\nReply with the top finding."
+    assert real.ok("send", "codex", question, env=inside_claude) == "letter 4 delivered to codex, 2 left\n"
+    [queued] = codex_home.queued(thread)  # byte for byte in codex's own queue for the thread
+    assert queued.startswith("Letter 4 from claude via postbag. If it needs an answer, reply with:\n")
+    assert queued.endswith("\n\n" + question)
+
+    finding = "Top finding: the date branch swallows ValueError."
+    assert real.ok("send", "claude", finding, env=inside_codex) == "letter 5 delivered to claude, 1 left\n"
+    session.wait_for(lambda: any(text.endswith("\n\n" + finding) for text in session.enqueued()), "letter 5")
+    [envelope] = session.enqueued()
+    assert envelope.startswith("Letter 5 from codex via postbag. If it needs an answer, reply with:\n")
+
+    # The stand-in runs the command its envelope gave; postbag records it and the real
+    # codex queue takes it, as the last letter of the exchange.
+    session.wait_for(lambda: real.ledger_bytes().count(b"\n") == 6, "the reply through the reply command")
+    reply = codex_home.queued(thread)[-1]
+    assert reply == f"Letter 6 from claude via postbag. {LAST}\n\n{model.answer}"
+    assert real.refused("send", "codex", "one more", env=inside_claude) == "the exchange's letters are spent"
+
+
+def test_a_last_letter_is_not_answered(real, claude, codex_home, model):
+    session = claude()
+    join_both(real, session, codex_home.new_thread(real.env))
+    real.ok("open", "--limit", "1")
+    real.ok("send", "claude", "That settles it. Thanks.", env={"CODEX_THREAD_ID": str(uuid.uuid4())})
+    session.wait_for(lambda: len(model.requests) >= 1 and session.process.poll() is None, "the model's turn")
+    session.wait_for(lambda: any(e.get("type") == "result" for e in session.stream()), "the end of its turn")
+    assert real.ledger_bytes().count(b"\n") == 4  # no reply was sent
+    assert session.enqueued()[0].startswith(f"Letter 4 from codex via postbag. {LAST}")
+
+
+@pytest.mark.parametrize("recipient", ["codex", "claude"])
+def test_a_body_at_the_size_cap_arrives_whole_through_each_real_door(real, claude, codex_home, recipient):
+    session = claude()
+    thread = codex_home.new_thread(real.env)
+    join_both(real, session, thread)
+    real.ok("open", "--limit", "2")
+    body = "é" * (96 * 1024 // 2 - 1) + "ok"  # 98,304 bytes: exactly the cap
+    inside = claude_variables(session) if recipient == "codex" else {"CODEX_THREAD_ID": thread}
+    real.ok("send", recipient, "-", input=body, env=inside)
+    if recipient == "codex":
+        assert codex_home.queued(thread)[0].endswith("\n\n" + body)
+    else:
+        session.wait_for(session.enqueued, "the letter")
+        assert session.enqueued()[0].endswith("\n\n" + body)
+
+
+@pytest.mark.parametrize(("how", "reason"), [("killed", "connection refused"), ("exited", "its socket is gone")])
+def test_a_restarted_claude_session_is_told_apart_and_nothing_is_recorded(real, claude, codex_home, how, reason):
+    session = claude()
+    thread = codex_home.new_thread(real.env)
+    join_both(real, session, thread)
+    real.ok("open")
+    session.kill() if how == "killed" else session.stop()
+    assert os.path.exists(session.socket) == (how == "killed")  # a crash leaves the socket behind
+    before = real.ledger_bytes()
+    refusal = real.refused("send", "claude", "are you there?", env={"CODEX_THREAD_ID": thread})
+    assert (
+        refusal == f"claude's door did not answer ({reason}); if its session restarted it must run: postbag join claude"
+    )
+    assert real.ledger_bytes() == before
+    again = claude()  # the new session joins, and letters reach it
+    real.ok("join", "claude", env=claude_variables(again))
+    real.ok("send", "claude", "welcome back", env={"CODEX_THREAD_ID": thread})
+    again.wait_for(again.enqueued, "the letter in the new session")
+
+
+def test_a_stale_codex_thread_asks_for_a_rejoin_and_records_nothing(real, codex_home):
+    real.ok("join", "codex", env={"CODEX_THREAD_ID": str(uuid.uuid4())})  # a thread codex never had
+    real.ok("join", "claude", env={"CLAUDE_CODE_MESSAGING_SOCKET": "/nonexistent", "CLAUDE_CODE_MESSAGING_TOKEN": "t"})
+    real.ok("open")
+    before = real.ledger_bytes()
+    assert real.refused("send", "codex", "hello?", inside="claude") == (
+        "codex's door did not answer (codex queue exited 1: codex knows no such thread); "
+        "if its session restarted it must run: postbag join codex"
+    )
+    assert real.ledger_bytes() == before
+
+
+def in_codex_sandbox(real, codex_home, workspace, *args, env):
+    """`postbag ARGS` run as Codex's shell tool runs it: inside `codex sandbox`."""
+    import subprocess
+
+    # The sandbox its shell tool uses by default: the workspace writable, no network. /tmp,
+    # where the tests live, is a writable root by default; here only the workspace is.
+    settings = [
+        'sandbox_mode="workspace-write"',
+        "sandbox_workspace_write.exclude_slash_tmp=true",
+        "sandbox_workspace_write.exclude_tmpdir_env_var=true",
+        "shell_environment_policy.inherit=all",
+    ]
+    argv = [clients.codex_binary(), "sandbox", *(f for s in settings for f in ("-c", s)), "--"]
+    full = {**real.env, **env}
+    result = subprocess.run(
+        codex_home.namespace.inside([*argv, *real.command, *args]),
+        env=full,
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    # codex sandbox says things of its own on stderr (a warning about its helper binaries)
+    result.stderr = "".join(line for line in result.stderr.splitlines(True) if line.startswith("postbag: "))
+    return result
+
+
+def test_inside_codexs_sandbox_the_socket_and_the_ledger_refusals_say_sandbox(real, claude, codex_home, tmp_path):
+    session = claude()
+    thread = codex_home.new_thread(real.env)
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    inside_codex = {"CODEX_THREAD_ID": thread}
+
+    # A ledger outside the sandbox's writable roots is read-only inside it.
+    join_both(real, session, thread)
+    real.ok("open")
+    blocked = in_codex_sandbox(real, codex_home, str(workspace), "send", "claude", "hi", env=inside_codex)
+    assert blocked.returncode == 1
+    assert "; Codex's sandbox keeps it from being written. " in blocked.stderr
+    assert blocked.stderr.startswith(f"postbag: cannot open the ledger (Read-only file system: {real.ledger})")
+
+    # A ledger inside the workspace is writable, and then the socket is what the sandbox blocks.
+    real.env["POSTBAG_LEDGER"] = str(workspace / "ledger.jsonl")
+    join_both(real, session, thread)
+    real.ok("open")
+    before = real.ledger_bytes()
+    blocked = in_codex_sandbox(real, codex_home, str(workspace), "send", "claude", "hi", env=inside_codex)
+    assert (blocked.returncode, blocked.stdout) == (1, "")
+    assert blocked.stderr == (
+        "postbag: Codex's sandbox blocks the connection to claude's socket (Operation not permitted); nothing was "
+        "handed over. The human can allow it with network access for the workspace sandbox "
+        "(sandbox_workspace_write.network_access = true); stop and ask the human\n"
+    )
+    assert real.ledger_bytes() == before and session.enqueued() == []
+
+
+@pytest.mark.parametrize("setting", ["accept", "hold", "refuse"])
+def test_claudes_cross_session_setting_decides_what_the_session_does_with_a_letter(
+    real, claude, codex_home, model, setting
+):
+    import json
+
+    session = claude(crossSessionInbound=setting)
+    thread = codex_home.new_thread(real.env)
+    join_both(real, session, thread)
+    real.ok("open", "--limit", "1")
+    letter = "A letter for a session that decides for itself."
+    # postbag reports it delivered whatever the setting: the socket answers nothing either way.
+    assert (
+        real.ok("send", "claude", letter, env={"CODEX_THREAD_ID": thread}) == "letter 4 delivered to claude, 0 left\n"
+    )
+    # Then the person types into the session, and what the model was shown tells the rest.
+    typed = {"type": "user", "message": {"role": "user", "content": "ping from the person"}}
+    session.process.stdin.write((json.dumps(typed) + "\n").encode())
+    session.process.stdin.flush()
+    shown = lambda: json.dumps(model.requests)  # noqa: E731
+    session.wait_for(lambda: "ping from the person" in shown(), "the person's turn")
+    held = [e for e in session.stream() if e.get("subtype") == "peer_message_hold"]
+    if setting == "accept":  # the letter started a turn of its own
+        assert letter in shown() and session.enqueued()[0].endswith("\n\n" + letter)
+    elif setting == "hold":  # parked for the person's review; the model has not seen it
+        assert letter not in shown() and held and held[0]["state"] == "held"
+    else:  # refused: not even queued; only what the person typed is
+        assert letter not in shown() and session.enqueued() == ["ping from the person"] and held == []
