@@ -333,9 +333,9 @@ class CodexHome:
 class ClaudeSession:
     """A real Claude Code session (print mode, stream-json) with its inbox socket, driven by
     the stand-in model, in a throwaway HOME whose SessionStart hook records what the
-    session exports to its commands."""
+    session exports to its commands, then runs the commands `at_start`."""
 
-    def __init__(self, home, workdir, namespace, model, env, *, settings=None):
+    def __init__(self, home, workdir, namespace, model, env, *, settings=None, at_start=()):
         self.home, self.workdir = home, workdir
         self.socket_dir = os.path.join(home, "inbox")
         os.makedirs(self.socket_dir, mode=0o700, exist_ok=True)
@@ -349,8 +349,9 @@ class ClaudeSession:
             "type": "command",
             "command": f"env -0 > {self.exported}.part && mv {self.exported}.part {self.exported}",
         }
+        hooks = [hook, *({"type": "command", "command": command} for command in at_start)]
         with open(os.path.join(home, ".claude", "settings.json"), "w") as file:
-            json.dump({"hooks": {"SessionStart": [{"hooks": [hook]}]}, **(settings or {})}, file)
+            json.dump({"hooks": {"SessionStart": [{"hooks": hooks}]}, **(settings or {})}, file)
         argv = [claude_binary(), "-p", "--input-format", "stream-json", "--output-format", "stream-json"]
         argv += ["--verbose", "--allowedTools", "Bash", "--messaging-socket-path", self.socket]
         full = {**env, **CLAUDE_OFFLINE, "HOME": home, "ANTHROPIC_BASE_URL": model.url}

@@ -50,7 +50,7 @@ def real(postbag, codex_home, tmp_path):
 def claude(real, model, namespace, tmp_path):
     sessions = []
 
-    def start(**settings):
+    def start(at_start=(), **settings):
         session = clients.ClaudeSession(
             str(tmp_path / f"claude-home-{len(sessions)}"),
             str(tmp_path / "work"),
@@ -58,6 +58,7 @@ def claude(real, model, namespace, tmp_path):
             model,
             real.env,
             settings=settings,
+            at_start=at_start,
         )
         sessions.append(session)
         return session
@@ -249,3 +250,33 @@ def test_claudes_cross_session_setting_decides_what_the_session_does_with_a_lett
         assert letter not in shown() and held and held[0]["state"] == "held"
     else:  # refused: not even queued; only what the person typed is
         assert letter not in shown() and session.enqueued() == ["ping from the person"] and held == []
+
+
+def hooked(real):
+    """The SessionStart hook command README gives, which joins each new session by itself."""
+    return {"at_start": [" ".join(real.command) + " join claude --quiet"]}
+
+
+def test_a_session_started_with_the_hook_can_be_written_to_at_once_and_after_a_restart(
+    real, claude, codex_home, model
+):
+    thread = codex_home.new_thread(real.env)
+    real.ok("join", "codex", env={"CODEX_THREAD_ID": thread})
+    real.ok("open", "--limit", "4")
+    session = claude(**hooked(real))
+    session.wait_for(lambda: b'"peer": "claude"' in real.ledger_bytes(), "the hook's join")
+    real.ok("send", "claude", "first letter", env={"CODEX_THREAD_ID": thread})
+    session.wait_for(lambda: any(t.endswith("\n\nfirst letter") for t in session.enqueued()), "the first letter")
+    # The hook said nothing on success, so the session's context holds no word of postbag's.
+    assert "claude joined" not in "".join(str(record) for record in session.transcript())
+    session.kill()
+    restarted = claude(**hooked(real))  # nobody runs join: the new session's hook does
+    restarted.wait_for(lambda: real.ledger_bytes().count(b'"peer": "claude"') == 2, "the restarted session's join")
+    real.ok("send", "claude", "after the restart", env={"CODEX_THREAD_ID": thread})
+    restarted.wait_for(lambda: any(t.endswith("\n\nafter the restart") for t in restarted.enqueued()), "the letter")
+
+
+def test_a_hook_whose_join_is_refused_does_not_keep_the_session_from_starting(real, claude, tmp_path):
+    os.makedirs(real.ledger)  # a directory where the ledger should be: join is refused
+    session = claude(**hooked(real))  # it starts, and its socket answers
+    assert session.process.poll() is None and os.path.exists(session.socket)

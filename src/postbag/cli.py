@@ -31,7 +31,8 @@ def join(args, env):
     door = guards.door_of_this_session(args.peer, env)
     with _ledger(env, write=True, create=True) as bag:
         _record(bag, "join", peer=args.peer, **door)
-    _tell(f"{args.peer} joined")
+    if not args.quiet:
+        _tell(f"{args.peer} joined")
 
 
 def open_exchange(args, env):
@@ -279,6 +280,12 @@ def _parser():
         "run it again after the session restarts.",
     )
     verb.add_argument("peer", choices=PEERS, help="the agent whose session this is")
+    verb.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="say nothing on success, as a session-start hook wants (a refusal still goes to stderr)",
+    )
     verb.set_defaults(verb=join)
 
     verb = verbs.add_parser(
