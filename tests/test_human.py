@@ -90,6 +90,22 @@ def test_a_closed_ledger_says_close_in_its_help(postbag):
 # read --follow
 
 
+@pytest.fixture
+def follow(postbag):
+    """Start `postbag read --follow ARGS`; whatever happens in the test, it is stopped after."""
+    started = []
+
+    def start(*args):
+        started.append(Follower(postbag, *args))
+        return started[-1]
+
+    yield start
+    for follower in started:
+        if follower.process.poll() is None:
+            follower.process.kill()
+            follower.process.wait()
+
+
 class Follower:
     """`postbag read --follow` running, its output read line by line as it comes."""
 
@@ -121,9 +137,9 @@ class Follower:
         return self.process.wait(20), self.process.stderr.read().decode()
 
 
-def test_follow_prints_what_read_prints_then_every_new_record_once_whole_in_order(postbag, inbox, codex):
+def test_follow_prints_what_read_prints_then_every_new_record_once_whole_in_order(postbag, inbox, codex, follow):
     postbag.ready(limit=40)
-    follower = Follower(postbag, "--json")
+    follower = follow("--json")
     assert [json.loads(line)["n"] for line in follower.lines(3)] == [1, 2, 3]
 
     def write(peer, recipient):
@@ -141,9 +157,18 @@ def test_follow_prints_what_read_prints_then_every_new_record_once_whole_in_orde
     assert follower.end() == (130, "")  # Ctrl-C ends it quietly
 
 
-def test_follow_uses_the_human_format_and_shows_no_door(postbag, inbox, codex):
+def test_follow_with_a_count_starts_from_the_last_n_records(postbag, follow):
     postbag.ready()
-    follower = Follower(postbag)
+    follower = follow("2")
+    assert [line.split()[2] for line in follower.lines(2)] == ["join", "open"]
+    postbag.ok("open", "--limit", "5")
+    assert follower.lines(1)[0].endswith("  open   5 letters\n")
+    assert follower.end() == (130, "")
+
+
+def test_follow_uses_the_human_format_and_shows_no_door(postbag, inbox, codex, follow):
+    postbag.ready()
+    follower = follow()
     follower.lines(3)
     postbag.ok("join", "claude", inside="claude")
     postbag.ok("send", "codex", "line one\nline two", inside="claude")
@@ -157,8 +182,8 @@ def test_follow_uses_the_human_format_and_shows_no_door(postbag, inbox, codex):
     assert inbox.token not in new and inbox.path not in new and (status, said) == (130, "")
 
 
-def test_follow_waits_for_a_ledger_that_does_not_exist_yet(postbag):
-    follower = Follower(postbag)
+def test_follow_waits_for_a_ledger_that_does_not_exist_yet(postbag, follow):
+    follower = follow()
     assert select.select([follower.process.stderr], [], [], 20)[0], "read --follow said nothing"
     said = follower.process.stderr.readline().decode()
     assert said == f"postbag: there is no ledger at {postbag.ledger} yet\n"
@@ -167,9 +192,9 @@ def test_follow_waits_for_a_ledger_that_does_not_exist_yet(postbag):
     assert follower.end() == (130, "")
 
 
-def test_follow_into_a_closed_pipe_ends_quietly(postbag, codex):
+def test_follow_into_a_closed_pipe_ends_quietly(postbag, codex, follow):
     postbag.ready()
-    follower = Follower(postbag)
+    follower = follow()
     follower.lines(3)
     follower.process.stdout.close()
     postbag.ok("send", "codex", "nobody reads this", inside="claude")
@@ -178,9 +203,9 @@ def test_follow_into_a_closed_pipe_ends_quietly(postbag, codex):
 
 
 @pytest.mark.parametrize("how", ["replaced", "moved", "cut short"])
-def test_follow_stops_with_a_refusal_when_the_ledger_changes_under_it(postbag, how):
+def test_follow_stops_with_a_refusal_when_the_ledger_changes_under_it(postbag, how, follow):
     postbag.ready()
-    follower = Follower(postbag)
+    follower = follow()
     follower.lines(3)
     if how == "replaced":
         os.rename(_copy(postbag.ledger), postbag.ledger)
@@ -201,9 +226,9 @@ def _copy(path):
     return path + ".new"
 
 
-def test_following_costs_no_cpu_to_speak_of(postbag):
+def test_following_costs_no_cpu_to_speak_of(postbag, follow):
     postbag.ready()
-    follower = Follower(postbag)
+    follower = follow()
     follower.lines(3)
     threading.Event().wait(2)  # the follower idles: the point is what it spends meanwhile
     follower.process.send_signal(signal.SIGINT)

@@ -257,9 +257,7 @@ def hooked(real):
     return {"at_start": [" ".join(real.command) + " join claude --quiet"]}
 
 
-def test_a_session_started_with_the_hook_can_be_written_to_at_once_and_after_a_restart(
-    real, claude, codex_home, model
-):
+def test_a_session_started_with_the_hook_can_be_written_to_at_once_and_after_a_restart(real, claude, codex_home, model):
     thread = codex_home.new_thread(real.env)
     real.ok("join", "codex", env={"CODEX_THREAD_ID": thread})
     real.ok("open", "--limit", "4")
