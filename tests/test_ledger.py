@@ -272,4 +272,4 @@ def test_a_ledger_object_stays_true_after_each_append(tmp_path):
         with open(path, "rb") as file:
             assert bag.data == file.read()
         assert [r["kind"] for r in bag.tail(2)] == ["open", "join"]
-        assert bag.letters_left() == 3 and bag.door("codex") == {"thread": "0f0e0d0c-0b0a-4999-8888-777766665555"}
+        assert bag.exchange().left == 3 and bag.door("codex") == {"thread": "0f0e0d0c-0b0a-4999-8888-777766665555"}

@@ -150,6 +150,6 @@ def test_valid_ledgers_always_read_whole(tmp_path_factory, records):
         opened = [n for n, r in zip(numbers, records, strict=True) if r["kind"] == "open"]
         if opened:
             letters_since = sum(r["kind"] == "letter" for r in records[opened[-1] :])
-            assert bag.letters_left() == records[opened[-1] - 1]["limit"] - letters_since
+            assert bag.exchange().left == records[opened[-1] - 1]["limit"] - letters_since
         else:
-            assert bag.letters_left() is None
+            assert bag.exchange() is None

@@ -109,8 +109,6 @@ def read(args, env):
             if not args.follow:
                 return
         records = bag.records() if args.count is None else bag.tail(args.count)
-        if args.count is not None and _on_a_terminal(args):
-            status = _where_the_bag_stands(bag, path)  # from the snapshot, before the lock is released
     # The lock is released before anything is written: `data` is a snapshot, and a slow
     # pager must not hold up the senders.
     show = transcript.json_line if args.json else transcript.human_line
@@ -123,7 +121,7 @@ def read(args, env):
     if args.follow:
         _stream(map(show, bag.follow(FOLLOW_INTERVAL)), each=True)
     elif _on_a_terminal(args):
-        say(status if args.count is not None else _where_the_bag_stands(bag, path))
+        say(_where_the_bag_stands(bag, path))
 
 
 FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person, idle for the machine

@@ -17,7 +17,7 @@ import stat
 import time
 
 from postbag import PEERS
-from postbag.refusal import Refusal
+from postbag.refusal import Refusal, say
 from postbag.transcript import has_unsafe
 
 DEFAULT_PATH = "~/.postbag/ledger.jsonl"
@@ -135,11 +135,6 @@ class Ledger:
             closed = closed or later["kind"] == "close"
         return Exchange(record["limit"], sent, bool(closed))
 
-    def letters_left(self):
-        """How many letters the open exchange still grants, or None if none was opened."""
-        exchange = self.exchange()
-        return None if exchange is None else exchange.granted - exchange.sent
-
     def follow(self, interval):
         """Each record appended after the snapshot, as it is appended, checking every
         `interval` seconds; no lock is held. A ledger that does not exist yet is waited for.
@@ -202,8 +197,6 @@ class Ledger:
     def _cut_unfinished_line(self):
         os.ftruncate(self.fd, self.size)
         os.fsync(self.fd)
-        from postbag.refusal import say
-
         say(
             f"an interrupted send left an unfinished record after line {self.unfinished}; "
             "it was removed, and its letter may have been delivered"
