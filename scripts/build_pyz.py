@@ -5,13 +5,21 @@ Two builds of the same tree are byte-identical: entries are sorted, and every ti
 mode and creator field is fixed. Timestamps come from SOURCE_DATE_EPOCH, else the last
 commit, else 1980-01-01 (the earliest time a zip can hold).
 
+A zip holds no __pycache__, so Python would compile the sources on every run. Beside
+them the archive carries each module compiled by every Python from 3.10 to 3.14 that
+the build finds (python3.X on PATH, or under pyenv), as hash-based .pyc files, which are
+the same bytes every time; the entry point loads the one made for the running Python,
+and any other Python compiles the sources as before. The build says which it found.
+
     python3 scripts/build_pyz.py [--out DIR]
 """
 
 import argparse
+import glob
 import hashlib
 import io
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,15 +33,35 @@ ZIP_EPOCH = 315532800  # 1980-01-01T00:00:00Z
 UNIX = 3  # the zip "created by" system
 
 
+VERSIONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
+# Run by each interpreter: compile every source given and write its hash-based .pyc.
+_COMPILE = """\
+import importlib.util, os, sys
+from importlib._bootstrap_external import _code_to_hash_pyc
+out = sys.argv[1]
+for path in sys.argv[2:]:
+    with open(path, "rb") as file:
+        source = file.read()
+    name = os.path.basename(path)[:-3]
+    code = compile(source, "postbag/" + name + ".py", "exec", dont_inherit=True)
+    with open(os.path.join(out, name + "." + sys.implementation.cache_tag + ".pyc"), "wb") as file:
+        file.write(_code_to_hash_pyc(code, importlib.util.source_hash(source), checked=False))
+"""
+
+
 def build(out_dir):
-    """Write postbag.pyz and postbag.pyz.sha256 into `out_dir`; return (path, size, digest)."""
-    archive = zip_bytes(sorted(_sources()), _timestamp())
+    """Write postbag.pyz and postbag.pyz.sha256 into `out_dir`; return (path, size, digest,
+    the Python versions it carries compiled code for)."""
+    pythons = interpreters()
+    entries = [(name, _read(source)) for name, source in _sources()]
+    entries += _compiled(pythons.values(), [source for name, source in _sources() if name.startswith("postbag/")])
+    archive = zip_bytes(sorted(entries), _timestamp())
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "postbag.pyz")
     _write(path, archive, 0o755)
     digest = hashlib.sha256(archive).hexdigest()
     _write(path + ".sha256", f"{digest}  postbag.pyz\n".encode(), 0o644)
-    return path, len(archive), digest
+    return path, len(archive), digest, list(pythons)
 
 
 def ensure_built():
@@ -47,18 +75,17 @@ def ensure_built():
 
 
 def zip_bytes(entries, timestamp):
-    """The zipapp: shebang, then each (name, source file) deflated with fixed metadata."""
+    """The zipapp: shebang, then each (name, bytes) deflated with fixed metadata."""
     date_time = time.gmtime(max(timestamp, ZIP_EPOCH))[:6]
     buffer = io.BytesIO()
     buffer.write(SHEBANG)
     with zipfile.ZipFile(buffer, "w") as archive:
-        for name, source in entries:
+        for name, data in entries:
             info = zipfile.ZipInfo(name, date_time)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.create_system = UNIX
             info.external_attr = 0o100644 << 16
-            with open(source, "rb") as file:
-                archive.writestr(info, file.read(), compresslevel=9)
+            archive.writestr(info, data, compresslevel=9)
     return buffer.getvalue()
 
 
@@ -68,6 +95,43 @@ def _sources():
     for name in os.listdir(PACKAGE):
         if name.endswith(".py"):
             yield f"postbag/{name}", os.path.join(PACKAGE, name)
+
+
+def _read(path):
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def interpreters():
+    """{version: path} of each supported Python this machine has, the running one included."""
+    found = {"{}.{}".format(*sys.version_info[:2]): sys.executable}
+    roots = []
+    try:
+        pyenv = subprocess.run(["pyenv", "root"], capture_output=True, text=True, check=True).stdout.strip()
+        roots = [os.path.join(pyenv, "versions")]
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    for version in VERSIONS:
+        candidates = [shutil.which(f"python{version}")]
+        for root in roots:
+            candidates += sorted(glob.glob(os.path.join(root, f"{version}.*", "bin", f"python{version}")))
+        for candidate in filter(None, candidates):
+            if version in found:
+                break
+            if subprocess.run([candidate, "-c", ""], capture_output=True, check=False).returncode == 0:
+                found[version] = candidate
+    return {version: found[version] for version in VERSIONS if version in found}
+
+
+def _compiled(pythons, sources):
+    """(name, bytes) of every source compiled by every one of `pythons`."""
+    entries = []
+    with tempfile.TemporaryDirectory() as out:
+        for python in pythons:
+            subprocess.run([python, "-I", "-c", _COMPILE, out, *sources], check=True)
+        for name in sorted(os.listdir(out)):
+            entries.append((f"postbag/__pycache__/{name}", _read(os.path.join(out, name))))
+    return entries
 
 
 def _timestamp():
@@ -95,9 +159,10 @@ def main():
     parser = argparse.ArgumentParser(description="Build postbag.pyz reproducibly.")
     parser.add_argument("--out", default=os.path.join(ROOT, "dist"), help="output directory (default: dist)")
     args = parser.parse_args()
-    path, size, digest = build(args.out)
+    path, size, digest, versions = build(args.out)
     shown = os.path.relpath(path)
     print(f"{path if shown.startswith('..') else shown}  {size:,} bytes  sha256 {digest}")
+    print(f"compiled for Python {', '.join(versions)}")
     return 0
 
 

@@ -41,14 +41,26 @@ def test_two_builds_are_byte_identical_and_checksummed(tmp_path):
     assert (check.returncode, check.stdout) == (0, b"postbag.pyz: OK\n")
 
 
-def test_the_archive_holds_only_the_package_sources_with_fixed_metadata(tmp_path):
-    pyz, _ = build(tmp_path, SOURCE_DATE_EPOCH="1767225600")  # 2026-01-01T00:00:00Z
+def _said_versions(said):
+    line = next(line for line in said.splitlines() if line.startswith("compiled for Python "))
+    return line.removeprefix("compiled for Python ").split(", ")
+
+
+def test_the_archive_holds_the_package_sources_and_their_compiled_code_with_fixed_metadata(tmp_path):
+    pyz, said = build(tmp_path, SOURCE_DATE_EPOCH="1767225600")  # 2026-01-01T00:00:00Z
     data = pyz.read_bytes()
     assert data.startswith(b"#!/usr/bin/env python3\n")
     assert os.stat(pyz).st_mode & 0o111 == 0o111
     with zipfile.ZipFile(pyz) as archive:
         infos = archive.infolist()
-        assert [i.filename for i in infos] == sorted(["__main__.py"] + [f"postbag/{n}" for n in PACKAGE_SOURCES])
+        versions = _said_versions(said)
+        assert "{}.{}".format(*sys.version_info[:2]) in versions  # the building Python, at least
+        compiled = [
+            f"postbag/__pycache__/{n[:-3]}.cpython-{v.replace('.', '')}.pyc" for n in PACKAGE_SOURCES for v in versions
+        ]
+        assert [i.filename for i in infos] == sorted(
+            ["__main__.py"] + [f"postbag/{n}" for n in PACKAGE_SOURCES] + compiled
+        )
         for info in infos:
             assert info.compress_type == zipfile.ZIP_DEFLATED
             assert info.date_time == (2026, 1, 1, 0, 0, 0)
@@ -56,6 +68,40 @@ def test_the_archive_holds_only_the_package_sources_with_fixed_metadata(tmp_path
         source = os.path.join(ROOT, "src", "postbag", "__main__.py")
         with open(source, "rb") as file:
             assert archive.read("__main__.py") == file.read()
+
+
+def _rewritten(pyz, target, change):
+    """A copy of `pyz` at `target` with `change(name, data)` applied to every entry (None drops it)."""
+    with zipfile.ZipFile(pyz) as source, zipfile.ZipFile(target, "w") as copy:
+        for info in source.infolist():
+            data = change(info.filename, source.read(info))
+            if data is not None:
+                copy.writestr(info, data)
+    return target
+
+
+def test_the_compiled_code_is_what_runs_and_the_sources_stand_behind_it(tmp_path):
+    pyz, _ = build(tmp_path)
+    tag = sys.implementation.cache_tag
+    broken = b"raise SystemExit('the source ran')\n"
+
+    def break_sources(name, data):
+        return broken if name == "postbag/cli.py" else data
+
+    def break_sources_and_drop_compiled(name, data):
+        return None if name == f"postbag/__pycache__/cli.{tag}.pyc" else break_sources(name, data)
+
+    env = {"POSTBAG_LEDGER": str(tmp_path / "none.jsonl"), "PATH": os.environ["PATH"]}
+    for change, expected in [(break_sources, 0), (break_sources_and_drop_compiled, "the source ran")]:
+        copy = _rewritten(pyz, tmp_path / "copy.pyz", change)
+        result = subprocess.run([sys.executable, str(copy), "read"], env=env, capture_output=True, text=True)
+        if expected == 0:
+            assert (result.returncode, result.stderr) == (
+                0,
+                f"postbag: there is no ledger at {env['POSTBAG_LEDGER']} yet\n",
+            )
+        else:
+            assert (result.returncode, result.stderr) == (1, "the source ran\n")
 
 
 def test_timestamps_before_1980_are_clamped(tmp_path):
