@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Measure postbag.pyz as agents use it: start-up, send and read, on ledgers up to 100,000 records.
 
-    python3 scripts/bench.py [--rounds N]
+    python3 scripts/bench.py [--rounds N] [--against CMD]
+
+--against runs every postbag case a second time with CMD in place of the zipapp (for
+example a postbag 1.0.0 installed in a venv: "VENV/bin/python -I -m postbag"), in the
+same interleaved rounds, and prints both figures and their ratio per case.
 
 Every case runs the built dist/postbag.pyz (built first when missing or stale) as a
 subprocess, against a fake Claude inbox socket served by this process. Rounds are
@@ -13,6 +17,7 @@ performance issue are checked at the end.
 import argparse
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -64,7 +69,7 @@ def measure(cases, rounds):
                 argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False
             )
             times[name].append(time.perf_counter() - started)
-            refused = name.endswith("refused in a session")
+            refused = "refused in a session" in name
             if done.returncode != refused or refused != ("stop and ask the human" in done.stderr):
                 raise SystemExit(f"bench: {name!r} went wrong: {done.stderr.strip()}")
     return {name: statistics.median(values) for name, values in times.items()}
@@ -109,17 +114,18 @@ def racing_throughput(pyz, env, senders=32):
 def main():
     parser = argparse.ArgumentParser(description="Benchmark postbag.pyz.")
     parser.add_argument("--rounds", type=int, default=15, help="interleaved runs of every case (default 15)")
+    parser.add_argument("--against", metavar="CMD", help="another postbag command to measure beside this one")
     args = parser.parse_args()
     pyz, _ = build_pyz.ensure_built()
     work = tempfile.mkdtemp(prefix="postbag-bench-")
     try:
-        report(pyz, work, args.rounds)
+        report(pyz, work, args.rounds, shlex.split(args.against) if args.against else None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
-def report(pyz, work, rounds):
+def report(pyz, work, rounds, other):
     inbox = UnixServer(os.path.join(work, "inbox.sock"), discard, backlog=64)
     python = sys.executable
     base = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CODEX", "POSTBAG_"))}
@@ -153,6 +159,11 @@ def report(pyz, work, rounds):
         "full read, 100,000 records": ([*pb, "read"], env(100_000)),
         "python3: json.loads every line": ([python, "-c", parse_once], base),
     }
+    if other:  # the same postbag cases again, run by the other command
+        theirs = {
+            f"{name} [against]": ([*other, *argv[2:]], env) for name, (argv, env) in cases.items() if argv[:2] == pb
+        }
+        cases.update(theirs)
     print(f"postbag.pyz {os.path.getsize(pyz):,} bytes; Python {sys.version.split()[0]} on {sys.platform}")
     print(f"ledgers: 100,000 records = {sizes[100_000] / 1e6:.1f} MB; {rounds} interleaved rounds, medians\n")
     median = measure(cases, rounds)
@@ -168,10 +179,17 @@ def report(pyz, work, rounds):
     }
     width = max(map(len, cases)) + 2
     print(f"{'case':<{width}}  {'median':>9}  ratio")
-    for name in cases:
+    for name in [name for name in cases if not name.endswith(" [against]")]:
         against = relative_to.get(name)
         ratio = f"{median[name] / median[against]:5.2f} x {against}" if against else ""
         print(f"{name:<{width}}  {median[name] * 1000:7.1f} ms  {ratio}")
+    if other:
+        print(f"\nagainst {shlex.join(other)}, in the same rounds:")
+        print(f"{'case':<{width}}  {'this':>9}  {'against':>9}  ratio")
+        for name in [name for name in cases if f"{name} [against]" in cases]:
+            ours, theirs = median[name], median[f"{name} [against]"]
+            print(f"{name:<{width}}  {ours * 1000:7.1f} ms  {theirs * 1000:7.1f} ms  {ours / theirs:5.2f}")
+        print()
     validated, parsed = parse_cost(pyz, ledgers[100_000], rounds)
     median["parse and validate every line"], median["json.loads every line"] = validated, parsed
     print(
