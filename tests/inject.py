@@ -12,6 +12,7 @@ WHERE is `src` or the path of a postbag.pyz; FAULTS is a comma-separated list of
   open=ERRNO        opening the ledger fails with ERRNO (EROFS outside the sandbox's writable roots)
   signal=NAME       signal NAME reaches the process halfway through the ledger append, as a kill
                     sent at the wrong moment would
+  linger            the thread that waits for codex queue's exit stays alive a while after it
 These are failures a test cannot provoke for real on every machine; everything else runs
 the shipped code unchanged.
 """
@@ -85,7 +86,10 @@ def _signal_mid_append(value):
             return write(fd, data)
         half = len(data) // 2
         written = write(fd, data[:half])
-        os.kill(os.getpid(), getattr(signal, f"SIG{value}"))
+        number = getattr(signal, f"SIG{value}")
+        if number != signal.SIGINT:  # its default action, whatever this process inherited (nohup ignores HUP)
+            signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
         return written + write(fd, data[half:])
 
     os.write = interrupted_write
@@ -109,6 +113,20 @@ def _ledger_open_fails(value):
         return real_open(path, flags, *args, **kwargs)
 
     os.open = failing_open
+
+
+def _linger(_):
+    import time
+
+    write = os.write
+
+    def lingering_write(fd, data):
+        written = write(fd, data)
+        if data == b"x":  # the waiting thread's wake-up: it stays alive through the append
+            time.sleep(1)
+        return written
+
+    os.write = lingering_write
 
 
 def _fsync_fails(value):
@@ -146,6 +164,7 @@ INJECT = {
     "fsync": _fsync_fails,
     "exec": _exec_fails,
     "signal": _signal_mid_append,
+    "linger": _linger,
     "connect": _connect_fails,
     "open": _ledger_open_fails,
 }

@@ -25,10 +25,13 @@ def unfinished_ledger(postbag):
     return complete
 
 
+@pytest.mark.parametrize("linger", [False, True], ids=["", "while codex's waiter lives"])
 @pytest.mark.parametrize("name", ["TERM", "HUP", "INT", "QUIT", "USR1"])
-def test_a_signal_during_the_append_waits_until_the_record_is_whole(postbag, codex, name):
+def test_a_signal_during_the_append_waits_until_the_record_is_whole(postbag, codex, name, linger):
+    """Also while the thread that waited for codex queue is still alive: a signal sent to the
+    process must not be taken by that thread, which would die with the record half written."""
     postbag.ready()
-    faulty = postbag.with_faults(f"signal={name}")
+    faulty = postbag.with_faults(f"signal={name}" + (",linger" if linger else ""))
     result = faulty.run("send", "codex", BODY, inside="claude")
     if name == "INT":  # the letter was handed over: an interrupt no longer changes the outcome
         assert (result.returncode, result.stdout) == (0, "letter 4 delivered to codex, 11 left\n")

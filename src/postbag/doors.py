@@ -135,6 +135,7 @@ def _finish(child, seconds):
     the child exits: Popen.wait(timeout) would poll with growing sleeps, and a helper of
     codex's that kept stderr open would hide the exit."""
     import select
+    import signal
     import threading
     import time
 
@@ -150,7 +151,14 @@ def _finish(child, seconds):
         finally:
             os.close(woken)
 
-    threading.Thread(target=wait_for_exit, daemon=True).start()
+    # The thread is born with every signal blocked: a signal sent to the process must reach
+    # the main thread, which holds it back while it appends. Taken by this thread, it would
+    # kill the process halfway through the record.
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        threading.Thread(target=wait_for_exit, daemon=True).start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     said, streams = b"", [child.stderr.fileno(), wake]
     try:
         while (remaining := deadline - time.monotonic()) > 0:
