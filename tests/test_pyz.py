@@ -230,3 +230,32 @@ def test_the_wheel_installs_a_console_script_that_is_the_same_program(tmp_path, 
     ledger = str(tmp_path / "ledger.jsonl")
     line = reply_line(["postbag"], venv / "bin", tmp_path, codex, ledger)
     assert line == f"POSTBAG_LEDGER={ledger} postbag send claude - <<'POSTBAG'"
+
+
+def test_the_archives_finder_loads_compiled_modules_and_declines_the_rest(tmp_path, monkeypatch):
+    """The finder the zipapp's entry point installs, met in-process (coverage does not follow
+    the zipapp's own runs)."""
+    import importlib.util
+    import zipimport
+
+    from postbag import __main__ as entry
+
+    pyz, _ = build(tmp_path)
+    finder = entry._CompiledCode(zipimport.zipimporter(str(pyz)), str(pyz))
+    spec = finder.find_spec("postbag.transcript")
+    assert spec.origin == f"{pyz}/postbag/transcript.py"
+    module = importlib.util.module_from_spec(spec)
+    finder.exec_module(module)
+    assert module.one_line("a\nb") == "a\\x0ab"
+    assert finder.find_spec("postbag").submodule_search_locations == [f"{pyz}/postbag"]
+    assert [finder.find_spec(name) for name in ("json", "postbag.absent", "postbag.a.b")] == [None, None, None]
+    finder.magic = b"\0\0\0\0"  # code compiled by another Python is left to the sources
+    assert finder.find_spec("postbag.transcript") is None
+
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    entry._load_compiled_code()  # not inside an archive: nothing changes
+    assert not any(isinstance(f, entry._CompiledCode) for f in sys.meta_path)
+    monkeypatch.setitem(vars(entry), "__loader__", zipimport.zipimporter(str(pyz)))
+    entry._load_compiled_code()
+    entry._load_compiled_code()
+    assert sum(isinstance(f, entry._CompiledCode) for f in sys.meta_path) == 1

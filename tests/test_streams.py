@@ -104,3 +104,19 @@ def test_no_vendor_session_variable_reaches_codex_queue(postbag, codex):
     env = codex.calls()[0]["env"]
     assert not {*vendor, *postbag.session("claude"), "POSTBAG_LEDGER"} & set(env)
     assert {name: env[name] for name in kept} == kept
+
+
+def test_a_refusal_with_stderr_closed_still_exits_1_quietly(postbag):
+    result = run_in_sh(postbag, "exec 2>&-", "open", inside="claude")
+    assert (result.returncode, result.stdout) == (1, "")
+
+
+def test_a_refusal_whose_stderr_reader_went_away_still_exits_1(postbag):
+    env = {**postbag.env, **postbag.session("claude")}
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        result = subprocess.run([*postbag.command, "open"], env=env, stderr=writer, stdout=subprocess.PIPE, check=False)
+    finally:
+        os.close(writer)
+    assert (result.returncode, result.stdout) == (1, b"")
