@@ -72,7 +72,7 @@ def send(args, env):
     path = ledger.locate(env)
     body = _body(args.text)
     envelope.check_body(body)
-    with _ledger(env, write=True) as bag:
+    with _ledger(env, path, write=True) as bag:
         exchange = bag.exchange()
         if exchange is None:
             raise Refusal("no exchange is open")
@@ -103,7 +103,7 @@ def read(args, env):
     from postbag import ledger, transcript
 
     path = ledger.locate(env)
-    with _ledger(env, on_wait=lambda: say("waiting for a send in progress to finish")) as bag:
+    with _ledger(env, path, on_wait=lambda: say("waiting for a send in progress to finish")) as bag:
         if bag.fd is None:
             say(f"there is no ledger at {path} yet")
             if not args.follow:
@@ -153,11 +153,12 @@ def _where_the_bag_stands(bag, path):
     return f"ledger {path}: {state}; {', '.join(peers)}"
 
 
-def _ledger(env, **options):
+def _ledger(env, path=None, **options):
+    """The ledger at `path` (default: where `env` says), told whether Codex's sandbox is around it."""
     from postbag import ledger
     from postbag.guards import in_codex_sandbox
 
-    return ledger.Ledger(ledger.locate(env), sandboxed=in_codex_sandbox(env), **options)
+    return ledger.Ledger(path or ledger.locate(env), sandboxed=in_codex_sandbox(env), **options)
 
 
 def _stream(lines, each=False):
