@@ -13,6 +13,7 @@ import glob
 import http.server
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -154,17 +155,44 @@ class Namespace:
         self._holder.wait()
 
 
-# A stand-in for Claude's model
+# Stand-in models: one agent, two wire formats
 
 
-class StandInModel:
-    """The part of the Anthropic Messages streaming API that Claude Code uses, on loopback
-    inside the namespace. It answers as an agent would: a letter whose envelope gives a
-    reply command is answered by running that command, read from the envelope, through the
-    Bash tool; a letter that says not to reply gets words only."""
+class Agent:
+    """What a stand-in model decides, as an agent would: a letter whose envelope gives a
+    reply command is answered by running that command, read from the envelope; a letter
+    that says not to reply gets words only; a person's "Run: COMMAND" is run as asked."""
 
-    def __init__(self, namespace, answer="Thank you; reviewed and agreed."):
+    def __init__(self, answer="Thank you; reviewed and agreed."):
         self.answer = answer
+
+    def decide(self, texts, after_a_command):
+        """The shell command to run next, or None to end the turn with words."""
+        if after_a_command:
+            return None
+        asked = next((t[len("Run: ") :] for t in texts if t.startswith("Run: ")), None)
+        if asked is not None:
+            return asked
+        letter = next((t for t in texts if "via postbag." in t), None)
+        if letter is None or "do not reply" in letter.split("\n", 1)[0]:
+            return None
+        return reply_to(letter, self.answer)
+
+
+def reply_to(envelope, answer):
+    """The reply an agent writes: the envelope's own command, with `answer` as the letter."""
+    lines = envelope.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.endswith("reply with:"))
+    command = lines[at + 1]  # e.g. postbag send codex - <<'POSTBAG'
+    return f"{command}\n{answer}\nPOSTBAG"
+
+
+class _StandIn:
+    """An HTTP server on loopback inside the namespace, answering a client's model calls;
+    `requests` keeps every call's body, for what the model was shown."""
+
+    def __init__(self, namespace, agent):
+        self.agent = agent
         self.requests = []
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._serve, args=(namespace,), daemon=True)
@@ -173,12 +201,24 @@ class StandInModel:
             raise RuntimeError("the stand-in model did not start")
 
     @property
+    def answer(self):
+        return self.agent.answer
+
+    @property
     def url(self):
         return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def shown(self):
+        """Everything the model was shown, as one string."""
+        return json.dumps(self.requests)
 
     def close(self):
         self._server.shutdown()
         self._server.server_close()
+
+    def events(self, body):
+        """The server-sent events answering one model call."""
+        raise NotImplementedError
 
     def _serve(self, namespace):
         namespace.enter_this_thread()
@@ -190,20 +230,19 @@ class StandInModel:
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                if not self.path.startswith("/v1/messages") or "count_tokens" in self.path:
+                if not self.path.startswith(model.PATH) or "count_tokens" in self.path:
                     self._json({"input_tokens": 1})
                     return
                 model.requests.append(body)
-                blocks = model.turn(body.get("messages", []))
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
-                for event in _stream(blocks):
+                for event in model.events(body):
                     self.wfile.write(event)
                 self.wfile.flush()
 
             def do_GET(self):
-                self._json({})
+                self._json({"models": []})
 
             def do_HEAD(self):
                 self._json({})
@@ -220,56 +259,96 @@ class StandInModel:
         self._ready.set()
         self._server.serve_forever(poll_interval=0.1)
 
-    def turn(self, messages):
-        """The blocks of the next assistant turn, decided by the last user message."""
-        last = next((m for m in reversed(messages) if m.get("role") == "user"), {})
-        texts, results = _user_content(last)
-        if results:
-            return [{"type": "text", "text": "Sent."}]
-        letter = next((t for t in texts if "via postbag." in t), None)
-        if letter is None or "do not reply" in letter.split("\n", 1)[0]:
-            return [{"type": "text", "text": "Noted; no reply is needed."}]
-        return [{"type": "tool_use", "name": "Bash", "input": {"command": reply_to(letter, self.answer)}}]
+
+def _event(kind, data):
+    return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
 
 
-def reply_to(envelope, answer):
-    """The reply an agent writes: the envelope's own command, with `answer` as the letter."""
-    lines = envelope.split("\n")
-    at = next(i for i, line in enumerate(lines) if line.endswith("reply with:"))
-    command = lines[at + 1]  # e.g. postbag send codex - <<'POSTBAG'
-    return f"{command}\n{answer}\nPOSTBAG"
+class ClaudeModel(_StandIn):
+    """The part of the Anthropic Messages streaming API that Claude Code uses. Its request's
+    messages may end with a system-role entry: the letter is in the last user-role one."""
+
+    PATH = "/v1/messages"
+
+    def events(self, body):
+        last = next((m for m in reversed(body.get("messages", [])) if m.get("role") == "user"), {})
+        content = last.get("content", "")
+        if isinstance(content, str):
+            texts, results = [content], []
+        else:
+            texts = [block.get("text", "") for block in content if block.get("type") == "text"]
+            results = [block for block in content if block.get("type") == "tool_result"]
+        command = self.agent.decide(texts, after_a_command=bool(results))
+        if command is None:
+            block = {"type": "text", "text": "Sent." if results else "Noted; no reply is needed."}
+        else:
+            block = {"type": "tool_use", "name": "Bash", "input": {"command": command}}
+        return _messages_stream(block)
 
 
-def _user_content(message):
-    content = message.get("content", "")
-    if isinstance(content, str):
-        return [content], []
-    texts = [block.get("text", "") for block in content if block.get("type") == "text"]
-    results = [block for block in content if block.get("type") == "tool_result"]
-    return texts, results
-
-
-def _stream(blocks):
-    def event(kind, data):
-        return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
-
+def _messages_stream(block):
     message = {"id": "msg_standin", "type": "message", "role": "assistant", "model": "stand-in", "content": []}
     message.update({"stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}})
-    yield event("message_start", {"message": message})
-    stop = "end_turn"
-    for index, block in enumerate(blocks):
-        if block["type"] == "tool_use":
-            stop = "tool_use"
-            start = {"type": "tool_use", "id": f"toolu_standin_{index}", "name": block["name"], "input": {}}
-            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+    yield _event("message_start", {"message": message})
+    if block["type"] == "tool_use":
+        stop = "tool_use"
+        start = {"type": "tool_use", "id": "toolu_standin", "name": block["name"], "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+    else:
+        stop = "end_turn"
+        start = {"type": "text", "text": ""}
+        delta = {"type": "text_delta", "text": block["text"]}
+    yield _event("content_block_start", {"index": 0, "content_block": start})
+    yield _event("content_block_delta", {"index": 0, "delta": delta})
+    yield _event("content_block_stop", {"index": 0})
+    ended = {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 1}}
+    yield _event("message_delta", ended)
+    yield _event("message_stop", {})
+
+
+class CodexModel(_StandIn):
+    """The part of the Responses streaming API that Codex uses with a custom provider: a
+    command is an `exec_command` function call (its shell tool), whose output comes back
+    as the next request's last input item."""
+
+    PATH = "/v1/responses"
+
+    def events(self, body):
+        items = body.get("input") or []
+        asked = max((i for i, item in enumerate(items) if item.get("role") == "user"), default=-1)
+        texts = [part.get("text", "") for part in items[asked].get("content", [])] if asked >= 0 else []
+        after = any(item.get("type") == "function_call_output" for item in items[asked + 1 :])
+        command = self.agent.decide(texts, after_a_command=after)
+        n = len(self.requests)
+        if command is None:
+            text = "Sent." if after else "Noted; no reply is needed."
+            item = {"type": "message", "role": "assistant", "id": f"msg_{n}"}
+            item["content"] = [{"type": "output_text", "text": text}]
         else:
-            start = {"type": "text", "text": ""}
-            delta = {"type": "text_delta", "text": block["text"]}
-        yield event("content_block_start", {"index": index, "content_block": start})
-        yield event("content_block_delta", {"index": index, "delta": delta})
-        yield event("content_block_stop", {"index": index})
-    yield event("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 1}})
-    yield event("message_stop", {})
+            # login false: a login shell would reset PATH from the system's profile
+            arguments = json.dumps({"cmd": command, "login": False})
+            item = {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": "exec_command"}
+            item["arguments"] = arguments
+        response = {"id": f"resp_{n}", "object": "response", "status": "in_progress", "output": []}
+        yield _event("response.created", {"response": response})
+        yield _event("response.output_item.done", {"output_index": 0, "item": item})
+        usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
+        done = {**response, "status": "completed", "output": [item], "usage": usage}
+        yield _event("response.completed", {"response": done})
+
+    def commands(self):
+        """Every command Codex's shell tool ran for the model, as the tool reported it to
+        the model: (command, exit code, output), oldest first."""
+        ran = {}
+        for body in self.requests:
+            for item in body.get("input", []):
+                if item.get("type") == "function_call":
+                    ran.setdefault(item["call_id"], [json.loads(item["arguments"])["cmd"], None, None])
+                elif item.get("type") == "function_call_output" and item.get("call_id") in ran:
+                    report = item["output"] if isinstance(item["output"], str) else json.dumps(item["output"])
+                    status = re.search(r"Process exited with code (-?\d+)", report)
+                    ran[item["call_id"]][1:] = [int(status[1]) if status else None, report.partition("Output:\n")[2]]
+        return [tuple(command) for command in ran.values() if command[2] is not None]
 
 
 # The sessions
@@ -330,13 +409,95 @@ class CodexHome:
         return glob.glob(os.path.join(self.home, "sessions", "*", "*", "*", "rollout-*.jsonl"))
 
 
+class CodexSession:
+    """A real Codex session on a thread: Codex's app server (what its IDE and desktop
+    clients drive) with the thread resumed, driven by the stand-in model. An idle thread
+    takes the letters that `codex queue` stored for it and runs a turn for each; its shell
+    tool runs commands with the thread's variables, as for any Codex user."""
+
+    def __init__(self, codex_home, thread, model, env, workdir, *, sandbox="danger-full-access", settings=None):
+        self.thread, self.model, self.workdir = thread, model, workdir
+        self._replies, self._next_id = {}, 0
+        self.notifications = []
+        self._changed = threading.Condition()
+        os.makedirs(workdir, exist_ok=True)
+        argv = [codex_binary(), "app-server", "-c", f'model_providers.standin.base_url="{model.url}/v1"']
+        self.process = subprocess.Popen(
+            codex_home.namespace.inside(argv),
+            env={**env, **codex_home.env},
+            cwd=workdir,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+        self._call("initialize", {"clientInfo": {"name": "postbag-tests", "version": "0"}})
+        self._send({"method": "initialized"})
+        resumed = {"threadId": thread, "approvalPolicy": "never", "sandbox": sandbox, "cwd": workdir}
+        self._call("thread/resume", {**resumed, "config": settings or {}})
+
+    def say(self, text):
+        """The person types `text` into the session: a turn of its own."""
+        self._call("turn/start", {"threadId": self.thread, "input": [{"type": "text", "text": text}]})
+
+    def turns_done(self):
+        return sum(1 for n in self.notifications if n.get("method") == "turn/completed")
+
+    def user_messages(self):
+        """The text of every user message the thread's turns started from, oldest first."""
+        items = [n["params"]["item"] for n in self.notifications if n.get("method") == "item/completed"]
+        return ["".join(c.get("text", "") for c in i["content"]) for i in items if i.get("type") == "userMessage"]
+
+    def wait_for(self, condition, what):
+        deadline = time.monotonic() + WAIT
+        with self._changed:
+            while not condition():
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"codex exited ({self.process.returncode}) while waiting for {what}")
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"codex gave no {what} within {WAIT:g} s")
+                self._changed.wait(0.05)  # or sooner: what the model is told arrives elsewhere
+
+    def stop(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def _call(self, method, params):
+        self._next_id += 1
+        asked = self._next_id
+        self._send({"id": asked, "method": method, "params": params})
+        self.wait_for(lambda: asked in self._replies, f"answer to {method}")
+        reply = self._replies[asked]
+        if "error" in reply:
+            raise RuntimeError(f"codex refused {method}: {reply['error']}")
+        return reply["result"]
+
+    def _send(self, message):
+        self.process.stdin.write((json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode())
+        self.process.stdin.flush()
+
+    def _read(self):
+        for line in self.process.stdout:
+            message = json.loads(line)
+            with self._changed:
+                if "id" in message and "method" not in message:
+                    self._replies[message["id"]] = message
+                elif "method" in message:
+                    self.notifications.append(message)
+                self._changed.notify_all()
+        with self._changed:
+            self._changed.notify_all()
+
+
 class ClaudeSession:
     """A real Claude Code session (print mode, stream-json) with its inbox socket, driven by
     the stand-in model, in a throwaway HOME whose SessionStart hook records what the
     session exports to its commands, then runs the commands `at_start`."""
 
     def __init__(self, home, workdir, namespace, model, env, *, settings=None, at_start=()):
-        self.home, self.workdir = home, workdir
+        self.home, self.workdir, self.model = home, workdir, model
         self.socket_dir = os.path.join(home, "inbox")
         os.makedirs(self.socket_dir, mode=0o700, exist_ok=True)
         os.chmod(self.socket_dir, 0o700)

@@ -1,9 +1,11 @@
 """The real doors: postbag against the real Claude Code and Codex CLIs, offline.
 
 Each client runs inside a network namespace that holds only loopback (tests/clients.py),
-so nothing it tries can leave the machine; Claude's model is a stand-in on loopback that
-answers letters as an agent would. Skipped, with the reason, where the pinned clients or
-a namespace cannot be had.
+so nothing it tries can leave the machine; each client's model is a stand-in on loopback
+that answers letters as an agent would, through the client's own shell tool. A real
+Codex session is Codex's app server with the thread resumed, the process that Codex's
+IDE and desktop clients drive. Skipped, with the reason, where the pinned clients or a
+namespace cannot be had.
 """
 
 import os
@@ -27,7 +29,15 @@ def namespace():
 
 @pytest.fixture
 def model(namespace):
-    stand_in = clients.StandInModel(namespace)
+    """Claude's stand-in model."""
+    stand_in = clients.ClaudeModel(namespace, clients.Agent())
+    yield stand_in
+    stand_in.close()
+
+
+@pytest.fixture
+def codex_model(namespace):
+    stand_in = clients.CodexModel(namespace, clients.Agent("Found it: line 42 drops the error."))
     yield stand_in
     stand_in.close()
 
@@ -63,6 +73,22 @@ def claude(real, model, namespace, tmp_path):
         sessions.append(session)
         return session
 
+    yield start
+    for session in sessions:
+        session.stop()
+
+
+@pytest.fixture
+def codex_session(real, codex_home, codex_model, tmp_path):
+    """Starts a real Codex session on a thread; `.workdir` is its workspace."""
+    sessions = []
+
+    def start(thread, **options):
+        session = clients.CodexSession(codex_home, thread, codex_model, real.env, start.workdir, **options)
+        sessions.append(session)
+        return session
+
+    start.workdir = str(tmp_path / "work")
     yield start
     for session in sessions:
         session.stop()
@@ -280,3 +306,57 @@ def test_a_hook_whose_join_is_refused_does_not_keep_the_session_from_starting(re
     os.makedirs(real.ledger)  # a directory where the ledger should be: join is refused
     session = claude(**hooked(real))  # it starts, and its socket answers
     assert session.process.poll() is None and os.path.exists(session.socket)
+
+
+# Codex's shell tool unsandboxed, and in the workspace sandbox with what README says the
+# human must allow: network access (for Claude's socket) and a ledger in a writable root.
+ALLOWED_SANDBOX = {
+    "sandbox_workspace_write": {"network_access": True, "exclude_slash_tmp": True, "exclude_tmpdir_env_var": True}
+}
+
+
+@pytest.mark.parametrize("sandbox", ["danger-full-access", "workspace-write"])
+def test_a_real_codex_session_joins_from_its_shell_and_answers_through_its_reply_command(
+    real, claude, codex_home, codex_session, sandbox
+):
+    session = claude()
+    thread = codex_home.new_thread(real.env)
+    if sandbox == "workspace-write":
+        real.env["POSTBAG_LEDGER"] = real.ledger = os.path.join(codex_session.workdir, "ledger.jsonl")
+        codex = codex_session(thread, sandbox=sandbox, settings=ALLOWED_SANDBOX)
+    else:
+        codex = codex_session(thread, sandbox=sandbox)
+    # The person asks Codex to join; its shell tool runs join with the variables Codex exports.
+    codex.say("Run: " + " ".join(real.command) + " join codex")
+    codex.wait_for(lambda: codex.turns_done() == 1, "the end of the joining turn")
+    [(_, status, said)] = codex.model.commands()
+    assert (status, said) == (0, "codex joined\n")
+    assert f'"peer": "codex", "thread": "{thread}"' in real.ledger_bytes().decode()
+    real.ok("join", "claude", env=claude_variables(session))
+    real.ok("open", "--limit", "3")
+
+    question = "Where does the parser drop errors?"
+    assert real.ok("send", "codex", question, env=claude_variables(session)) == "letter 4 delivered to codex, 2 left\n"
+    # The idle thread takes the queued letter, and the stand-in answers with the command its
+    # envelope gave, through Codex's shell tool; postbag hands it to the real Claude session.
+    codex.wait_for(lambda: len(codex.model.commands()) == 2, "the reply command")
+    [letter] = codex.user_messages()[1:]
+    assert letter.startswith("Letter 4 from claude via postbag. If it needs an answer, reply with:\n")
+    assert letter.endswith("\n\n" + question)
+    _, status, said = codex.model.commands()[1]
+    assert (status, said) == (0, "letter 5 delivered to claude, 1 left\n")
+    session.wait_for(lambda: any(t.endswith("\n\n" + codex.model.answer) for t in session.enqueued()), "letter 5")
+
+    # Claude's answer is the last letter; Codex takes it and, as it says, does not reply.
+    session.wait_for(lambda: real.ledger_bytes().count(b"\n") == 6, "claude's reply")
+    codex.wait_for(lambda: codex.turns_done() == 3, "the turn for the last letter")
+    assert codex.user_messages()[-1] == f"Letter 6 from claude via postbag. {LAST}\n\n{session.model.answer}"
+    assert len(codex.model.commands()) == 2 and real.ledger_bytes().count(b"\n") == 6
+    assert real.refused("send", "claude", "one more", env={"CODEX_THREAD_ID": thread}) == (
+        "the exchange's letters are spent"
+    )
+    if sandbox == "workspace-write":  # and the sandbox was on: outside the workspace, nothing is written
+        outside = os.path.join(os.path.dirname(codex.workdir), "outside")
+        codex.say(f"Run: touch {outside}")
+        codex.wait_for(lambda: len(codex.model.commands()) == 3, "the command outside the workspace")
+        assert codex.model.commands()[2][1] != 0 and not os.path.exists(outside)
