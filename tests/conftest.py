@@ -7,6 +7,7 @@ for the session with scripts/build_pyz.py.
 
 import copy
 import os
+import signal
 import subprocess
 import sys
 import uuid
@@ -15,9 +16,8 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(ROOT, "src")
-sys.path.insert(0, os.path.join(ROOT, "scripts"))  # the fake doors share the demo's socket server
 
-from fakes import FakeCodex, FakeInbox  # noqa: E402
+from fakes import FakeCodex, FakeInbox, terminal_environment  # noqa: E402
 
 # Every variable a vendor exports into its sessions: the specification the tests hold postbag to.
 SESSION_VARIABLES = (
@@ -29,6 +29,14 @@ SESSION_VARIABLES = (
     "CLAUDE_CODE_SESSION_ID",
 )
 STOP = "; stop and ask the human\n"
+
+
+# A test run started in the background inherits SIGINT and SIGQUIT ignored (and SIGHUP
+# under nohup), and every postbag it starts would inherit that too; the tests that signal
+# one mean the defaults a terminal gives.
+for _number in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP):
+    if signal.getsignal(_number) == signal.SIG_IGN:
+        signal.signal(_number, signal.default_int_handler if _number == signal.SIGINT else signal.SIG_DFL)
 
 
 def pytest_generate_tests(metafunc):
@@ -63,7 +71,7 @@ class Postbag:
         self.target, self.command = target, command
         self.ledger = str(tmp_path / "bag" / "ledger.jsonl")
         self.inbox, self.codex = inbox, codex
-        env = {k: v for k, v in os.environ.items() if k not in SESSION_VARIABLES and not k.startswith("POSTBAG_")}
+        env = terminal_environment()
         if target == "src":
             env["PYTHONPATH"] = SRC  # the zipapp must run on its own, so only the tree gets this
         else:
