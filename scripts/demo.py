@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
-"""Watch two simulated agents correspond through postbag, with nothing installed.
+"""Watch two agents correspond through postbag.
 
-    python3 scripts/demo.py [--limit N] [--keep]
+    python3 scripts/demo.py [--limit N] [--keep] [--real]
 
 It runs dist/postbag.pyz (built first when missing or stale), the file people download.
-A simulated Claude Code session listens on a real AF_UNIX inbox socket with a random
-token; a simulated Codex session is reached through a fake `codex queue`. Each agent
-answers only by following the envelope of the letter it received. Everything lives in a
-temporary directory, removed afterwards unless --keep is given. The exit status is 0
-only if the exchange went exactly as the protocol says.
+With nothing installed, two simulated agents answer through the test suite's fake doors:
+a real AF_UNIX inbox socket with a random token for Claude Code, a fake `codex queue`
+for Codex. Each agent answers only by following the envelope of the letter it received.
+
+--real runs the same exchange through a real Claude Code session and a real Codex
+session, with the stand-in models of the real-client tier, offline in a network
+namespace; the pinned clients must be installed first (python3 tests/clients.py install).
+
+Everything lives in a temporary directory, removed afterwards unless --keep is given.
+The exit status is 0 only if the exchange went exactly as the protocol says.
 """
 
 import argparse
+import contextlib
 import json
 import os
-import re
 import secrets
 import shlex
 import shutil
@@ -26,9 +31,11 @@ import time
 import uuid
 
 import build_pyz
-from unix_server import UnixServer
 
-REPLY = re.compile(r"^(?P<command>.+ send (?P<peer>claude|codex) - )<<'POSTBAG'\n\.\.\.\nPOSTBAG\n", re.MULTILINE)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+import clients
+import fakes
+
 LAST = "It is the last letter of the exchange; do not reply."
 FIRST_LETTER = "Review src/postbag/ledger.py for input it does not handle. Reply with your top finding."
 ANSWERS = {
@@ -61,11 +68,15 @@ class Show:
             sys.stdout.flush()
 
 
-class Agent:
-    """A simulated agent: it knows nothing of postbag beyond the letter in front of it."""
+def letter_lines(envelope):
+    return [f"| {line}" for line in envelope.split("\n")]
 
-    def __init__(self, name, session_env, show):
-        self.name, self.session_env, self.show = name, session_env, show
+
+class SimulatedAgent:
+    """An agent that knows nothing of postbag beyond the letter in front of it."""
+
+    def __init__(self, name, show):
+        self.name, self.show, self.session_env = name, show, None
         self.received, self.replies, self.failures = [], [], []
         self.told_to_stop = threading.Event()
         self._answers = iter(ANSWERS[name])
@@ -74,25 +85,25 @@ class Agent:
     def receive(self, envelope, door):
         number = envelope.split()[1]
         self.received.append(envelope)
-        self.show(self.name, f"<- letter {number}, through {door}:", *[f"| {line}" for line in envelope.split("\n")])
+        self.show(self.name, f"<- letter {number}, through {door}:", *letter_lines(envelope))
         if LAST in envelope.split("\n", 1)[0]:
             self.show(self.name, "   the letter says not to reply, so it does not")
             self.told_to_stop.set()
             return
-        match = REPLY.search(envelope)
-        if match is None:
+        if "reply with:" not in envelope:
             self.failures.append(f"letter {number} carried no reply command")
             return
-        worker = threading.Thread(target=self._answer, args=(match["command"],))
+        worker = threading.Thread(target=self._answer, args=(envelope,))
         self._workers.append(worker)
         worker.start()  # the door must return at once: the sender still holds the ledger
 
-    def _answer(self, command):
-        body = next(self._answers, "Nothing more to add.")
-        delimiter = _delimiter_for(body)
-        script = f"{command}<<'{delimiter}'\n{body}\n{delimiter}\n"
-        self.show(self.name, "$ " + script.split("\n", 1)[0], *body.split("\n"), delimiter)
-        result = run_shell(script, self.session_env)
+    def _answer(self, envelope):
+        script = clients.reply_to(envelope, next(self._answers, "Nothing more to add."))
+        first, *rest = script.split("\n")
+        self.show(self.name, "$ " + first, *rest)
+        result = subprocess.run(
+            ["/bin/sh", "-c", script], env=self.session_env, capture_output=True, text=True, timeout=WAIT, check=False
+        )
         self.replies.append(result)
         self.show(self.name, "  " + (result.stdout or result.stderr).strip())
 
@@ -101,89 +112,128 @@ class Agent:
             worker.join(WAIT)
 
 
-def _delimiter_for(body):
-    """POSTBAG, unless that line occurs in the body, as the envelope asks."""
-    delimiter, lines = "POSTBAG", set(body.split("\n"))
-    while delimiter in lines:
-        delimiter += "_"
-    return delimiter
+class Simulated:
+    """Two simulated agents behind the fake doors."""
 
+    def __init__(self, directory, human, show):
+        self.claude, self.codex = SimulatedAgent("claude", show), SimulatedAgent("codex", show)
+        token, thread = secrets.token_hex(16), str(uuid.uuid4())
+        self.inbox = fakes.FakeInbox(
+            os.path.join(directory, "claude-inbox.sock"),
+            token,
+            on_letter=lambda e: self.claude.receive(e, "its inbox socket"),
+        )
+        self.queue = fakes.FakeCodex(
+            os.path.join(directory, "codex"), thread, on_letter=lambda e: self.codex.receive(e, "codex queue")
+        )
+        human["POSTBAG_CODEX"] = self.queue.path
+        self.claude_env = self.claude.session_env = {**human, "CLAUDECODE": "1", **self.inbox.session_env()}
+        self.codex.session_env = {**human, **self.queue.session_env()}
 
-class ClaudeInbox:
-    """A Claude Code session's inbox: a socket that takes an auth line and a user message."""
+    def join(self, demo):
+        return [demo.postbag(peer.name, peer.session_env, "join", peer.name) for peer in (self.claude, self.codex)]
 
-    def __init__(self, path, token, agent):
-        self.path, self.token, self.agent = path, token, agent
-        self.rejected = 0
-        self._server = UnixServer(path, self._take)
+    def await_the_end(self, limit):
+        last_reader = self.codex if limit % 2 else self.claude
+        if not last_reader.told_to_stop.wait(WAIT):
+            return [f"{last_reader.name} never received a last letter"]
+        self.claude.finish()
+        self.codex.finish()
+        return [f for agent in (self.claude, self.codex) for f in agent.failures] + (
+            ["a reply was refused"] if any(r.returncode for a in (self.claude, self.codex) for r in a.replies) else []
+        )
 
-    def _take(self, connection):
-        with connection, connection.makefile("rb") as stream:
-            lines = [json.loads(line) for line in stream]
-        if len(lines) != 2 or lines[0] != {"type": "auth", "token": self.token}:
-            self.rejected += 1
-            return
-        self.agent.receive(lines[1]["message"]["content"], "its inbox socket")
-
-    def close(self):
-        self._server.close()
-
-
-FAKE_CODEX = """#!{python}
-# A stand-in for `codex queue --thread ID --message TEXT`: it hands the message to the
-# simulated Codex session listening on {socket!r} and exits 0 once that session has it.
-import json, os, socket, sys
-args = sys.argv[1:]
-if len(args) != 5 or args[:2] != ["queue", "--thread"] or args[3] != "--message":
-    sys.exit("usage: codex queue --thread ID --message TEXT")
-os.chdir(os.path.dirname({socket!r}))  # a socket path may be longer than connect() takes
-with socket.socket(socket.AF_UNIX) as session:
-    session.connect(os.path.basename({socket!r}))
-    session.sendall(json.dumps({{"thread": args[2], "message": args[4]}}).encode() + b"\\n")
-    session.shutdown(socket.SHUT_WR)
-    sys.exit(0 if session.recv(16) == b"queued" else 1)
-"""
-
-
-class CodexSession:
-    """A Codex thread, reached through the fake codex binary's `queue` subcommand."""
-
-    def __init__(self, directory, thread, agent):
-        self.thread, self.agent = thread, agent
-        self.socket_path = os.path.join(directory, "codex-thread.sock")
-        self.binary = os.path.join(directory, "bin", "codex")
-        with open(self.binary, "w") as file:
-            file.write(FAKE_CODEX.format(python=sys.executable, socket=self.socket_path))
-        os.chmod(self.binary, 0o755)
-        self._server = UnixServer(self.socket_path, self._take)
-
-    def _take(self, connection):
-        with connection:
-            request = json.loads(connection.makefile("rb").readline())
-            known = request["thread"] == self.thread
-            connection.sendall(b"queued" if known else b"unknown thread")
-        if known:
-            self.agent.receive(request["message"], "codex queue")
+    def delivered(self):
+        return len(self.inbox.envelopes(len(self.claude.received))) + len(self.queue.envelopes())
 
     def close(self):
-        self._server.close()
+        self.inbox.close()
+        self.queue.close()
 
 
-def run_shell(script, env):
-    return subprocess.run(["/bin/sh", "-c", script], env=env, capture_output=True, text=True, timeout=WAIT, check=False)
+class Real:
+    """A real Claude Code session and a real Codex session, their models stand-ins, all offline."""
+
+    def __init__(self, directory, human, show):
+        self.show = show
+        with contextlib.ExitStack() as undo:  # on a failure, whatever was started is stopped
+            self.namespace = clients.Namespace()
+            undo.callback(self.namespace.close)
+            self.claude_model = clients.ClaudeModel(self.namespace, clients.Agent(ANSWERS["claude"]))
+            undo.callback(self.claude_model.close)
+            self.codex_model = clients.CodexModel(self.namespace, clients.Agent(ANSWERS["codex"]))
+            undo.callback(self.codex_model.close)
+            home = clients.CodexHome(os.path.join(directory, "codex-home"), self.namespace)
+            human.update(home.env, POSTBAG_CODEX=home.wrapper(os.path.join(directory, "bin")))
+            work = os.path.join(directory, "work")
+            claude_home = os.path.join(directory, "claude-home")
+            self.claude = clients.ClaudeSession(claude_home, work, self.namespace, self.claude_model, human)
+            undo.callback(self.claude.remove)
+            self.codex = clients.CodexSession(home, home.new_thread(human), self.codex_model, human, work)
+            undo.pop_all()
+        exported = self.claude.session_env()
+        self.claude_env = {**human, **{k: v for k, v in exported.items() if k.startswith("CLAUDE")}}
+
+    def join(self, demo):
+        claude = demo.postbag("claude", self.claude_env, "join", "claude")
+        self.show("human", "asks the Codex session: run postbag join codex")
+        self.codex.say("Run: postbag join codex")
+        self.codex.wait_for(lambda: self.codex.turns_done() == 1, "the joining turn")
+        [(command, status, said)] = self.codex_model.commands()
+        self.show("codex", f"$ {command}", said.strip())
+        return [claude, subprocess.CompletedProcess(command, status)]
+
+    def await_the_end(self, limit):
+        to_codex, to_claude = (limit + 1) // 2, limit // 2
+
+        def finished():  # every letter taken, and a turn ended for each
+            claude_turns = sum(1 for event in self.claude.stream() if event.get("type") == "result")
+            codex_letters = len(self.codex.user_messages()) - 1
+            return (codex_letters, self.codex.turns_done() - 1, len(self.claude.enqueued()), claude_turns) == (
+                to_codex,
+                to_codex,
+                to_claude,
+                to_claude,
+            )
+
+        try:
+            self.codex.wait_for(finished, "end of the exchange", timeout=30 * limit)
+        except RuntimeError as error:
+            return [str(error)]
+        for envelope in self.codex.user_messages()[1:]:
+            self.show("codex", "received, in its thread:", *letter_lines(envelope))
+        for envelope in self.claude.enqueued():
+            self.show("claude", "received, in its transcript:", *letter_lines(envelope))
+        return []
+
+    def delivered(self):
+        return len(self.codex.user_messages()) - 1 + len(self.claude.enqueued())
+
+    def close(self):
+        self.codex.stop()
+        self.claude.remove()
+        self.claude_model.close()
+        self.codex_model.close()
+        self.namespace.close()
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Two simulated agents correspond through postbag.")
+    parser = argparse.ArgumentParser(description="Two agents correspond through postbag.")
     parser.add_argument("--limit", type=int, default=6, help="letters in the exchange (default 6)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary ledger and directory")
+    parser.add_argument("--real", action="store_true", help="real Claude Code and Codex sessions, offline")
     args = parser.parse_args()
     if args.limit < 1:
         parser.error("--limit must be at least 1")
+    if args.real and clients.missing():
+        parser.exit(2, f"demo --real: {clients.missing()}\n")
     pyz, built = build_pyz.ensure_built()
     directory = tempfile.mkdtemp(prefix="postbag-demo-")
     try:
-        return Demo(pyz, directory, args.limit, built).run()
+        return Demo(pyz, directory, args.limit, built, Real if args.real else Simulated).run()
+    except RuntimeError as error:  # a real client that would not start
+        print(f"demo: {error}", file=sys.stderr)
+        return 1
     finally:
         if args.keep:
             print(f"\nkept {directory}")
@@ -192,34 +242,22 @@ def main():
 
 
 class Demo:
-    def __init__(self, pyz, directory, limit, built):
-        self.directory, self.limit, self.show = directory, limit, Show()
+    def __init__(self, pyz, directory, limit, built, agents):
+        self.limit, self.show = limit, Show()
         self.ledger = os.path.join(directory, "ledger.jsonl")
         bin_dir = os.path.join(directory, "bin")
         os.mkdir(bin_dir)
         # People put postbag.pyz on PATH as `postbag`; `python3` is this interpreter.
         os.symlink(pyz, os.path.join(bin_dir, "postbag"))
         os.symlink(sys.executable, os.path.join(bin_dir, "python3"))
-        human = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CODEX", "POSTBAG_"))}
-        human.update(PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""), POSTBAG_LEDGER=self.ledger)
-        self.human_env = human
-        token, thread = secrets.token_hex(16), str(uuid.uuid4())
-        claude_env = {
-            **human,
-            "CLAUDECODE": "1",
-            "CLAUDE_CODE_MESSAGING_SOCKET": os.path.join(directory, "claude-inbox.sock"),
-            "CLAUDE_CODE_MESSAGING_TOKEN": token,
-        }
-        codex_env = {**human, "CODEX_SESSION_ID": thread}
-        self.claude = Agent("claude", claude_env, self.show)
-        self.codex = Agent("codex", codex_env, self.show)
-        self.inbox = ClaudeInbox(claude_env["CLAUDE_CODE_MESSAGING_SOCKET"], token, self.claude)
-        self.codex_session = CodexSession(directory, thread, self.codex)
-        for env in (human, claude_env, codex_env):
-            env["POSTBAG_CODEX"] = self.codex_session.binary
-        print("postbag demo: two simulated agents, real doors, and the postbag.pyz people download")
+        path = bin_dir + os.pathsep + os.environ.get("PATH", "")
+        self.human_env = fakes.terminal_environment(PATH=path, POSTBAG_LEDGER=self.ledger)
+        print(
+            f"postbag demo: {'real' if agents is Real else 'two simulated'} agents and the postbag.pyz people download"
+        )
         print(f"  program  {pyz}{' (just built)' if built else ''}")
         print(f"  ledger   {self.ledger}\n")
+        self.agents = agents(directory, self.human_env, self.show)
 
     def postbag(self, who, env, *args):
         words = " ".join(shlex.quote(word) for word in args)
@@ -230,54 +268,36 @@ class Demo:
     def run(self):
         started = time.monotonic()
         problems = []
-        steps = [
-            ("human", self.human_env, ("open", "--limit", str(self.limit))),
-            ("claude", self.claude.session_env, ("join", "claude")),
-            ("codex", self.codex.session_env, ("join", "codex")),
-        ]
-        for who, env, args in steps:
-            if self.postbag(who, env, *args).returncode != 0:
-                problems.append(f"{who} could not run postbag {args[0]}")
-        if not problems:
-            first = self.postbag("claude", self.claude.session_env, "send", "codex", FIRST_LETTER)
-            if first.returncode != 0:
+        try:
+            opened = self.postbag("human", self.human_env, "open", "--limit", str(self.limit))
+            joins = self.agents.join(self)
+            if any(step.returncode for step in (opened, *joins)):
+                problems.append("opening the exchange or joining failed")
+            elif self.postbag("claude", self.agents.claude_env, "send", "codex", FIRST_LETTER).returncode:
                 problems.append("the first letter was not delivered")
             else:
-                problems += self.await_the_end()
-        transcript = self.postbag("human", self.human_env, "read")
-        refused = self.postbag("claude", self.claude.session_env, "send", "codex", "One more thing...")
-        problems += self.check(transcript, refused)
-        self.inbox.close()
-        self.codex_session.close()
-        seconds = time.monotonic() - started
+                problems += self.agents.await_the_end(self.limit)
+            transcript = self.postbag("human", self.human_env, "read")
+            refused = self.postbag("claude", self.agents.claude_env, "send", "codex", "One more thing...")
+            problems += self.check(transcript, refused)
+        finally:
+            self.agents.close()
         if problems:
             print("\nthe exchange went wrong:\n" + "\n".join(f"  - {p}" for p in problems))
             return 1
         print(f"\n{self.limit} letters delivered through both doors, the last one unanswered, and the next")
-        print(f"send refused until the human opens another exchange. Done in {seconds:.1f} s.")
+        print(f"send refused until the human opens another exchange. Done in {time.monotonic() - started:.1f} s.")
         return 0
 
-    def await_the_end(self):
-        last_reader = self.codex if self.limit % 2 else self.claude
-        if not last_reader.told_to_stop.wait(WAIT):
-            return [f"{last_reader.name} never received a last letter"]
-        self.claude.finish()
-        self.codex.finish()
-        return []
-
     def check(self, transcript, refused):
-        problems = [f for agent in (self.claude, self.codex) for f in agent.failures]
+        problems = []
         with open(self.ledger) as ledger:
             letters = [r for r in map(json.loads, ledger) if r["kind"] == "letter"]
         expected_senders = ["claude", "codex"] * self.limit
         if [r["from"] for r in letters] != expected_senders[: self.limit]:
             problems.append(f"the ledger holds {len(letters)} letters, not {self.limit} alternating ones")
-        if len(self.claude.received) + len(self.codex.received) != self.limit:
+        if self.agents.delivered() != self.limit:
             problems.append("the doors did not deliver exactly the letters in the ledger")
-        if any(r.returncode != 0 for a in (self.claude, self.codex) for r in a.replies):
-            problems.append("a reply was refused")
-        if self.inbox.rejected:
-            problems.append("the inbox saw a connection without the session's token")
         if transcript.returncode != 0 or transcript.stdout.count(" letter ") != self.limit:
             problems.append("postbag read did not show every letter")
         spent = "postbag: the exchange's letters are spent; stop and ask the human\n"

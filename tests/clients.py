@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -163,8 +164,10 @@ class Agent:
     reply command is answered by running that command, read from the envelope; a letter
     that says not to reply gets words only; a person's "Run: COMMAND" is run as asked."""
 
-    def __init__(self, answer="Thank you; reviewed and agreed."):
-        self.answer = answer
+    def __init__(self, answers="Thank you; reviewed and agreed."):
+        """`answers`: one answer for every letter, or a list given in turn, the last repeated."""
+        self._answers = [answers] if isinstance(answers, str) else list(answers)
+        self.answer = self._answers[0]
 
     def decide(self, texts, after_a_command):
         """The shell command to run next, or None to end the turn with words."""
@@ -176,15 +179,20 @@ class Agent:
         letter = next((t for t in texts if "via postbag." in t), None)
         if letter is None or "do not reply" in letter.split("\n", 1)[0]:
             return None
+        self.answer = self._answers.pop(0) if len(self._answers) > 1 else self._answers[0]
         return reply_to(letter, self.answer)
 
 
 def reply_to(envelope, answer):
-    """The reply an agent writes: the envelope's own command, with `answer` as the letter."""
+    """The reply an agent writes: the envelope's own command, with `answer` as the letter,
+    its heredoc delimited by a word that no line of the answer is, as the envelope asks."""
     lines = envelope.split("\n")
     at = next(i for i, line in enumerate(lines) if line.endswith("reply with:"))
-    command = lines[at + 1]  # e.g. postbag send codex - <<'POSTBAG'
-    return f"{command}\n{answer}\nPOSTBAG"
+    command = lines[at + 1].removesuffix("<<'POSTBAG'")  # e.g. postbag send codex -
+    delimiter = "POSTBAG"
+    while delimiter in answer.split("\n"):
+        delimiter += "_"
+    return f"{command}<<'{delimiter}'\n{answer}\n{delimiter}"
 
 
 class _StandIn:
@@ -449,14 +457,14 @@ class CodexSession:
         items = [n["params"]["item"] for n in self.notifications if n.get("method") == "item/completed"]
         return ["".join(c.get("text", "") for c in i["content"]) for i in items if i.get("type") == "userMessage"]
 
-    def wait_for(self, condition, what):
-        deadline = time.monotonic() + WAIT
+    def wait_for(self, condition, what, timeout=WAIT):
+        deadline = time.monotonic() + timeout
         with self._changed:
             while not condition():
                 if self.process.poll() is not None:
                     raise RuntimeError(f"codex exited ({self.process.returncode}) while waiting for {what}")
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"codex gave no {what} within {WAIT:g} s")
+                    raise RuntimeError(f"codex gave no {what} within {timeout:g} s")
                 self._changed.wait(0.05)  # or sooner: what the model is told arrives elsewhere
 
     def stop(self):
@@ -498,9 +506,9 @@ class ClaudeSession:
 
     def __init__(self, home, workdir, namespace, model, env, *, settings=None, at_start=()):
         self.home, self.workdir, self.model = home, workdir, model
-        self.socket_dir = os.path.join(home, "inbox")
-        os.makedirs(self.socket_dir, mode=0o700, exist_ok=True)
-        os.chmod(self.socket_dir, 0o700)
+        # Claude Code takes a socket path of at most 103 bytes: a short private directory
+        # (0700, as it requires), whatever the depth of the test's own.
+        self.socket_dir = tempfile.mkdtemp(prefix="postbag-inbox-", dir="/tmp")
         os.makedirs(os.path.join(home, ".claude"), exist_ok=True)
         os.makedirs(workdir, exist_ok=True)
         self.socket = os.path.join(self.socket_dir, "in.sock")
@@ -574,6 +582,11 @@ class ClaudeSession:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
         self.output.close()
+
+    def remove(self):
+        """Stopped, and its socket's directory gone."""
+        self.stop()
+        shutil.rmtree(self.socket_dir, ignore_errors=True)
 
     def _wait_until(self, condition, what):
         deadline = time.monotonic() + WAIT

@@ -1,31 +1,88 @@
-"""Fake doors: a real AF_UNIX inbox like Claude Code's, and a fake `codex` executable.
+"""Every test double of a door in one place: a real AF_UNIX inbox like Claude Code's, a fake
+`codex` executable, and the environment of a person's terminal. The tests, the demo and
+the benchmark all use these; the real clients and their stand-in models are in clients.py.
 
-Both record exactly what postbag handed them, so tests assert on what a peer received.
+Both doors record exactly what postbag handed them, so tests assert on what a peer
+received; either can also hand each letter on as it arrives (`on_letter`), as the demo's
+simulated agents need.
 """
 
 import json
 import os
+import socket
 import stat
 import sys
 import textwrap
 import threading
 import time
 
-from unix_server import UnixServer
-
 WAIT = 10.0  # generous: a wait only ends early when what it waits for has arrived
+# The variables that place a process inside an agent session or point postbag elsewhere:
+# none of them may leak from the shell that runs the tests into what they start.
+NOT_A_TERMINAL = ("CLAUDE", "CODEX", "POSTBAG_")
+
+
+def terminal_environment(*, without=(), **extra):
+    """This process's environment as a person's terminal has it, outside any agent session,
+    less the variables starting with `without`, plus `extra`."""
+    unwanted = (*NOT_A_TERMINAL, *without)
+    return {**{k: v for k, v in os.environ.items() if not k.startswith(unwanted)}, **extra}
+
+
+class UnixServer:
+    """A listening AF_UNIX socket served on a thread of its own; each connection goes to
+    `handle`, which owns it from then on."""
+
+    def __init__(self, path, handle, backlog=16):
+        self.path = path
+        self._handle = handle
+        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        _bind(self._socket, path)
+        self._socket.listen(backlog)
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self):
+        while True:
+            try:
+                connection, _ = self._socket.accept()
+            except OSError:  # closed
+                return
+            self._handle(connection)
+
+    def close(self):
+        """Stop listening, as a session does when it exits; the socket file stays behind."""
+        try:
+            self._socket.shutdown(socket.SHUT_RDWR)  # wakes the accept() blocked on the thread
+        except OSError:
+            pass
+        self._thread.join(10)
+        self._socket.close()
+
+
+def _bind(server, path):
+    # Bound from inside its directory, a socket may have a path longer than sun_path holds
+    # (104 bytes on macOS, whose $TMPDIR alone is long).
+    here = os.open(".", os.O_RDONLY)
+    try:
+        os.chdir(os.path.dirname(path))
+        server.bind(os.path.basename(path))
+    finally:
+        os.fchdir(here)
+        os.close(here)
 
 
 class FakeInbox:
     """A Claude Code inbox: a listening AF_UNIX socket that keeps what each connection wrote.
 
     `mode` decides how a connection is served: "read" takes everything until the sender
-    closes; "hold" accepts and reads nothing, like a session that stalls.
+    closes; "hold" accepts and reads nothing, like a session that stalls; "discard" takes
+    everything and keeps nothing, for the benchmark's thousands of letters.
     """
 
-    def __init__(self, path, token):
-        self.path, self.token = path, token
-        self.mode = "read"
+    def __init__(self, path, token, *, on_letter=None, mode="read"):
+        self.path, self.token, self.on_letter = path, token, on_letter
+        self.mode = mode
         self.received = []
         self._changed = threading.Condition()
         self._held = []
@@ -62,9 +119,15 @@ class FakeInbox:
             return
         with connection:
             raw = b"".join(iter(lambda: connection.recv(65536), b""))
+        if self.mode == "discard":
+            return
         with self._changed:
             self.received.append(raw.decode())
             self._changed.notify_all()
+        if self.on_letter is not None:
+            [auth, user] = [json.loads(line) for line in raw.splitlines()]
+            if auth == {"type": "auth", "token": self.token}:
+                self.on_letter(user["message"]["content"])
 
 
 FAKE_CODEX = """\
@@ -81,6 +144,14 @@ call = {{"argv": sys.argv[1:], "env": dict(os.environ), "stdin_is_devnull":
 log = os.open(os.path.join(here, "calls.jsonl"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 os.write(log, (json.dumps(call) + "\\n").encode("utf-8", "surrogateescape"))
 os.close(log)
+if behaviour.get("hand_on"):  # to the session listening there; queued once it has the letter
+    import socket
+    os.chdir(here)  # a socket path may be longer than connect() takes
+    with socket.socket(socket.AF_UNIX) as session:
+        session.connect(os.path.basename(behaviour["hand_on"]))
+        session.sendall(sys.argv[-1].encode())
+        session.shutdown(socket.SHUT_WR)
+        session.recv(1)
 say = behaviour.get("say", "").encode("utf-8", "surrogateescape")
 sys.stdout.buffer.write(say)
 sys.stderr.buffer.write(say)
@@ -99,18 +170,26 @@ sys.exit(status)
 class FakeCodex:
     """An executable named codex in its own directory, with a thread id for its session."""
 
-    def __init__(self, directory, thread):
+    def __init__(self, directory, thread, *, on_letter=None):
         self.directory, self.thread = directory, thread
         os.makedirs(directory, exist_ok=True)
         self.path = os.path.join(directory, "codex")
         with open(self.path, "w") as file:
             file.write(FAKE_CODEX.format(python=sys.executable))
         os.chmod(self.path, stat.S_IRWXU)
+        self._session = None
+        if on_letter is not None:
+            self._session = UnixServer(os.path.join(directory, "thread.sock"), lambda c: _hand_on(c, on_letter))
         self.behave()
 
     def behave(self, exit=0, delay=0, say="", hold_until=None):
+        hand_on = self._session.path if self._session else None
         with open(os.path.join(self.directory, "behaviour.json"), "w") as file:
-            json.dump({"exit": exit, "delay": delay, "say": say, "hold_until": hold_until}, file)
+            json.dump({"exit": exit, "delay": delay, "say": say, "hold_until": hold_until, "hand_on": hand_on}, file)
+
+    def close(self):
+        if self._session is not None:
+            self._session.close()
 
     def wait_for_calls(self, count):
         deadline = time.monotonic() + WAIT
@@ -140,6 +219,13 @@ class FakeCodex:
             assert len(call["argv"]) == 5
             texts.append(call["argv"][4])
         return texts
+
+
+def _hand_on(connection, on_letter):
+    with connection:
+        letter = b"".join(iter(lambda: connection.recv(65536), b""))
+        connection.sendall(b"k")
+    on_letter(letter.decode())
 
 
 def dedent(text):

@@ -4,19 +4,26 @@ import os
 import subprocess
 import sys
 
+import clients
+import pytest
+from fakes import terminal_environment
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def test_the_demo_runs_a_whole_exchange_and_cleans_up(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CODEX", "POSTBAG_", "COVERAGE_"))}
-    env["TMPDIR"] = str(tmp_path)
-    result = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "scripts", "demo.py"), "--limit", "5"],
-        env=env,
+def demo(tmp_path, *args, timeout=120):
+    return subprocess.run(
+        [sys.executable, os.path.join(ROOT, "scripts", "demo.py"), *args],
+        env=terminal_environment(without=("COVERAGE_",), TMPDIR=str(tmp_path)),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
+        check=False,
     )
+
+
+def test_the_demo_runs_a_whole_exchange_and_cleans_up(tmp_path):
+    result = demo(tmp_path, "--limit", "5")
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert "codex  <- letter 8, through codex queue:" in out  # five letters, numbered 4 to 8
@@ -29,16 +36,27 @@ def test_the_demo_runs_a_whole_exchange_and_cleans_up(tmp_path):
 
 
 def test_the_demo_keeps_its_directory_when_asked(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CODEX", "POSTBAG_", "COVERAGE_"))}
-    env["TMPDIR"] = str(tmp_path)
-    result = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "scripts", "demo.py"), "--limit", "1", "--keep"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = demo(tmp_path, "--limit", "1", "--keep")
     assert result.returncode == 0, result.stdout + result.stderr
     [kept] = os.listdir(tmp_path)
     assert os.path.exists(tmp_path / kept / "ledger.jsonl")
     assert f"kept {tmp_path / kept}" in result.stdout
+
+
+@pytest.mark.skipif(clients.missing() is not None, reason=f"real clients: {clients.missing()}")
+def test_the_demo_runs_on_the_real_clients(tmp_path):
+    result = demo(tmp_path, "--real", "--limit", "2", timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "codex  $ postbag join codex\n        codex joined\n" in out  # from Codex's own shell
+    assert "codex  received, in its thread:\n        | Letter 4 from claude via postbag. If it needs" in out
+    assert "claude received, in its transcript:\n        | Letter 5 from codex via postbag. It is the last" in out
+    assert "2 letters delivered through both doors" in out
+    assert [name for name in os.listdir(tmp_path) if name.startswith("postbag-")] == []  # claude keeps a folder
+
+
+@pytest.mark.skipif(clients.missing() is None, reason="the real clients are installed here")
+def test_the_demo_on_real_clients_says_what_is_missing(tmp_path):
+    result = demo(tmp_path, "--real")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == f"demo --real: {clients.missing()}\n"

@@ -10,6 +10,7 @@ import sys
 import zipfile
 
 import pytest
+from fakes import terminal_environment
 
 from postbag import __version__
 
@@ -146,9 +147,8 @@ def bin_dir(tmp_path):
 
 
 def clean_env(bin_dir, **extra):
-    unwanted = ("CLAUDE", "CODEX", "POSTBAG_", "PYTHON", "COVERAGE_")  # the zipapp runs on its own
-    env = {k: v for k, v in os.environ.items() if not k.startswith(unwanted)}
-    return {**env, "PATH": f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", **extra}
+    path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    return terminal_environment(without=("PYTHON", "COVERAGE_"), PATH=path, **extra)  # the zipapp runs on its own
 
 
 def test_every_way_of_running_it_is_the_same_program(pyz, bin_dir, tmp_path):

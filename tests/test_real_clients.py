@@ -75,7 +75,7 @@ def claude(real, model, namespace, tmp_path):
 
     yield start
     for session in sessions:
-        session.stop()
+        session.remove()
 
 
 @pytest.fixture
