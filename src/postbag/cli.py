@@ -30,7 +30,7 @@ def join(args, env):
 
     door = guards.door_of_this_session(args.peer, env)
     with _ledger(env, write=True, create=True) as bag:
-        _record(bag, "join", peer=args.peer, **door)
+        _write_record(bag, "join", peer=args.peer, **door)
     if not args.quiet:
         _tell(f"{args.peer} joined")
 
@@ -40,7 +40,7 @@ def open_exchange(args, env):
 
     require_human("open", env)
     with _ledger(env, write=True, create=True) as bag:
-        _record(bag, "open", limit=args.limit)
+        _write_record(bag, "open", limit=args.limit)
     _tell(f"exchange open: {args.limit} letters")
 
 
@@ -59,7 +59,7 @@ def close_exchange(args, env):
         if exchange.left <= 0:
             _tell("the exchange's letters are already spent; nothing was recorded")
             return
-        _record(bag, "close")
+        _write_record(bag, "close")
     _tell(f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent")
 
 
@@ -191,7 +191,7 @@ def _tell(receipt):
         _silence_stdout()
 
 
-def _record(bag, kind, **fields):
+def _write_record(bag, kind, **fields):
     try:
         bag.append(kind, **fields)
     except OSError as error:

@@ -111,7 +111,7 @@ class Ledger:
             start = data.rfind(b"\n", 0, end) + 1
             bounds.append((start, end))
         first = self.count - len(bounds) + 1
-        return [self._record(first + i, s, e) for i, (s, e) in enumerate(reversed(bounds))]
+        return [self._parse_line(first + i, s, e) for i, (s, e) in enumerate(reversed(bounds))]
 
     def door(self, peer):
         """The door fields of `peer`'s latest join, or None if it never joined."""
@@ -220,7 +220,7 @@ class Ledger:
                 number = data.count(b"\n", 0, start) + 1
             else:
                 number = self.count - data.count(b"\n", end + 1)
-            record = self._record(number, start, end)
+            record = self._parse_line(number, start, end)
             if accept(record):
                 return number, record, end
         return None
@@ -244,7 +244,7 @@ class Ledger:
             yield record
             at, number = end + 1, number + 1
 
-    def _record(self, number, start, end):
+    def _parse_line(self, number, start, end):
         """Line `number`, the bytes data[start:end], as a validated record."""
         try:
             text = self.data[start:end].decode()
