@@ -29,6 +29,13 @@ SESSION_VARIABLES = (
     "CLAUDE_CODE_SESSION_ID",
 )
 STOP = "; stop and ask the human\n"
+BODY_MAX = 96 * 1024  # the largest letter, in bytes, that every door must carry whole
+
+
+def many_opens(first, end):
+    """Ledger lines `first` to `end - 1`, each an open record: a ledger as long as wanted."""
+    line = '{{"n": {}, "at": "2026-09-08T10:02:11+02:00", "kind": "open", "limit": 12}}\n'
+    return "".join(line.format(n) for n in range(first, end)).encode()
 
 
 # A test run started in the background inherits SIGINT and SIGQUIT ignored (and SIGHUP

@@ -193,7 +193,7 @@ def test_a_ledger_written_here_reads_in_1_0(postbag, postbag_1_0, codex, inbox):
 def test_the_documented_target_switch_works(switch):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_", "COVERAGE_"))}
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", *switch, "-p", "no:cacheprovider", "-q", "--co", "tests/test_verbs.py"],
+        [sys.executable, "-m", "pytest", *switch, "-p", "no:cacheprovider", "-q", "--co", "tests/test_cli.py"],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -83,3 +83,25 @@ def test_every_row_quotes_words_postbag_really_says():
                 pattern = re.sub(r"\d[\d,]*", lambda m: f"(?:{m.group()}|\x00)", pattern)  # so do numbers
                 pattern = re.sub(r"\b[A-Z][A-Z_]{3,}\b", lambda m: f"(?:{m.group()}|\x00)", pattern)
                 assert re.search(pattern, said), (row, phrase)
+
+
+def test_every_test_security_names_exists():
+    """SECURITY.md proves each defence by naming its tests: each named test must be there."""
+    with open(os.path.join(ROOT, "SECURITY.md")) as file:
+        text = file.read()
+    tests = os.path.join(ROOT, "tests")
+    defined = {}
+    for name in os.listdir(tests):
+        if name.startswith("test_") and name.endswith(".py"):
+            with open(os.path.join(tests, name)) as file:
+                tree = ast.parse(file.read())
+            defined[name] = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    missing, named = [], 0
+    for row in text.splitlines():
+        file_name = None
+        for given, test in re.findall(r"`(test_\w+\.py)?::(test_\w+)`", row):
+            file_name = given or file_name
+            named += 1
+            if test not in defined.get(file_name, ()):
+                missing.append(f"{file_name}::{test}")
+    assert named > 20 and missing == []

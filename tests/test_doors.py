@@ -1,13 +1,23 @@
-"""Broken doors: each failure is told apart as before or after the door may have taken the letter,
-the lock is released, nothing is recorded, and the next send works once the door answers."""
+"""The doors: where codex is found, how a socket is reached (past macOS's shorter path limit
+too), and each failure told apart as before or after the door may have taken the letter,
+with the lock released, nothing recorded, and the next send working once the door answers."""
 
 import errno
 import json
 import os
+import resource
 import socket
+import stat
+import subprocess
 import sys
+import uuid
 
 import pytest
+from fakes import FakeInbox
+
+from conftest import BODY_MAX
+from postbag import doors
+from postbag.refusal import Refusal
 
 BEFORE = "{peer}'s door did not answer ({reason}); if its session restarted it must run: postbag join {peer}"
 AFTER = (
@@ -216,3 +226,102 @@ def test_inside_codexs_sandbox_a_read_only_ledger_says_sandbox(postbag, error):
         "to the sandbox's writable roots, or point POSTBAG_LEDGER at a path inside them"
     )
     assert faulty.refused("join", "codex", inside="codex") == plain
+
+
+def executable(path):
+    path.write_text("#!/bin/sh\nexit 0\n")
+    path.chmod(stat.S_IRWXU)
+    return str(path)
+
+
+@pytest.mark.parametrize(("recipient", "sender"), [("codex", "claude"), ("claude", "codex")])
+def test_send_to_a_peer_that_never_joined(postbag, recipient, sender, inbox, codex):
+    postbag.ok("join", sender, inside=sender)
+    postbag.ok("open")
+    assert postbag.refused("send", recipient, "hi", inside=sender) == f"{recipient} has not joined"
+    assert codex.calls() == [] and inbox.received == []
+
+
+def test_claude_door_that_does_not_answer(postbag, inbox):
+    postbag.ready()
+    inbox.close()
+    os.remove(inbox.path)
+    before = postbag.ledger_bytes()
+    assert postbag.refused("send", "claude", "hi", inside="codex") == (
+        "claude's door did not answer (its socket is gone); if its session restarted it must run: postbag join claude"
+    )
+    assert postbag.ledger_bytes() == before
+
+
+def test_claude_door_that_refuses_the_connection(postbag, inbox):
+    postbag.ready()
+    inbox.close()  # the socket file stays, nothing listens: a session that exited
+    assert postbag.refused("send", "claude", "hi", inside="codex") == (
+        "claude's door did not answer (connection refused); if its session restarted it must run: postbag join claude"
+    )
+
+
+@pytest.mark.parametrize("recipient", ["codex", "claude"])
+def test_a_body_at_the_cap_delivers_through_each_door(postbag, inbox, codex, recipient):
+    postbag.ready()
+    sender = "claude" if recipient == "codex" else "codex"
+    body = ("é" * (BODY_MAX // 2 - 1)) + "ok"  # two bytes a character: exactly the cap
+    postbag.ok("send", recipient, "-", inside=sender, input=body)
+    delivered = codex.envelopes()[0] if recipient == "codex" else inbox.envelopes(1)[0]
+    assert delivered.endswith("\n\n" + body)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux ties ARG_MAX to the stack limit")
+def test_codex_queue_that_cannot_start_for_size_says_shorten(postbag, codex):
+    postbag.ready()
+    before = postbag.ledger_bytes()
+
+    def small_stack():  # ARG_MAX becomes a quarter of this: 256 KiB for arguments and environment
+        resource.setrlimit(resource.RLIMIT_STACK, (1 << 20, resource.getrlimit(resource.RLIMIT_STACK)[1]))
+
+    padding = {f"PADDING_{i}": "p" * 60_000 for i in range(3)}  # one string may hold only 128 KiB
+    env = {**postbag.env, **postbag.session("claude"), **padding}
+    result = subprocess.run(
+        [*postbag.command, "send", "codex", "-"],
+        input="x" * BODY_MAX,
+        env=env,
+        capture_output=True,
+        text=True,
+        preexec_fn=small_stack,
+    )
+    assert result.stderr == (
+        "postbag: the letter is too long for the system to pass to codex queue; shorten the letter; "
+        "stop and ask the human\n"
+    )
+    assert result.returncode == 1 and codex.calls() == [] and postbag.ledger_bytes() == before
+
+
+def test_codex_is_found_in_the_chatgpt_app_before_path(tmp_path, monkeypatch):
+    app = executable(tmp_path / "ChatGPT-codex")
+    on_path = tmp_path / "bin"
+    on_path.mkdir()
+    executable(on_path / "codex")
+    monkeypatch.setattr(doors, "APP_CODEX", app)
+    assert doors.find_codex({"PATH": str(on_path)}) == app
+    named = executable(tmp_path / "named-codex")
+    assert doors.find_codex({"PATH": str(on_path), "POSTBAG_CODEX": named}) == named
+    monkeypatch.setattr(doors, "APP_CODEX", str(tmp_path / "no-such-app"))
+    assert doors.find_codex({"PATH": str(on_path)}) == str(on_path / "codex")
+    with pytest.raises(Refusal, match=r"^no codex on PATH; set POSTBAG_CODEX$"):
+        doors.find_codex({"PATH": str(tmp_path / "empty")})
+
+
+def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(tmp_path, monkeypatch):
+    monkeypatch.setattr(doors, "SOCKET_PATH_MAX", 103)  # macOS: sun_path holds 104 bytes
+    directory = tmp_path / ("d" * max(1, 105 - len(str(tmp_path)) - len("/inbox.sock") - 1))
+    directory.mkdir()
+    path = str(directory / "inbox.sock")
+    assert 103 < len(path) <= 107  # too long for macOS, still fine for Linux
+    inbox = FakeInbox(path, f"tok-{uuid.uuid4().hex}")
+    here = os.getcwd()
+    try:
+        doors.knock("claude", {"socket": path, "token": inbox.token}, "Letter 1 from codex via postbag.", {})
+        assert inbox.envelopes(1) == ["Letter 1 from codex via postbag."]
+    finally:
+        inbox.close()
+    assert os.getcwd() == here  # the working directory was only borrowed

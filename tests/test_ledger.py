@@ -1,12 +1,17 @@
-"""The ledger file: private modes, locks, links and pipes, legacy and damaged contents."""
+"""The ledger file: private modes, locks, links and pipes, legacy and damaged contents, appends
+that fail or must reach the disk (macOS's full flush, checked on any system)."""
 
 import json
 import os
+import resource
 import stat
 import subprocess
 import sys
 
 import pytest
+
+from conftest import many_opens
+from postbag import ledger
 
 AT = "2026-09-08T10:02:11+02:00"
 
@@ -297,3 +302,142 @@ def test_a_ledger_object_stays_true_after_each_append(tmp_path):
             assert bag.data == file.read()
         assert [r["kind"] for r in bag.tail(2)] == ["open", "join"]
         assert bag.exchange().left == 3 and bag.door("codex") == {"thread": "0f0e0d0c-0b0a-4999-8888-777766665555"}
+
+
+NOT_RECORDED = (
+    "letter 4 was submitted to {peer}'s door but not recorded ({reason}); "
+    "do not resend before checking {peer}'s session"
+)
+
+
+def test_ledger_that_cannot_be_opened(postbag, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    postbag.env["POSTBAG_LEDGER"] = str(blocker / "ledger.jsonl")
+    reason = postbag.refused("open")
+    assert reason.startswith("cannot open the ledger (")
+
+
+def test_ledger_that_is_not_a_regular_file(postbag, tmp_path):
+    os.makedirs(postbag.ledger)
+    assert postbag.refused("open") == f"the ledger is not a regular file ({postbag.ledger})"
+    assert postbag.refused("read") == f"the ledger is not a regular file ({postbag.ledger})"
+
+
+def test_line_that_is_not_a_record(postbag):
+    postbag.ready()
+    postbag.write_ledger(postbag.ledger_bytes() + b'{"n": 4, "at": "x", "kind": "open", "limit": 0}\n')
+    expected = f"ledger line 4 is not a record ({postbag.ledger})"
+    assert postbag.refused("read") == expected
+    assert postbag.refused("read", "1") == expected
+    assert postbag.refused("open") == expected
+    assert postbag.refused("send", "codex", "hi", inside="claude") == expected
+
+
+def test_a_last_line_that_is_no_record_of_ours_is_refused_as_truncated(postbag):
+    postbag.ready()
+    postbag.write_ledger(postbag.ledger_bytes() + b"garbage without its newline")
+    expected = f"ledger is truncated after line 3 ({postbag.ledger})"
+    before = postbag.ledger_bytes()
+    for args, inside in [(("read",), None), (("open",), None), (("send", "codex", "hi"), "claude")]:
+        assert postbag.refused(*args, inside=inside) == expected
+    assert postbag.ledger_bytes() == before  # nothing but an unfinished record is ever cut
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [
+        ("write=ENOSPC", "No space left on device"),
+        ("write=EIO", "Input/output error"),
+        ("write=EFBIG", "File too large"),
+        ("fsync=EIO", "Input/output error"),
+        ("short-write", "the disk took only part of the record"),
+    ],
+)
+def test_an_append_that_fails_after_delivery_leaves_no_partial_record(postbag, codex, fault, reason):
+    postbag.ready()
+    before = postbag.ledger_bytes()
+    refusal = postbag.with_faults(fault).refused("send", "codex", "hi", inside="claude")
+    assert refusal == NOT_RECORDED.format(peer="codex", reason=reason)
+    assert len(codex.calls()) == 1
+    assert postbag.ledger_bytes() == before
+    assert postbag.ok("send", "codex", "next", inside="claude") == "letter 4 delivered to codex, 11 left\n"
+
+
+def test_a_file_size_limit_is_a_refusal_not_a_crash(postbag, codex):
+    postbag.ready()
+    # A long ledger, so the limit just past its end leaves room for every other file written.
+    postbag.write_ledger(postbag.ledger_bytes() + many_opens(4, 20_000))
+    before = postbag.ledger_bytes()
+
+    def cap_file_size():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) + 10, resource.RLIM_INFINITY))
+
+    env = {**postbag.env, **postbag.session("claude")}
+    result = subprocess.run(
+        [*postbag.command, "send", "codex", "hi"], env=env, capture_output=True, text=True, preexec_fn=cap_file_size
+    )
+    assert result.returncode == 1
+    assert result.stderr.startswith("postbag: letter 20000 was submitted to codex's door but not recorded (")
+    assert postbag.ledger_bytes() == before
+    postbag.ok("read")
+
+
+def test_join_and_open_that_cannot_write_say_so(postbag):
+    postbag.ok("open")
+    before = postbag.ledger_bytes()
+    refusal = postbag.with_faults("write=ENOSPC").refused("open")
+    assert refusal == "cannot write the ledger (No space left on device)"
+    assert postbag.ledger_bytes() == before
+
+
+def test_a_ledger_that_cannot_be_locked_is_refused_untouched(postbag, codex):
+    postbag.ready()
+    before = postbag.ledger_bytes()
+    faulty = postbag.with_faults("lock=ENOLCK")
+    expected = f"cannot lock the ledger (No locks available: {postbag.ledger})"
+    assert faulty.refused("read") == expected
+    assert faulty.refused("send", "codex", "hi", inside="claude") == expected
+    assert codex.calls() == [] and postbag.ledger_bytes() == before
+
+
+@pytest.mark.parametrize("path", ["/tmp/bag\n.jsonl", "/tmp/\x1b]0;owned\x07.jsonl", "/tmp/\u202eldgr.jsonl"])
+def test_a_ledger_path_with_control_characters_is_refused(postbag, path):
+    postbag.env["POSTBAG_LEDGER"] = path
+    assert postbag.refused("open") == "POSTBAG_LEDGER holds a control character"
+    assert not os.path.exists(path)
+
+
+def test_a_relative_ledger_is_made_absolute_before_stdin_is_read(postbag, codex, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    postbag.env["POSTBAG_LEDGER"] = "rel/ledger.jsonl"
+    postbag.ok("join", "codex", inside="codex", cwd=work)
+    postbag.ok("open", cwd=work)
+    postbag.ok("send", "codex", "-", inside="claude", input="hi", cwd=work)
+    assert (work / "rel" / "ledger.jsonl").exists()
+    assert f"POSTBAG_LEDGER={work}/rel/ledger.jsonl " in codex.envelopes()[0]
+
+
+def test_appends_use_the_full_flush_where_the_system_has_one(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(ledger.fcntl, "F_FULLFSYNC", 51, raising=False)
+    monkeypatch.setattr(ledger.fcntl, "fcntl", lambda fd, command: calls.append(command))
+    monkeypatch.setattr(ledger.os, "fsync", lambda fd: calls.append("fsync"))
+    with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True) as bag:
+        bag.append("open", limit=3)
+    assert calls == [51]
+
+
+def test_a_file_system_without_the_full_flush_falls_back_to_fsync(tmp_path, monkeypatch):
+    calls = []
+
+    def refuse(fd, command):
+        raise OSError(22, "Invalid argument")
+
+    monkeypatch.setattr(ledger.fcntl, "F_FULLFSYNC", 51, raising=False)
+    monkeypatch.setattr(ledger.fcntl, "fcntl", refuse)
+    monkeypatch.setattr(ledger.os, "fsync", lambda fd: calls.append("fsync"))
+    with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True) as bag:
+        bag.append("open", limit=3)
+    assert calls == ["fsync"]

@@ -1,17 +1,43 @@
-"""The four verbs as a user meets them: output, ledger records and what each peer receives."""
+"""The verbs as a user meets them at the command line: output, ledger records, what each
+peer receives, usage mistakes, and what postbag does with its standard streams."""
 
+import fcntl
 import json
 import os
 import re
+import select
+import shlex
+import subprocess
 import sys
 
+import pytest
 from fakes import dedent
+
+from conftest import STOP, many_opens
 
 TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"
 
 
 def records(postbag):
     return [json.loads(line) for line in postbag.ledger_bytes().decode().splitlines()]
+
+
+def reply_program(postbag):
+    """What the envelope names to run postbag again: the same interpreter with -m for the
+    tree, the zipapp's own path (it is built executable, and not on PATH) for the pyz."""
+    if postbag.target == "src":
+        return f"{sys.executable} -m postbag"
+    return postbag.command[1]
+
+
+LONG = "y" * (96 * 1024)  # more than a pipe holds
+
+
+def run_in_sh(postbag, script, *args, inside=None, stdin=None):
+    """postbag ARGS run through sh, with `script` rearranging its descriptors first."""
+    env = {**postbag.env, **(postbag.session(inside) if inside else {})}
+    argv = ["/bin/sh", "-c", f'{script}; exec "$@"', "sh", *postbag.command, *args]
+    return subprocess.run(argv, env=env, capture_output=True, text=True, input=stdin, timeout=60, check=False)
 
 
 def test_version_names_the_program(postbag):
@@ -110,7 +136,9 @@ def test_the_budget_counts_down_and_the_last_letter_says_do_not_reply(postbag, i
         "Letter 6 from claude via postbag. It is the last letter of the exchange; do not reply.\n\nthree"
     )
     assert "reply with" in codex.envelopes()[0]
-    assert postbag.refused("send", "claude", "four", inside="codex") == "the exchange's letters are spent"
+    spent = postbag.ledger_bytes()
+    assert postbag.refused("send", "codex", "four", inside="claude") == "the exchange's letters are spent"
+    assert len(codex.envelopes()) == 2 and postbag.ledger_bytes() == spent  # no knock, nothing recorded
     assert len(records(postbag)) == 6
 
 
@@ -174,9 +202,119 @@ def test_read_of_a_missing_ledger_says_so_and_creates_nothing(postbag):
     assert not os.path.exists(postbag.ledger)
 
 
-def reply_program(postbag):
-    """What the envelope names to run postbag again: the same interpreter with -m for the
-    tree, the zipapp's own path (it is built executable, and not on PATH) for the pyz."""
-    if postbag.target == "src":
-        return f"{sys.executable} -m postbag"
-    return postbag.command[1]
+def test_send_without_an_open_exchange(postbag, codex):
+    postbag.ok("join", "codex", inside="codex")
+    assert postbag.refused("send", "codex", "hi", inside="claude") == "no exchange is open"
+    assert codex.calls() == []
+
+
+def test_send_with_no_ledger_at_all_creates_none(postbag):
+    assert postbag.refused("send", "codex", "hi", inside="claude") == "no exchange is open"
+    assert not os.path.exists(postbag.ledger)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("frobnicate",),
+        (),
+        ("join",),
+        ("join", "gemini"),
+        ("open", "--limit", "0"),
+        ("open", "--limit", "many"),
+        ("send", "codex"),
+        ("read", "-3"),
+        ("read", "--xml"),
+    ],
+)
+def test_usage_mistakes_get_argparse_and_status_2(postbag, args):
+    result = postbag.run(*args)
+    assert result.returncode == 2
+    assert result.stderr.startswith("usage: postbag")
+    assert "Traceback" not in result.stderr
+
+
+def test_a_recorded_letter_succeeds_when_stdout_is_closed(postbag, codex):
+    postbag.ready()
+    result = run_in_sh(postbag, "exec 1>&-", "send", "codex", "hi", inside="claude")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert postbag.ok("read", "1").endswith("      hi\n")
+
+
+def test_a_recorded_letter_succeeds_when_its_reader_went_away(postbag, codex):
+    postbag.ready()
+    env = {**postbag.env, **postbag.session("claude")}
+    reader, writer = os.pipe()
+    os.close(reader)  # the receipt's reader is gone before it is written
+    try:
+        result = subprocess.run(
+            [*postbag.command, "send", "codex", "hi"], env=env, stdout=writer, stderr=subprocess.PIPE, check=False
+        )
+    finally:
+        os.close(writer)
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert len(codex.envelopes()) == 1 and postbag.ok("read", "1").endswith("      hi\n")
+
+
+def test_send_dash_with_stdin_closed_is_refused(postbag, codex):
+    postbag.ready()
+    result = run_in_sh(postbag, "exec 0<&-", "send", "codex", "-", inside="claude")
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"postbag: send - reads the letter from stdin, and stdin is closed{STOP}"
+    assert codex.calls() == []
+
+
+@pytest.mark.parametrize("args", [("read", "1"), ("read", "--json", "1"), ("read",)])
+def test_a_reader_stuck_on_its_pipe_holds_up_no_send(postbag, codex, args):
+    postbag.ready()
+    postbag.ok("send", "codex", LONG, inside="claude")
+    reader = subprocess.Popen([*postbag.command, *args], env=postbag.env, stdout=subprocess.PIPE)
+    try:
+        assert reader.stdout.read(1)  # it has begun writing, and the pipe is too small for the rest
+        sent = postbag.run("send", "codex", "while the pager waits", inside="claude", timeout=20)
+        assert (sent.returncode, sent.stdout) == (0, "letter 5 delivered to codex, 10 left\n")
+    finally:
+        reader.stdout.read()
+        reader.wait()
+
+
+def test_read_says_once_that_it_waits_for_a_send_in_progress(postbag):
+    postbag.ready()
+    with open(postbag.ledger, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as a send holds it while a door is slow
+        reader = subprocess.Popen(
+            [*postbag.command, "read", "1"], env=postbag.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        ready, _, _ = select.select([reader.stderr], [], [], 20)
+        assert ready, "read said nothing while it waited"
+        said = reader.stderr.readline()
+    out, rest = reader.communicate(timeout=20)
+    assert said + rest == b"postbag: waiting for a send in progress to finish\n"
+    assert reader.returncode == 0 and out.endswith(b"open   12 letters\n")
+
+
+def test_a_refusal_with_stderr_closed_still_exits_1_quietly(postbag):
+    result = run_in_sh(postbag, "exec 2>&-", "open", inside="claude")
+    assert (result.returncode, result.stdout) == (1, "")
+
+
+def test_a_refusal_whose_stderr_reader_went_away_still_exits_1(postbag):
+    env = {**postbag.env, **postbag.session("claude")}
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        result = subprocess.run([*postbag.command, "open"], env=env, stderr=writer, stdout=subprocess.PIPE, check=False)
+    finally:
+        os.close(writer)
+    assert (result.returncode, result.stdout) == (1, b"")
+
+
+def test_read_into_a_closed_pipe_is_quiet(postbag):
+    postbag.write_ledger(many_opens(1, 5000))  # far more than a pipe holds
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in postbag.env.items())
+    command = " ".join(shlex.quote(word) for word in postbag.command)
+    result = subprocess.run(
+        ["/bin/sh", "-c", f"env -i {env} {command} read | head -n 1; exit 0"], capture_output=True, text=True
+    )
+    assert result.stdout.startswith("   1  ")
+    assert result.stderr == ""

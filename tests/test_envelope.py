@@ -1,0 +1,77 @@
+"""The letter and its envelope: what a body may hold, its size cap, and the reply command
+that carries the ledger and runs in sh."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import BODY_MAX
+
+
+@pytest.mark.parametrize("body", ["", "-"])
+def test_a_letter_needs_text(postbag, codex, body):
+    postbag.ready()
+    assert postbag.refused("send", "codex", body, inside="claude", input="\n") == "a letter needs text"
+    assert codex.calls() == []
+
+
+def test_a_nul_byte_is_refused_before_any_knock(postbag, codex):
+    postbag.ready()
+    before = postbag.ledger_bytes()
+    assert postbag.refused("send", "codex", "-", inside="claude", input="a\0b") == "a letter cannot hold a NUL byte"
+    assert codex.calls() == [] and postbag.ledger_bytes() == before
+
+
+def test_invalid_utf8_on_stdin_is_refused(postbag, codex):
+    postbag.ready()
+    reason = postbag.refused("send", "codex", "-", inside="claude", input=b"caf\xe9\n")
+    assert reason == "the letter is not valid UTF-8 text"
+    assert codex.calls() == []
+
+
+def test_undecodable_argv_under_a_c_locale_is_refused(postbag, codex):
+    postbag.ready()
+    env = {**postbag.env, **postbag.session("claude"), "LC_ALL": "C", "PYTHONUTF8": "0"}
+    result = subprocess.run([*postbag.command, "send", "codex", b"caf\xe9"], env=env, capture_output=True)
+    assert result.returncode == 1
+    assert result.stderr == (
+        b"postbag: the letter is not valid text (it holds undecodable bytes); stop and ask the human\n"
+    )
+    assert codex.calls() == []
+
+
+def test_a_body_over_the_cap_is_refused_with_the_cap(postbag, codex):
+    postbag.ready()
+    reason = postbag.refused("send", "codex", "-", inside="claude", input="x" * (BODY_MAX + 1))
+    assert reason == f"a letter is at most {BODY_MAX:,} bytes and this one has {BODY_MAX + 1:,}; shorten the letter"
+    assert codex.calls() == []
+
+
+def test_the_reply_command_names_an_unusual_ledger_and_runs_in_sh(postbag, inbox, codex, tmp_path):
+    odd = tmp_path / "it's $(touch pwned) `touch pwned2` & ; dir"
+    odd.mkdir()
+    postbag.env["POSTBAG_LEDGER"] = str(odd / "ledger.jsonl")
+    postbag.ready()
+    postbag.ok("send", "codex", "please answer", inside="claude")
+    envelope = codex.envelopes()[0]
+    reply = envelope.splitlines()[1:4]  # the command, the placeholder body, the delimiter
+    script = "\n".join([reply[0], "the answer", reply[2]]) + "\n"
+    env = {**postbag.env, **postbag.session("codex"), "POSTBAG_LEDGER": "/nonexistent/elsewhere.jsonl"}
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env["PATH"]
+    answered = subprocess.run(["/bin/sh", "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert answered.returncode == 0, answered.stderr
+    assert answered.stdout == "letter 5 delivered to claude, 10 left\n"
+    assert inbox.envelopes(1)[0].endswith("\n\nthe answer")
+    assert not (tmp_path / "pwned").exists() and not (tmp_path / "pwned2").exists()
+
+
+def test_the_default_ledger_needs_no_prefix(postbag, codex, tmp_path):
+    home = tmp_path / "home"
+    postbag.env["POSTBAG_LEDGER"] = str(home / ".postbag" / "ledger.jsonl")
+    postbag.ready()
+    postbag.ok("send", "codex", "hi", inside="claude")
+    assert "POSTBAG_LEDGER" not in codex.envelopes()[0]
+    del postbag.env["POSTBAG_LEDGER"]  # HOME points into the test's directory
+    assert postbag.ok("read", "1").endswith("      hi\n")

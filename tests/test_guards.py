@@ -1,0 +1,79 @@
+"""Who may run what: each verb from the session it belongs to, the human's verbs only outside
+every agent session, and the session variables chosen by family, never passed on."""
+
+import pytest
+
+from conftest import SESSION_VARIABLES
+
+
+def test_join_outside_the_peers_session(postbag):
+    assert postbag.refused("join", "claude") == "join claude from inside a claude session"
+    assert postbag.refused("join", "codex", inside="claude") == "join codex from inside a codex session"
+    assert postbag.ledger_bytes() == b""
+
+
+def test_join_claude_needs_both_of_its_variables(postbag, inbox):
+    half = {"CLAUDE_CODE_MESSAGING_TOKEN": ""}
+    assert postbag.refused("join", "claude", inside="claude", env=half) == "join claude from inside a claude session"
+
+
+@pytest.mark.parametrize("variable", SESSION_VARIABLES)
+@pytest.mark.parametrize("value", ["set", ""])
+def test_the_humans_verbs_refuse_inside_any_session_even_an_empty_variable(postbag, variable, value):
+    assert postbag.refused("open", env={variable: value}) == "open is the human's verb"
+    assert postbag.refused("open", "--limit", "5", env={variable: value}) == "open is the human's verb"
+    assert postbag.refused("close", env={variable: value}) == "close is the human's verb"
+    assert postbag.ledger_bytes() == b""
+    postbag.ready()
+    before = postbag.ledger_bytes()
+    assert postbag.refused("close", env={variable: value}) == "close is the human's verb"
+    assert postbag.ledger_bytes() == before
+
+
+def test_open_help_still_helps_inside_a_session(postbag):
+    assert "--limit" in postbag.ok("open", "--help", inside="claude")
+
+
+@pytest.mark.parametrize(("recipient", "sender"), [("codex", "claude"), ("claude", "codex")])
+def test_send_belongs_to_the_other_peer(postbag, recipient, sender):
+    postbag.ready()
+    before = postbag.ledger_bytes()
+    expected = f"send {recipient} is {sender}'s verb; run it inside a {sender} session"
+    assert postbag.refused("send", recipient, "hi") == expected
+    assert postbag.refused("send", recipient, "hi", inside=recipient) == (
+        f"{expected} (this is a {recipient} session: to write to {sender}, run postbag send {sender})"
+    )
+    assert postbag.ledger_bytes() == before
+
+
+def test_codex_thread_id_is_preferred_to_the_session_root(postbag, codex):
+    thread = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
+    postbag.ok("join", "codex", inside="codex", env={"CODEX_THREAD_ID": thread, "CODEX_SESSION_ID": "root"})
+    postbag.ok("open")
+    postbag.ok("send", "codex", "hi", inside="claude")
+    assert codex.calls()[0]["argv"][2] == thread
+
+
+@pytest.mark.parametrize("thread", ["", "not-a-uuid", "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2"])
+def test_a_malformed_thread_id_is_refused_not_replaced_by_the_root(postbag, thread):
+    reason = postbag.refused("join", "codex", inside="codex", env={"CODEX_THREAD_ID": thread})
+    assert reason == "CODEX_THREAD_ID is not a thread id"
+    assert postbag.ledger_bytes() == b""
+
+
+def test_no_vendor_session_variable_reaches_codex_queue(postbag, codex):
+    postbag.ready()
+    vendor = {
+        "CLAUDECODE": "1",
+        "CLAUDE_CODE_SESSION_ID": "claude-session",
+        "CLAUDE_CODE_ENTRYPOINT": "cli",
+        "CLAUDE_CODE_MESSAGING_NEXT": "a variable a later Claude Code may add",
+        "CODEX_THREAD_ID": "",
+        "CODEX_SESSION_ID": "",
+        "CODEX_PARENT_THREAD_ID": "a variable a later Codex may add",
+    }
+    kept = {"KEEP_ME": "kept", "CODEX_HOME": "/somewhere/codex"}
+    postbag.ok("send", "codex", "hi", inside="claude", env={**vendor, **kept})
+    env = codex.calls()[0]["env"]
+    assert not {*vendor, *postbag.session("claude"), "POSTBAG_LEDGER"} & set(env)
+    assert {name: env[name] for name in kept} == kept
