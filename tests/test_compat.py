@@ -203,4 +203,6 @@ def test_the_documented_target_switch_works(switch):
     assert result.returncode == 0, result.stdout + result.stderr
     target = switch[-1].rpartition("=")[2]
     collected = [line for line in result.stdout.splitlines() if "::" in line]
-    assert collected and all(line.endswith(f"[{target}]") for line in collected if "[" in line)
+    other = {"src": "pyz", "pyz": "src"}[target]
+    ids = [line.rpartition("[")[2].rstrip("]").split("-") for line in collected if "[" in line]
+    assert ids and all(target in parts and other not in parts for parts in ids)
