@@ -236,9 +236,10 @@ class Ledger:
                 yield from self._records(data[:cut], start, number)
             raise self._not_a_record(number + data.count(b"\n", start, cut)) from None
         at, size, find_end = 0, len(text), text.index
+        escapes = _may_escape_a_surrogate(text)  # once for all, not once a line
         while at < size:
             end = find_end("\n", at)
-            record = _parsed(text, at, end, number)
+            record = _parsed(text, at, end, number, escapes)
             if record is None:
                 raise self._not_a_record(number)
             yield record
@@ -291,9 +292,14 @@ def _open_to_follow(path):
         raise Refusal(f"cannot open the ledger ({_open_failure(error, path)})") from None
 
 
-def _parsed(text, start, end, number):
+def _may_escape_a_surrogate(text):
+    return "\\ud" in text or "\\uD" in text
+
+
+def _parsed(text, start, end, number, escapes=True):
     """The record that fills text[start:end], JSON spaces aside, and is well-formed as line
-    `number`; or None."""
+    `number`; or None. `escapes` false says the text holds no escape a surrogate could
+    come from."""
     while start < end and text[start] in _JSON_SPACE:
         start += 1
     try:
@@ -306,7 +312,7 @@ def _parsed(text, start, end, number):
         return None
     # A lone surrogate can only come from a \ud800-\udfff escape; no door and no output
     # can carry one, so such a record is not valid text.
-    if (text.find("\\ud", start, end) >= 0 or text.find("\\uD", start, end) >= 0) and not _is_text(record):
+    if escapes and _may_escape_a_surrogate(text[start:end]) and not _is_text(record):
         return None
     return record
 

@@ -53,7 +53,9 @@ def body_lines(body):
     """A body as 1.0's `read` printed it, the lines that splitlines() gives each indented
     by six spaces, with unsafe characters escaped. Cost and memory grow with the body's
     length, never with its shape."""
-    if body.replace("\n", "").replace("\t", "").isprintable():  # the common case
+    if body.isprintable():  # one line, nothing to escape: the commonest case
+        return INDENT + body
+    if body.replace("\n", "").replace("\t", "").isprintable():  # several lines, nothing to escape
         text = body[:-1] if body.endswith("\n") else body
         return INDENT + text.replace("\n", "\n" + INDENT)
     text = body.replace("\r\n", "\n")
