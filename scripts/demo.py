@@ -139,12 +139,15 @@ class Simulated:
             return [f"{last_reader.name} never received a last letter"]
         self.claude.finish()
         self.codex.finish()
-        return [f for agent in (self.claude, self.codex) for f in agent.failures] + (
-            ["a reply was refused"] if any(r.returncode for a in (self.claude, self.codex) for r in a.replies) else []
-        )
+        problems = [f for agent in (self.claude, self.codex) for f in agent.failures]
+        if any(result.returncode for agent in (self.claude, self.codex) for result in agent.replies):
+            problems.append("a reply was refused")
+        if len(self.inbox.received) != len(self.claude.received):  # on_letter sees only the right token
+            problems.append("the inbox saw a connection without the session's token")
+        return problems
 
     def delivered(self):
-        return len(self.inbox.envelopes(len(self.claude.received))) + len(self.queue.envelopes())
+        return len(self.inbox.received) + len(self.queue.calls())
 
     def close(self):
         self.inbox.close()
