@@ -323,6 +323,8 @@ def test_a_real_codex_session_joins_from_its_shell_and_answers_through_its_reply
     thread = codex_home.new_thread(real.env)
     if sandbox == "workspace-write":
         real.env["POSTBAG_LEDGER"] = real.ledger = os.path.join(codex_session.workdir, "ledger.jsonl")
+        for name in [name for name in real.env if name.startswith("COVERAGE_")]:
+            del real.env[name]  # coverage's hook would write outside the sandbox, and say so
         codex = codex_session(thread, sandbox=sandbox, settings=ALLOWED_SANDBOX)
     else:
         codex = codex_session(thread, sandbox=sandbox)
