@@ -548,8 +548,7 @@ class ClaudeSession:
         found = glob.glob(os.path.join(self.home, ".claude", "projects", "*", f"{session}.jsonl"))
         if not found:
             return []
-        with open(found[0]) as file:
-            return [json.loads(line) for line in file if line.strip()]
+        return [json.loads(line) for line in _whole_lines(found[0]) if line.strip()]
 
     def enqueued(self):
         return [
@@ -559,9 +558,8 @@ class ClaudeSession:
         ]
 
     def stream(self):
-        with open(os.path.join(self.home, "stream.jsonl"), "rb") as file:
-            lines = file.read().decode(errors="replace").splitlines()
-        return [json.loads(line) for line in lines if line.startswith("{")]
+        """The session's stream-json output so far."""
+        return [json.loads(line) for line in _whole_lines(os.path.join(self.home, "stream.jsonl")) if line[:1] == "{"]
 
     def wait_for(self, condition, what):
         self._wait_until(condition, what)
@@ -596,6 +594,14 @@ class ClaudeSession:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"claude gave no {what} within {WAIT:g} s")
             time.sleep(0.05)
+
+
+def _whole_lines(path):
+    """The lines of a file another process is still writing, but for a last one it has not
+    finished: Claude Code writes its records in more than one write."""
+    with open(path, "rb") as file:
+        data = file.read()
+    return data[: data.rfind(b"\n") + 1].decode(errors="replace").splitlines()
 
 
 def _has_a_line(path):
