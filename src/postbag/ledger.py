@@ -292,8 +292,9 @@ def _open_to_follow(path):
         raise Refusal(f"cannot open the ledger ({_open_failure(error, path)})") from None
 
 
-def _may_escape_a_surrogate(text):
-    return "\\ud" in text or "\\uD" in text
+def _may_escape_a_surrogate(text, start=0, end=None):
+    """Whether text[start:end] holds an escape a surrogate could come from, without a copy."""
+    return text.find("\\ud", start, end) >= 0 or text.find("\\uD", start, end) >= 0
 
 
 def _parsed(text, start, end, number, escapes=True):
@@ -312,7 +313,7 @@ def _parsed(text, start, end, number, escapes=True):
         return None
     # A lone surrogate can only come from a \ud800-\udfff escape; no door and no output
     # can carry one, so such a record is not valid text.
-    if escapes and _may_escape_a_surrogate(text[start:end]) and not _is_text(record):
+    if escapes and _may_escape_a_surrogate(text, start, end) and not _is_text(record):
         return None
     return record
 
