@@ -19,7 +19,9 @@ import time
 WAIT = 10.0  # generous: a wait only ends early when what it waits for has arrived
 # The variables that place a process inside an agent session or point postbag elsewhere:
 # none of them may leak from the shell that runs the tests into what they start.
-NOT_A_TERMINAL = ("CLAUDE", "CODEX", "POSTBAG_")
+# An agent's variables, and PYTHONUNBUFFERED, which a person's terminal rarely has and
+# which would hide from the tests what postbag's own buffered output does.
+NOT_A_TERMINAL = ("CLAUDE", "CODEX", "POSTBAG_", "PYTHONUNBUFFERED")
 
 
 def terminal_environment(*, without=(), **extra):

@@ -4,7 +4,7 @@ import os
 import sys
 
 from postbag import PEERS, __version__
-from postbag.refusal import Refusal, say, stop
+from postbag.refusal import Refusal, say, silence, stop
 
 
 def main(argv=None, env=None):
@@ -16,7 +16,7 @@ def main(argv=None, env=None):
     except Refusal as refusal:
         return stop(refusal)
     except BrokenPipeError:
-        _silence_stdout()  # the reader went away, as in `postbag read | head`
+        silence(sys.stdout)  # the reader went away, as in `postbag read | head`
         return 141
     except OSError as error:  # what no verb foresaw still fails closed, without a traceback
         return stop(Refusal(error.strerror or "the system refused an operation"))
@@ -188,7 +188,7 @@ def _tell(receipt):
         sys.stdout.write(receipt + "\n")
         sys.stdout.flush()
     except (OSError, ValueError):
-        _silence_stdout()
+        silence(sys.stdout)
 
 
 def _write_record(bag, kind, **fields):
@@ -219,14 +219,6 @@ def _ignore_interrupts():
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _silence_stdout():
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
 
 
 def _positive(text):

@@ -5,6 +5,7 @@ path or a value from the environment, so it is escaped like every other string t
 reaches a terminal.
 """
 
+import os
 import sys
 
 _STOP = "; stop and ask the human"
@@ -35,5 +36,18 @@ def say(message):
     try:
         stream.write(f"postbag: {message}\n")
         stream.flush()
+    except (OSError, ValueError):
+        silence(stream)
+
+
+def silence(stream):
+    """Point `stream`'s descriptor at /dev/null once its reader has gone: what the stream
+    still buffers would otherwise fail Python's last flush, which turns any exit status
+    into 120."""
+    try:
+        devnull, fd = os.open(os.devnull, os.O_WRONLY), stream.fileno()
+        if devnull != fd:  # else the descriptor was closed, and now it is /dev/null
+            os.dup2(devnull, fd)
+            os.close(devnull)
     except (OSError, ValueError):
         pass
