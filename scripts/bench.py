@@ -4,7 +4,8 @@
     python3 scripts/bench.py [--rounds N] [--against CMD]
 
 Every case runs the built dist/postbag.pyz (built first when missing or stale) as a
-subprocess, against the test suite's fake doors (tests/fakes.py). Rounds are
+subprocess, as people run it: the file itself, started by its own first lines, with this
+interpreter as the python3 on PATH; against the test suite's fake doors (tests/fakes.py). Rounds are
 interleaved, so a busy moment of the machine falls on every case alike; each figure is
 the median. --against runs every postbag case a second time with CMD in place of the
 zipapp (for example a postbag 1.0.0 installed in a venv: "VENV/bin/python -I -m
@@ -177,10 +178,10 @@ def report(pyz, work, rounds, other):
     codex = fakes.FakeCodex(os.path.join(work, "codex"), THREAD)
     real = RealDoors(work) if clients.missing() is None else None
     try:
-        cases, size = cases_for([sys.executable, pyz], work, inbox, codex, real)
+        cases, size = cases_for([pyz], work, inbox, codex, real)
         print(f"postbag.pyz {os.path.getsize(pyz):,} bytes; Python {sys.version.split()[0]} on {sys.platform}")
         print(f"ledgers: 100,000 records = {size / 1e6:.1f} MB; {rounds} interleaved rounds, medians\n")
-        measure(cases, rounds, other, [sys.executable, pyz])
+        measure(cases, rounds, other, [pyz])
         verdicts = tabulate(cases, real)
         verdicts += beside_the_table(cases, pyz, work, rounds, size)
         if other:
@@ -197,8 +198,12 @@ def report(pyz, work, rounds, other):
 
 def cases_for(pb, work, inbox, codex, real):
     """Every case, and the size of the 100,000-record ledger."""
-    python = pb[0]
-    base = fakes.terminal_environment(POSTBAG_CODEX=codex.path)
+    python = sys.executable
+    bin_dir = os.path.join(work, "bin")
+    os.makedirs(bin_dir)
+    os.symlink(python, os.path.join(bin_dir, "python3"))
+    path = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    base = fakes.terminal_environment(POSTBAG_CODEX=codex.path, PATH=path)
     fake_doors = {"claude": {"socket": inbox.path, "token": inbox.token}, "codex": {"thread": THREAD}}
     ledgers = {records: os.path.join(work, f"ledger-{records}.jsonl") for records in (3, 10_000, 100_000)}
     sizes = {records: write_ledger(path, records, fake_doors) for records, path in ledgers.items()}

@@ -28,7 +28,40 @@ import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "src", "postbag")
-SHEBANG = b"#!/usr/bin/env python3\n"
+# The archive's first lines, which Python skips to find the zip after them. Run as a
+# program, /bin/sh reads just these lines and starts python3 on the archive itself, in
+# isolated mode without `site` (-I -S): no PYTHON* variable, user site-packages or
+# current directory can change what runs, and start-up skips `site` and `runpy`, which
+# `python3 postbag.pyz` pays for. The Python below runs the entry point from the code
+# compiled for this Python, as runpy would run the archive's __main__.py: with the
+# archive first on sys.path and as sys.argv[0]. Older Pythons must parse it to refuse.
+LAUNCHER = b"""#!/bin/sh
+command -v python3 >/dev/null || {
+  echo "postbag needs Python 3.10 or later: there is no python3 on PATH" >&2
+  exit 127
+}
+exec python3 -I -S -c '
+import sys
+archive = sys.argv[1]
+sys.argv[:2] = [archive]
+sys.path.insert(0, archive)
+from zipimport import zipimporter
+loader = zipimporter(archive)
+magic = getattr(sys.modules.get("_frozen_importlib_external"), "MAGIC_NUMBER", None)
+try:
+    compiled = loader.get_data("postbag/__pycache__/__main__.%s.pyc" % sys.implementation.cache_tag)
+except OSError:
+    compiled = b""
+if magic and compiled[:4] == magic:
+    import marshal
+    code = marshal.loads(compiled[16:])
+else:
+    code = loader.get_code("__main__")
+main = sys.modules["__main__"]
+main.__file__, main.__loader__ = archive + "/__main__.py", loader
+exec(code, vars(main))
+' "$0" "$@"
+"""
 ZIP_EPOCH = 315532800  # 1980-01-01T00:00:00Z
 UNIX = 3  # the zip "created by" system
 
@@ -75,10 +108,10 @@ def ensure_built():
 
 
 def zip_bytes(entries, timestamp):
-    """The zipapp: shebang, then each (name, bytes) deflated with fixed metadata."""
+    """The zipapp: the launcher, then each (name, bytes) deflated with fixed metadata."""
     date_time = time.gmtime(max(timestamp, ZIP_EPOCH))[:6]
     buffer = io.BytesIO()
-    buffer.write(SHEBANG)
+    buffer.write(LAUNCHER)
     with zipfile.ZipFile(buffer, "w") as archive:
         for name, data in entries:
             info = zipfile.ZipInfo(name, date_time)

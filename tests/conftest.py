@@ -65,9 +65,10 @@ def pyz(tmp_path_factory):
 
 @pytest.fixture
 def command(target, request):
-    """The argv prefix that runs postbag for `target`."""
+    """The argv prefix that runs postbag for `target`: the zipapp is run as people run it,
+    as a program, its launcher finding python3 on PATH (Postbag puts this one there)."""
     if target == "pyz":
-        return [sys.executable, request.getfixturevalue("pyz")]
+        return [request.getfixturevalue("pyz")]
     return [sys.executable, "-m", "postbag"]
 
 
@@ -78,6 +79,7 @@ class Postbag:
         self.target, self.command = target, command
         self.ledger = str(tmp_path / "bag" / "ledger.jsonl")
         self.inbox, self.codex = inbox, codex
+        self.python_bin = None  # for the zipapp: the folder on PATH that holds its python3
         env = terminal_environment()
         if target == "src":
             env["PYTHONPATH"] = SRC  # the zipapp must run on its own, so only the tree gets this
@@ -86,6 +88,10 @@ class Postbag:
             # Coverage is measured on the tree; measuring the zipapp too would only double the time.
             env.pop("COVERAGE_PROCESS_CONFIG", None)
             env.pop("COVERAGE_PROCESS_START", None)
+            python_bin = self.python_bin = tmp_path / "python-bin"
+            python_bin.mkdir()
+            os.symlink(sys.executable, python_bin / "python3")
+            env["PATH"] = f"{python_bin}{os.pathsep}{env.get('PATH', '')}"
         env["HOME"] = str(tmp_path / "home")
         env["POSTBAG_LEDGER"] = self.ledger
         env["POSTBAG_CODEX"] = codex.path
@@ -117,7 +123,7 @@ class Postbag:
 
     def with_faults(self, faults):
         """A copy of this runner whose CLI runs with `faults` injected (see inject.py)."""
-        where = "src" if self.target == "src" else self.command[1]
+        where = "src" if self.target == "src" else self.command[0]
         faulty = copy.copy(self)
         faulty.command = [sys.executable, os.path.join(ROOT, "tests", "inject.py"), where, faults, "--"]
         return faulty

@@ -27,7 +27,7 @@ def reply_program(postbag):
     tree, the zipapp's own path (it is built executable, and not on PATH) for the pyz."""
     if postbag.target == "src":
         return f"{sys.executable} -m postbag"
-    return postbag.command[1]
+    return postbag.command[0]
 
 
 LONG = "y" * (96 * 1024)  # more than a pipe holds

@@ -4,6 +4,7 @@ same program however it is installed, down to the reply command inside each enve
 import glob
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -50,7 +51,7 @@ def _said_versions(said):
 def test_the_archive_holds_the_package_sources_and_their_compiled_code_with_fixed_metadata(tmp_path):
     pyz, said = build(tmp_path, SOURCE_DATE_EPOCH="1767225600")  # 2026-01-01T00:00:00Z
     data = pyz.read_bytes()
-    assert data.startswith(b"#!/usr/bin/env python3\n")
+    assert data.startswith(b"#!/bin/sh\n")
     assert os.stat(pyz).st_mode & 0o111 == 0o111
     with zipfile.ZipFile(pyz) as archive:
         infos = archive.infolist()
@@ -72,37 +73,70 @@ def test_the_archive_holds_the_package_sources_and_their_compiled_code_with_fixe
 
 
 def _rewritten(pyz, target, change):
-    """A copy of `pyz` at `target` with `change(name, data)` applied to every entry (None drops it)."""
-    with zipfile.ZipFile(pyz) as source, zipfile.ZipFile(target, "w") as copy:
-        for info in source.infolist():
-            data = change(info.filename, source.read(info))
-            if data is not None:
-                copy.writestr(info, data)
+    """A copy of `pyz` at `target`, its launcher kept, with `change(name, data)` applied to
+    every entry (None drops it)."""
+    with zipfile.ZipFile(pyz) as source, open(target, "wb") as file:
+        file.write(pyz.read_bytes()[: source.infolist()[0].header_offset])
+        with zipfile.ZipFile(file, "w") as copy:
+            for info in source.infolist():
+                data = change(info.filename, source.read(info))
+                if data is not None:
+                    copy.writestr(info, data)
+    os.chmod(target, 0o755)
     return target
 
 
-def test_the_compiled_code_is_what_runs_and_the_sources_stand_behind_it(tmp_path):
+def test_the_compiled_code_is_what_runs_and_the_sources_stand_behind_it(tmp_path, bin_dir):
     pyz, _ = build(tmp_path)
     tag = sys.implementation.cache_tag
     broken = b"raise SystemExit('the source ran')\n"
 
     def break_sources(name, data):
-        return broken if name == "postbag/cli.py" else data
+        return broken if name in ("postbag/cli.py", "__main__.py") else data
 
     def break_sources_and_drop_compiled(name, data):
         return None if name == f"postbag/__pycache__/cli.{tag}.pyc" else break_sources(name, data)
 
-    env = {"POSTBAG_LEDGER": str(tmp_path / "none.jsonl"), "PATH": os.environ["PATH"]}
-    for change, expected in [(break_sources, 0), (break_sources_and_drop_compiled, "the source ran")]:
-        copy = _rewritten(pyz, tmp_path / "copy.pyz", change)
-        result = subprocess.run([sys.executable, str(copy), "read"], env=env, capture_output=True, text=True)
-        if expected == 0:
-            assert (result.returncode, result.stderr) == (
-                0,
-                f"postbag: there is no ledger at {env['POSTBAG_LEDGER']} yet\n",
-            )
-        else:
-            assert (result.returncode, result.stderr) == (1, "the source ran\n")
+    def break_sources_and_drop_the_compiled_entry_point(name, data):
+        return None if name == f"postbag/__pycache__/__main__.{tag}.pyc" else break_sources(name, data)
+
+    env = clean_env(bin_dir, POSTBAG_LEDGER=str(tmp_path / "none.jsonl"))
+    no_ledger = (0, f"postbag: there is no ledger at {env['POSTBAG_LEDGER']} yet\n")
+    source_ran = (1, "the source ran\n")
+    # Run as a program, the launcher starts the compiled entry point; `python3 postbag.pyz`
+    # starts the archive's __main__.py, as Python does for every zipapp.
+    for change, as_a_program, with_python3 in [
+        (break_sources, no_ledger, source_ran),
+        (break_sources_and_drop_compiled, source_ran, source_ran),
+        (break_sources_and_drop_the_compiled_entry_point, source_ran, source_ran),
+    ]:
+        copy = str(_rewritten(pyz, tmp_path / "copy.pyz", change))
+        for way, expected in [([copy], as_a_program), (["python3", copy], with_python3)]:
+            result = subprocess.run([*way, "read"], env=env, capture_output=True, text=True)
+            assert (result.returncode, result.stderr) == expected, (change.__name__, way)
+
+
+def test_the_launcher_keeps_python_variables_and_the_current_directory_out(pyz, bin_dir, tmp_path):
+    """An agent's shell may set PYTHONPATH or sit in a repository with a json.py: neither
+    changes what the installed program runs."""
+    decoy = tmp_path / "repository"
+    (decoy / "postbag").mkdir(parents=True)
+    for module in ("json.py", "argparse.py", "postbag/__init__.py", "postbag/cli.py"):
+        (decoy / module).write_text("raise SystemExit('the decoy ran')\n")
+    ledger = tmp_path / "ledger.jsonl"
+    env = clean_env(bin_dir, POSTBAG_LEDGER=str(ledger), PYTHONPATH=str(decoy))
+    for args in (["--version"], ["open", "--limit", "2"], ["read"]):
+        result = subprocess.run([pyz, *args], env=env, cwd=decoy, capture_output=True, text=True)
+        assert (result.returncode, "decoy" in result.stderr) == (0, False), (args, result.stderr)
+    assert b'"kind": "open", "limit": 2' in ledger.read_bytes()
+
+
+def test_without_python3_on_path_the_launcher_says_so(pyz, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = subprocess.run(["/bin/sh", "-c", f"PATH={empty}; exec {shlex.quote(pyz)} --version"], capture_output=True)
+    assert (result.returncode, result.stdout) == (127, b"")
+    assert result.stderr == b"postbag needs Python 3.10 or later: there is no python3 on PATH\n"
 
 
 def test_timestamps_before_1980_are_clamped(tmp_path):
@@ -131,10 +165,17 @@ def old_pythons():
 
 
 @pytest.mark.parametrize(("version", "python"), old_pythons() or [pytest.param("none", "", marks=pytest.mark.skip)])
-def test_an_old_python_is_refused_politely(pyz, version, python):
-    result = subprocess.run([python, pyz, "--version"], capture_output=True, text=True)
-    assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == f"postbag needs Python 3.10 or later (this is {version})\n"
+def test_an_old_python_is_refused_politely(pyz, version, python, tmp_path):
+    old_bin = tmp_path / "old-bin"
+    old_bin.mkdir()
+    os.symlink(python, old_bin / "python3")
+    env = terminal_environment(without=("PYTHON", "COVERAGE_"), PATH=f"{old_bin}{os.pathsep}{os.environ['PATH']}")
+    # `python3.9 postbag.pyz`, and the program found on PATH whose python3 is a 3.9
+    ways = [[python, pyz], [pyz]] if version.startswith("3.") else [[python, pyz]]
+    for way in ways:
+        result = subprocess.run([*way, "--version"], env=env, capture_output=True, text=True)
+        assert (result.returncode, result.stdout) == (1, ""), way
+        assert result.stderr == f"postbag needs Python 3.10 or later (this is {version})\n", way
 
 
 @pytest.fixture
