@@ -235,13 +235,20 @@ class Ledger:
             if cut > start:
                 yield from self._records(data[:cut], start, number)
             raise self._not_a_record(number + data.count(b"\n", start, cut)) from None
-        at, size, find_end = 0, len(text), text.index
+        at, size, find_end, scan = 0, len(text), text.index, _scan
         escapes = _may_escape_a_surrogate(text)  # once for all, not once a line
         while at < size:
             end = find_end("\n", at)
-            record = _parsed(text, at, end, number, escapes)
-            if record is None:
-                raise self._not_a_record(number)
+            # The common line, a record from its first character to its last, is taken here
+            # without a call; anything else gets the whole of _parsed, which decides alike.
+            try:
+                record, stop = scan(text, at)
+            except (StopIteration, ValueError, RecursionError):
+                stop = None
+            if escapes or stop != end or not is_record(record, number):
+                record = _parsed(text, at, end, number, escapes)
+                if record is None:
+                    raise self._not_a_record(number)
             yield record
             at, number = end + 1, number + 1
 

@@ -67,9 +67,10 @@ def body_lines(body):
 def human_line(record):
     """One record as `read` prints it: a heading, then a letter's body."""
     kind = record["kind"]
+    if kind == "letter":  # most records: one format, no heading built apart
+        n, at, sender, recipient = record["n"], one_line(record["at"]), record["from"], record["to"]
+        return f"{n:>4}  {at}  letter {sender} -> {recipient}\n{body_lines(record['body'])}\n"
     heading = f"{record['n']:>4}  {one_line(record['at'])}  {kind:<6}"
-    if kind == "letter":
-        return f"{heading} {record['from']} -> {record['to']}\n{body_lines(record['body'])}\n"
     if kind == "join":
         return f"{heading} {record['peer']}\n"
     if kind == "open":
