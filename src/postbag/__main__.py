@@ -18,12 +18,16 @@ def run(argv=None):
         sys.stdout.write("postbag %s\n" % __version__)
         return 0
     if argv[:1] in (["open"], ["close"]) and "-h" not in argv and "--help" not in argv:
-        import os
+        import posix
 
         from postbag import guards, refusal
 
+        # The names os.environ would hold, without importing os, which costs a refusal more
+        # than the rest of it (its environ mapping pulls in collections.abc).
+        encoding = sys.getfilesystemencoding()
+        names = {name.decode(encoding, "surrogateescape") for name in posix.environ}
         try:
-            guards.require_human(argv[0], os.environ)
+            guards.require_human(argv[0], names)
         except refusal.Refusal as reason:
             return refusal.stop(reason)
     from postbag.cli import main

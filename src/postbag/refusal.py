@@ -5,7 +5,6 @@ path or a value from the environment, so it is escaped like every other string t
 reaches a terminal.
 """
 
-import os
 import sys
 
 _STOP = "; stop and ask the human"
@@ -44,6 +43,8 @@ def silence(stream):
     """Point `stream`'s descriptor at /dev/null once its reader has gone: what the stream
     still buffers would otherwise fail Python's last flush, which turns any exit status
     into 120."""
+    import os
+
     try:
         devnull, fd = os.open(os.devnull, os.O_WRONLY), stream.fileno()
         if devnull != fd:  # else the descriptor was closed, and now it is /dev/null
