@@ -4,6 +4,7 @@ same program however it is installed, down to the reply command inside each enve
 import glob
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -300,3 +301,11 @@ def test_the_archives_finder_loads_compiled_modules_and_declines_the_rest(tmp_pa
     entry._load_compiled_code()
     entry._load_compiled_code()
     assert sum(isinstance(f, entry._CompiledCode) for f in sys.meta_path) == 1
+
+
+def test_the_readme_shows_the_whole_launcher(pyz):
+    with open(os.path.join(ROOT, "README.md")) as file:
+        [shown] = re.findall(r"`head -n (\d+) postbag\.pyz`", file.read())
+    with open(pyz, "rb") as file, zipfile.ZipFile(pyz) as archive:
+        launcher = file.read(archive.infolist()[0].header_offset)
+    assert launcher.count(b"\n") == int(shown)
