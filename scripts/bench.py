@@ -5,11 +5,13 @@
 
 Every case runs the built dist/postbag.pyz (built first when missing or stale) as a
 subprocess, as people run it: the file itself, started by its own first lines, with this
-interpreter as the python3 on PATH; against the test suite's fake doors (tests/fakes.py). Rounds are
-interleaved, so a busy moment of the machine falls on every case alike; each figure is
-the median. --against runs every postbag case a second time with CMD in place of the
-zipapp (for example a postbag 1.0.0 installed in a venv: "VENV/bin/python -I -m
-postbag"), in the same rounds, and prints both figures and their ratio.
+interpreter as the python3 on PATH; against the test suite's fake doors (tests/fakes.py).
+Rounds are interleaved, so a busy moment of the machine falls on every case alike; each
+figure is the median, and each ratio the median of the rounds' own ratios, so that a
+slow spell, which this machine has, divides itself out. --against runs every postbag
+case a second time with CMD in place of the zipapp (for example a postbag 1.0.0
+installed in a venv: "VENV/bin/python -I -m postbag"), in the same rounds, and prints
+both figures and their ratio.
 
 Beside the table: the codex knock's latency over its child's own run time, the peak
 memory of a full read, and, when the real clients of the real-client tier are installed
@@ -61,6 +63,11 @@ class Case:
     @property
     def median(self):
         return statistics.median(self.times)
+
+
+def ratio(times, against):
+    """The median of each round's ratio: both runs of a round meet the machine alike."""
+    return statistics.median(mine / theirs for mine, theirs in zip(times, against, strict=True))
 
 
 def write_ledger(path, records, doors):
@@ -257,8 +264,8 @@ def tabulate(cases, real):
     width = max(len(case.name) for case in cases) + 2
     print(f"{'case':<{width}}  {'median':>9}  ratio")
     for case in cases:
-        ratio = f"{case.median / by_name[case.against].median:5.2f} x {case.against}" if case.against else ""
-        print(f"{case.name:<{width}}  {case.median * 1000:7.1f} ms  {ratio}")
+        against = f"{ratio(case.times, by_name[case.against].times):5.2f} x {case.against}" if case.against else ""
+        print(f"{case.name:<{width}}  {case.median * 1000:7.1f} ms  {against}")
     if real:
         versions = ", ".join(f"{name}@{clients.installed_version(peer)}" for peer, (name, _) in clients.PINS.items())
         print(f"(real doors: {versions}; codex queue through nsenter into a loopback-only namespace)")
@@ -268,7 +275,9 @@ def tabulate(cases, real):
         ("--version within 1.05 x python3 -c pass", "postbag --version", 1.05),
         ("a refusal within 1.05 x python3 -c pass", "postbag open, refused in a session", 1.05),
     ]
-    return [(goal, by_name[name].median / by_name[by_name[name].against].median, bound) for goal, name, bound in goals]
+    return [
+        (goal, ratio(by_name[name].times, by_name[by_name[name].against].times), bound) for goal, name, bound in goals
+    ]
 
 
 def beside_the_table(cases, pyz, work, rounds, size):
@@ -290,7 +299,7 @@ def against_table(cases, other):
     ratios = {}
     for case in (case for case in cases if case.postbag and case.other_times):
         theirs = statistics.median(case.other_times)
-        ratios[case.name] = case.median / theirs
+        ratios[case.name] = ratio(case.times, case.other_times)
         print(f"{case.name:<{width}}  {case.median * 1000:7.1f} ms  {theirs * 1000:7.1f} ms  {ratios[case.name]:5.2f}")
     bounds = {FULL_READ: 0.5}
     return [
