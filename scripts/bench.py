@@ -206,10 +206,7 @@ def report(pyz, work, rounds, other):
 def cases_for(pb, work, inbox, codex, real):
     """Every case, and the size of the 100,000-record ledger."""
     python = sys.executable
-    bin_dir = os.path.join(work, "bin")
-    os.makedirs(bin_dir)
-    os.symlink(python, os.path.join(bin_dir, "python3"))
-    path = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    path = fakes.path_with_python3(os.path.join(work, "bin"), python)
     base = fakes.terminal_environment(POSTBAG_CODEX=codex.path, PATH=path)
     fake_doors = {"claude": {"socket": inbox.path, "token": inbox.token}, "codex": {"thread": THREAD}}
     ledgers = {records: os.path.join(work, f"ledger-{records}.jsonl") for records in (3, 10_000, 100_000)}

@@ -249,11 +249,9 @@ class Demo:
         self.limit, self.show = limit, Show()
         self.ledger = os.path.join(directory, "ledger.jsonl")
         bin_dir = os.path.join(directory, "bin")
-        os.mkdir(bin_dir)
         # People put postbag.pyz on PATH as `postbag`; `python3` is this interpreter.
+        path = fakes.path_with_python3(bin_dir)
         os.symlink(pyz, os.path.join(bin_dir, "postbag"))
-        os.symlink(sys.executable, os.path.join(bin_dir, "python3"))
-        path = bin_dir + os.pathsep + os.environ.get("PATH", "")
         self.human_env = fakes.terminal_environment(PATH=path, POSTBAG_LEDGER=self.ledger)
         print(
             f"postbag demo: {'real' if agents is Real else 'two simulated'} agents and the postbag.pyz people download"

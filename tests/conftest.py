@@ -17,7 +17,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(ROOT, "src")
 
-from fakes import FakeCodex, FakeInbox, terminal_environment  # noqa: E402
+from fakes import FakeCodex, FakeInbox, less, path_with_python3, terminal_environment  # noqa: E402
 
 # Every variable a vendor exports into its sessions: the specification the tests hold postbag to.
 SESSION_VARIABLES = (
@@ -86,12 +86,9 @@ class Postbag:
         else:
             env.pop("PYTHONPATH", None)
             # Coverage is measured on the tree; measuring the zipapp too would only double the time.
-            env.pop("COVERAGE_PROCESS_CONFIG", None)
-            env.pop("COVERAGE_PROCESS_START", None)
-            python_bin = self.python_bin = tmp_path / "python-bin"
-            python_bin.mkdir()
-            os.symlink(sys.executable, python_bin / "python3")
-            env["PATH"] = f"{python_bin}{os.pathsep}{env.get('PATH', '')}"
+            env = less(env, "COVERAGE_")
+            self.python_bin = str(tmp_path / "python-bin")
+            env["PATH"] = path_with_python3(self.python_bin)
         env["HOME"] = str(tmp_path / "home")
         env["POSTBAG_LEDGER"] = self.ledger
         env["POSTBAG_CODEX"] = codex.path

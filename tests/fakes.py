@@ -18,17 +18,29 @@ import time
 
 WAIT = 10.0  # generous: a wait only ends early when what it waits for has arrived
 # The variables that place a process inside an agent session or point postbag elsewhere:
-# none of them may leak from the shell that runs the tests into what they start.
-# An agent's variables, and PYTHONUNBUFFERED, which a person's terminal rarely has and
-# which would hide from the tests what postbag's own buffered output does.
+# none of them may leak from the shell that runs the tests into what they start. Nor may
+# PYTHONUNBUFFERED, which a person's terminal rarely has and which would hide from the
+# tests what postbag's own buffered output does.
 NOT_A_TERMINAL = ("CLAUDE", "CODEX", "POSTBAG_", "PYTHONUNBUFFERED")
 
 
 def terminal_environment(*, without=(), **extra):
     """This process's environment as a person's terminal has it, outside any agent session,
     less the variables starting with `without`, plus `extra`."""
-    unwanted = (*NOT_A_TERMINAL, *without)
-    return {**{k: v for k, v in os.environ.items() if not k.startswith(unwanted)}, **extra}
+    return {**less(os.environ, *NOT_A_TERMINAL, *without), **extra}
+
+
+def less(env, *prefixes):
+    """`env` without the variables whose names start with one of `prefixes`."""
+    return {k: v for k, v in env.items() if not k.startswith(prefixes)}
+
+
+def path_with_python3(directory, python=sys.executable):
+    """PATH with `directory` first, where `python3` is `python`: the built postbag.pyz
+    starts whatever `python3` PATH finds, so this is how it runs on a chosen interpreter."""
+    os.makedirs(directory, exist_ok=True)
+    os.symlink(python, os.path.join(directory, "python3"))
+    return f"{directory}{os.pathsep}{os.environ.get('PATH', '')}"
 
 
 class UnixServer:

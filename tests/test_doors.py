@@ -56,7 +56,7 @@ def test_codex_missing_or_not_executable(postbag, codex, how):
 def test_codex_not_found_on_path(postbag, codex, tmp_path):
     postbag.ready()
     del postbag.env["POSTBAG_CODEX"]
-    postbag.env["PATH"] = os.pathsep.join(str(d) for d in (postbag.python_bin, tmp_path / "empty") if d)
+    postbag.env["PATH"] = os.pathsep.join(d for d in (postbag.python_bin, str(tmp_path / "empty")) if d)
     assert postbag.refused("send", "codex", "hi", inside="claude") == "no codex on PATH; set POSTBAG_CODEX"
     postbag.env["PATH"] = codex.directory + os.pathsep + os.environ["PATH"]
     assert_unrecorded_then_recovers(postbag, postbag.ledger_bytes(), "codex")

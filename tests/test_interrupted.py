@@ -7,6 +7,7 @@ import signal
 import subprocess
 
 import pytest
+from fakes import less
 
 BODY = "x" * (90 * 1024)  # a long letter: its append spans many pages
 CUT = (
@@ -82,9 +83,8 @@ def test_a_send_killed_at_any_moment_leaves_a_ledger_the_next_send_continues(pos
     """SIGKILL cannot be blocked: wherever it lands, the next send repairs what it left."""
     postbag.ready(limit=1000)
     chances = random.Random(10)
-    environment = {**postbag.env, **postbag.session("claude")}
     # A kill landing while coverage's hook saves its data would leave a torn data file.
-    environment = {k: v for k, v in environment.items() if not k.startswith("COVERAGE_")}
+    environment = less({**postbag.env, **postbag.session("claude")}, "COVERAGE_")
     for attempt in range(20):
         sender = subprocess.Popen([*postbag.command, "send", "codex", "-"], env=environment, stdin=subprocess.PIPE)
         sender.stdin.write(BODY.encode())

@@ -12,7 +12,7 @@ import sys
 import zipfile
 
 import pytest
-from fakes import terminal_environment
+from fakes import path_with_python3, terminal_environment
 
 from postbag import __version__
 
@@ -167,10 +167,8 @@ def old_pythons():
 
 @pytest.mark.parametrize(("version", "python"), old_pythons() or [pytest.param("none", "", marks=pytest.mark.skip)])
 def test_an_old_python_is_refused_politely(pyz, version, python, tmp_path):
-    old_bin = tmp_path / "old-bin"
-    old_bin.mkdir()
-    os.symlink(python, old_bin / "python3")
-    env = terminal_environment(without=("PYTHON", "COVERAGE_"), PATH=f"{old_bin}{os.pathsep}{os.environ['PATH']}")
+    path = path_with_python3(str(tmp_path / "old-bin"), python)
+    env = terminal_environment(without=("PYTHON", "COVERAGE_"), PATH=path)
     # `python3.9 postbag.pyz`, and the program found on PATH whose python3 is a 3.9
     ways = [[python, pyz], [pyz]] if version.startswith("3.") else [[python, pyz]]
     for way in ways:
@@ -183,8 +181,7 @@ def test_an_old_python_is_refused_politely(pyz, version, python, tmp_path):
 def bin_dir(tmp_path):
     """A bin directory first on PATH, whose python3 is the interpreter under test."""
     directory = tmp_path / "bin"
-    directory.mkdir()
-    os.symlink(sys.executable, directory / "python3")
+    path_with_python3(str(directory))
     return directory
 
 

@@ -240,12 +240,15 @@ class Ledger:
         while at < size:
             end = find_end("\n", at)
             # The common line, a record from its first character to its last, is taken here
-            # without a call; anything else gets the whole of _parsed, which decides alike.
-            try:
-                record, stop = scan(text, at)
-            except (StopIteration, ValueError, RecursionError):
-                stop = None
-            if escapes or stop != end or not is_record(record, number):
+            # without a call; anything else, and any line of a text that may escape a
+            # surrogate, gets the whole of _parsed, which decides alike.
+            stop = None
+            if not escapes:
+                try:
+                    record, stop = scan(text, at)
+                except (StopIteration, ValueError, RecursionError):
+                    pass
+            if stop != end or not is_record(record, number):
                 record = _parsed(text, at, end, number, escapes)
                 if record is None:
                     raise self._not_a_record(number)

@@ -46,7 +46,8 @@ def silence(stream):
     import os
 
     try:
-        devnull, fd = os.open(os.devnull, os.O_WRONLY), stream.fileno()
+        fd = stream.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
         if devnull != fd:  # else the descriptor was closed, and now it is /dev/null
             os.dup2(devnull, fd)
             os.close(devnull)
