@@ -261,33 +261,45 @@ print(status, usage.ru_maxrss)
 """
 
 
+def peak_memory(postbag, *args, inside=None):
+    """The peak memory, in bytes, of `postbag ARGS` run inside `inside`'s session."""
+    # A child's peak RSS starts at its parent's (Linux keeps it across exec), so postbag runs
+    # under a small helper rather than under this test process.
+    env = {**postbag.env, **(postbag.session(inside) if inside else {})}
+    measured = subprocess.run(
+        [sys.executable, "-c", PEAK_OF_CHILD, *postbag.command, *args], env=env, capture_output=True, text=True
+    )
+    status, kilobytes = map(int, measured.stdout.split())
+    assert status == 0, measured.stderr
+    return kilobytes * (1 if sys.platform == "darwin" else 1024)
+
+
 def test_a_hostile_line_costs_memory_in_proportion_to_its_length(postbag, tmp_path):
     """A 20 MB line of escaped control characters: what it adds to the peak memory of `read`
     stays a few times its size. The same interpreter reading a tiny ledger is the baseline."""
-
-    def peak(*args):
-        # A child's peak RSS starts at its parent's (Linux keeps it across exec), so postbag
-        # runs under a small helper rather than under this test process.
-        measured = subprocess.run(
-            [sys.executable, "-c", PEAK_OF_CHILD, *postbag.command, *args],
-            env=postbag.env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        status, kilobytes = map(int, measured.stdout.split())
-        assert status == 0
-        return kilobytes * (1 if sys.platform == "darwin" else 1024)
-
     opened = line(n=1, at=AT, kind="open", limit=2)
     postbag.write_ledger(opened + line(n=2, at=AT, kind="letter", **{"from": "codex", "to": "claude", "body": "x"}))
-    baseline = max(peak("read"), peak("read", "1"))
+    baseline = max(peak_memory(postbag, "read"), peak_memory(postbag, "read", "1"))
     body = "\\u0001" * (20 * 1024 * 1024 // 6)
     record = f'{{"n": 2, "at": "{AT}", "kind": "letter", "from": "codex", "to": "claude", "body": "{body}"}}\n'
     postbag.write_ledger(opened + record)
     for args in (("read",), ("read", "1")):
-        grown = peak(*args) - baseline
+        grown = peak_memory(postbag, *args) - baseline
         assert grown < 6 * len(record), (args, grown, baseline)
+
+
+def test_a_send_or_a_short_read_does_not_hold_a_long_ledger_in_memory(postbag):
+    """Both peers joined at the start of a 25 MB ledger: a send looks back through all of it
+    for the door, and `read 1` counts every line, yet neither holds the file in memory."""
+    postbag.ready()
+    baseline = max(peak_memory(postbag, "read", "1"), peak_memory(postbag, "send", "codex", "hi", inside="claude"))
+    postbag.write_ledger(postbag.ledger_bytes() + many_opens(5, 340_000))
+    size = len(postbag.ledger_bytes())
+    assert size > 25_000_000
+    for args, inside in ((("read", "1"), None), (("send", "codex", "hi"), "claude")):
+        grown = peak_memory(postbag, *args, inside=inside) - baseline
+        assert grown < size // 8, (args, grown, baseline)
+    assert postbag.ok("read", "1").startswith("340000  ")
 
 
 def test_a_ledger_object_stays_true_after_each_append(tmp_path):
@@ -298,8 +310,7 @@ def test_a_ledger_object_stays_true_after_each_append(tmp_path):
         bag.append("open", limit=3)
         bag.append("join", peer="codex", thread="0f0e0d0c-0b0a-4999-8888-777766665555")
         assert (bag.count, bag.size) == (2, os.path.getsize(path))
-        with open(path, "rb") as file:
-            assert bag.data == file.read()
+        assert [r["kind"] for r in bag.records()] == ["open", "join"]
         assert [r["kind"] for r in bag.tail(2)] == ["open", "join"]
         assert bag.exchange().left == 3 and bag.door("codex") == {"thread": "0f0e0d0c-0b0a-4999-8888-777766665555"}
 

@@ -3,12 +3,14 @@
 import json
 import re
 import uuid
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from postbag import cli
+from postbag import ledger as ledger_module
 from postbag.ledger import Ledger
 
 AT = st.sampled_from(["2026-09-08T10:02:11+02:00", "2026-09-08T10:02:11", "2026-09-08T10:02:11.5-05:30"])
@@ -136,6 +138,28 @@ def test_damaged_ledgers_take_a_join_and_a_send_or_refuse_and_stay_unchanged(bag
         assert bag.read_bytes() == ledger
     else:
         assert bag.read_bytes().startswith(ledger)
+
+
+@SLOW_OK
+@given(ledger=st.one_of(damaged_ledgers(), RECORDS.map(_ledger)), block=st.integers(1, 64), tail=st.integers(1, 20))
+def test_where_a_read_block_ends_changes_nothing_a_command_says(bag, capsys, ledger, block, tail):
+    """A verb passes over the ledger in blocks and looks back through them; a ledger read
+    in blocks of a few bytes gets every answer it gets in one block."""
+    commands = (["read"], ["read", "--json", str(tail)], ["send", "claude", "hello"], ["join", "codex"])
+    said = {}
+    for size in (1 << 20, block):
+        with mock.patch.object(ledger_module, "_CHUNK", size):
+            said[size] = []
+            for argv in commands:
+                bag.write_bytes(ledger)
+                status, out, err = cli.main(argv), *capsys.readouterr()
+                said[size].append((status, out, err, _timeless(bag.read_bytes())))
+    assert said[block] == said[1 << 20]
+
+
+def _timeless(data):
+    """The ledger with each new record's time taken out: a second may pass between runs."""
+    return re.sub(rb'"at": "[^"]*"', b'"at": ""', data)
 
 
 @settings(max_examples=200, deadline=None)

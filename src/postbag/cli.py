@@ -109,8 +109,14 @@ def read(args, env):
             if not args.follow:
                 return
         records = bag.records() if args.count is None else bag.tail(args.count)
-    # The lock is released before anything is written: `data` is a snapshot, and a slow
-    # pager must not hold up the senders.
+        status = None
+        if _on_a_terminal(args) and not args.follow:
+            try:  # from the same snapshot, and told after the records, as is a refusal
+                status = _where_the_bag_stands(bag, path)
+            except Refusal as refusal:
+                status = refusal
+    # The lock is released before anything is written: what was read is a snapshot, and a
+    # slow pager must not hold up the senders.
     show = transcript.json_line if args.json else transcript.human_line
     _stream(map(show, records))
     if bag.unfinished is not None:
@@ -120,8 +126,10 @@ def read(args, env):
         )
     if args.follow:
         _stream(map(show, bag.follow(FOLLOW_INTERVAL)), each=True)
-    elif _on_a_terminal(args):
-        say(_where_the_bag_stands(bag, path))
+    elif isinstance(status, Refusal):
+        raise status
+    elif status is not None:
+        say(status)
 
 
 FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person, idle for the machine

@@ -1,12 +1,14 @@
 """The bag: one append-only JSON Lines file, the whole history and the only state.
 
-Each line is one record, numbered from 1 without gaps. A verb reads only the records it
-relies on, found by scanning the raw bytes from the end, and validates each of them, so a
-send costs the same on the first day as after a year of letters. When any check fails,
-the whole file is scanned once more to name the first line that is not a record in its
-place, as 1.0 did.
+Each line is one record, numbered from 1 without gaps. A verb passes over the file once in
+blocks to count its lines, keeps only the end, and parses only the records it relies on,
+found by searching the raw bytes from the end; it validates each of them, so a send after
+a year of letters costs little more than on the first day. When any check fails, the whole
+file is scanned once more to name the first line that is not a record in its place, as
+1.0 did.
 """
 
+import bisect
 import errno
 import fcntl
 import json
@@ -44,8 +46,10 @@ def truncated(count, path):
 class Ledger:
     """The ledger opened and locked: shared to read, exclusive to write.
 
-    `data` holds the file's bytes as they were when the lock was taken, and every record
-    appended since. Only the lines a verb relies on are decoded and parsed.
+    Opening passes over the file once: `count` is its lines, `size` the bytes of its whole
+    lines. It keeps the last blocks (`_tail`, from byte `_tail_at`, with every record
+    appended since) and a mark at each block; any other bytes are read back, under the
+    lock, only when a verb asks for them. Only the lines a verb relies on are parsed.
 
     A last line without its newline is a send that was killed while it appended. Holding
     the exclusive lock, the ledger cuts it off and says so; a reader sees every complete
@@ -58,13 +62,15 @@ class Ledger:
         self._mode = status.st_mode if status else 0
         self.identity = (status.st_dev, status.st_ino) if status else None
         self.unfinished = None
-        self._appended = []
+        self.count, self._marks, self._tail_at, self._tail = 0, [(0, 0)], 0, b""
+        self._block = (0, b"")
         try:
-            self._data = b"" if self.fd is None else _read_locked(self.fd, write, path, on_wait)
-            self.count = self._data.count(b"\n")
-            if self._data and not self._data.endswith(b"\n"):
-                self._set_aside_unfinished_line(write)
-            self.size = len(self._data)
+            if self.fd is not None:
+                _lock(self.fd, write, path, on_wait)
+                self.count, self._marks, self._tail_at, self._tail = _read_locked(self.fd, path)
+            self.size = self._tail_at + len(self._tail)
+            if not self._tail.endswith(b"\n") and self.size:
+                self._set_aside_unfinished_line()
             # Every verb continues or shows the last record, and its number must equal the
             # line count: a line deleted or inserted anywhere shows here.
             self.tail(1)
@@ -85,31 +91,28 @@ class Ledger:
     def __exit__(self, *exc_info):
         self.close()
 
-    @property
-    def data(self):
-        if self._appended:
-            self._data += b"".join(self._appended)
-            self._appended.clear()
-        return self._data
-
     def close(self):
-        """Release the lock. `data` stays readable."""
+        """Release the lock. What was read stays readable; nothing more is read."""
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
 
     def records(self, start=0, number=1):
         """Every record from byte `start` (line `number`) to the end, validated one by one."""
-        return self._records(self.data, start, number)
+        return self._records(self._bytes(start, self.size), 0, number)
 
     def tail(self, count):
         """The last `count` records, oldest first."""
-        data, bounds = self.data, []
+        count = min(count, self.count)
+        # A line's start is the newline before it, so the kept bytes must hold one more.
+        while self._tail_at > 0 and self._tail.count(b"\n") <= count:
+            self._keep_more()
+        data, at, bounds = self._tail, self._tail_at, []
         start = len(data)
-        for _ in range(min(count, self.count)):
+        for _ in range(count):
             end = start - 1
             start = data.rfind(b"\n", 0, end) + 1
-            bounds.append((start, end))
+            bounds.append((at + start, at + end))
         first = self.count - len(bounds) + 1
         return [self._parse_line(first + i, s, e) for i, (s, e) in enumerate(reversed(bounds))]
 
@@ -180,19 +183,22 @@ class Ledger:
         record = {"n": self.count + 1, "at": now(), "kind": kind, **fields}
         line = (json.dumps(record) + "\n").encode()  # ASCII: json escapes the rest
         _append_whole(self.fd, line, self.size)
-        self._appended.append(line)
+        self._tail += line
         self.size += len(line)
         self.count += 1
         return record
 
-    def _set_aside_unfinished_line(self, write):
+    def _set_aside_unfinished_line(self):
         """Keep only the complete lines of a file whose last line lacks its newline, when that
         line is the start of the record a send was appending; otherwise refuse the file."""
-        cut = self._data.rfind(b"\n") + 1
-        if not self._data.startswith(b'{"n": %d, ' % (self.count + 1), cut):
+        while self._tail_at > 0 and b"\n" not in self._tail:
+            self._keep_more()
+        cut = self._tail.rfind(b"\n") + 1
+        if not self._tail.startswith(b'{"n": %d, ' % (self.count + 1), cut):
             raise Refusal(truncated(self.count, self.path))
         self.unfinished = self.count
-        self._data = self._data[:cut]
+        self._tail = self._tail[:cut]
+        self.size = self._tail_at + cut
 
     def _cut_unfinished_line(self):
         os.ftruncate(self.fd, self.size)
@@ -210,20 +216,70 @@ class Ledger:
         are parsed; JSON escapes every quote inside a string, so a kind's quoted name can
         only occur as a whole string value.
         """
-        data = self.data
-        start = len(data)
-        while (hit := data.rfind(token, 0, start)) >= 0:
-            start = data.rfind(b"\n", 0, hit) + 1
-            end = data.index(b"\n", hit)
-            # Count the lines on the shorter side: doors usually sit near the start.
-            if start < len(data) // 2:
-                number = data.count(b"\n", 0, start) + 1
-            else:
-                number = self.count - data.count(b"\n", end + 1)
+        before = self.size
+        while (hit := self._rfind(token, before)) >= 0:
+            start, end = self._rfind(b"\n", hit) + 1, self._find_newline(hit)
+            number = self._line_number(start)
             record = self._parse_line(number, start, end)
             if accept(record):
                 return number, record, end
+            before = start
         return None
+
+    def _rfind(self, token, before):
+        """The offset of the last `token` that ends by byte `before`, or -1."""
+        edge = before
+        while edge > 0:
+            lo, hi = max(0, edge - _CHUNK), min(before, edge + len(token) - 1)  # a token across the edge too
+            data, at = self._bytes_around(lo, hi)
+            hit = data.rfind(token, lo - at, hi - at)
+            if hit >= 0:
+                return at + hit
+            edge = lo
+        return -1
+
+    def _find_newline(self, start):
+        """The offset of the first newline from `start`, or the end: every whole line has one."""
+        lo = start
+        while lo < self.size:
+            hi = min(self.size, lo + _CHUNK)
+            data, at = self._bytes_around(lo, hi)
+            hit = data.find(b"\n", lo - at, hi - at)
+            if hit >= 0:
+                return at + hit
+            lo = hi
+        return self.size
+
+    def _line_number(self, start):
+        """The number of the line that starts at byte `start`."""
+        at, before = self._marks[bisect.bisect_right(self._marks, (start, self.count)) - 1]
+        data, base = self._bytes_around(at, start)
+        return before + data.count(b"\n", at - base, start - base) + 1
+
+    def _bytes_around(self, lo, hi):
+        """A buffer holding the file's bytes lo to hi, and the offset it starts at: the kept
+        tail, or one block read from the file and kept until the next."""
+        if lo >= self._tail_at:
+            return self._tail, self._tail_at
+        at, block = self._block
+        if not (at <= lo and hi <= at + len(block)):
+            at, block = lo, _pread(self.fd, hi - lo, lo, self.path)
+            self._block = (at, block)
+        return block, at
+
+    def _bytes(self, lo, hi):
+        """The file's bytes lo to hi: from the kept tail, else read at once."""
+        if lo < self._tail_at:
+            return _pread(self.fd, hi - lo, lo, self.path)
+        if lo == self._tail_at and hi == self.size:
+            return self._tail
+        return self._tail[lo - self._tail_at : hi - self._tail_at]
+
+    def _keep_more(self):
+        """Keep as many bytes again before the tail, for a verb that needs more lines of it."""
+        at = max(0, self._tail_at - max(len(self._tail), _CHUNK))
+        self._tail = _pread(self.fd, self._tail_at - at, at, self.path) + self._tail
+        self._tail_at = at
 
     def _records(self, data, start, number):
         """The records of data[start:], which begins at line `number`. The first line that is
@@ -258,7 +314,7 @@ class Ledger:
     def _parse_line(self, number, start, end):
         """Line `number`, the bytes data[start:end], as a validated record."""
         try:
-            text = self.data[start:end].decode()
+            text = self._bytes(start, end).decode()
         except UnicodeDecodeError:
             raise self._first_damage(number) from None
         record = _parsed(text, 0, len(text), number)
@@ -270,7 +326,7 @@ class Ledger:
         """The refusal for a check that failed at line `number`: it names the first line of
         the file that is not a record in its place, which may come earlier."""
         try:
-            for _ in self._records(self.data, 0, 1):
+            for _ in self._records(self._bytes(0, self.size), 0, 1):
                 pass
         except Refusal as refusal:
             return refusal
@@ -479,8 +535,8 @@ def _make_private_directories(path):
         os.chmod(directory, 0o700)  # mkdir's mode is masked by the umask
 
 
-def _read_locked(fd, write, path, on_wait):
-    """The whole file, read under its lock. `on_wait` is called once if the lock is held."""
+def _lock(fd, write, path, on_wait):
+    """Lock the file, shared to read and exclusive to write. `on_wait` is called once if it is held."""
     kind = fcntl.LOCK_EX if write else fcntl.LOCK_SH
     try:
         try:
@@ -491,14 +547,37 @@ def _read_locked(fd, write, path, on_wait):
             fcntl.flock(fd, kind)
     except OSError as error:  # ENOLCK on some network file systems
         raise Refusal(f"cannot lock the ledger ({error.strerror}: {path})") from None
+
+
+# Bytes read at a time. A verb that needs only the end of the file passes over the rest in
+# blocks that stay in the processor's cache; the whole file in fresh memory would cost more
+# than reading it.
+_CHUNK = 1 << 18
+
+
+def _read_locked(fd, path):
+    """One pass over the locked file: its newline count, marks (offset, newlines before it)
+    at every block, where the kept tail starts, and the tail: the last two blocks."""
+    marks, count, offset = [], 0, 0
     try:
-        # One read of the size fstat gives, then on to the end in case the file grew.
-        chunks = [os.read(fd, os.fstat(fd).st_size + 1)]
-        while chunks[-1]:
-            chunks.append(os.read(fd, 1 << 20))
+        while block := os.read(fd, _CHUNK):
+            marks.append((offset, count))
+            # Faster than count(), which looks at each byte: replace() finds each newline with memchr.
+            count += len(block) - len(block.replace(b"\n", b""))
+            offset += len(block)
+        # Read again rather than kept: a block kept alive makes every later one fresh memory.
+        tail_at = max(0, offset - 2 * _CHUNK)
+        tail = os.pread(fd, offset - tail_at, tail_at)
     except OSError as error:
         raise Refusal(f"cannot read the ledger ({error.strerror}: {path})") from None
-    return chunks[0] if len(chunks) == 2 else b"".join(chunks)
+    return count, marks or [(0, 0)], tail_at, tail
+
+
+def _pread(fd, size, offset, path):
+    try:
+        return os.pread(fd, size, offset)
+    except OSError as error:
+        raise Refusal(f"cannot read the ledger ({error.strerror}: {path})") from None
 
 
 def _append_whole(fd, line, size):
