@@ -119,7 +119,7 @@ def knock_latency(pyz, work, rounds):
     with open(child, "w") as file:
         file.write(f"#!/bin/sh\nexec sleep {KNOCK_CHILD_SECONDS}\n")
     os.chmod(child, 0o755)
-    env = {**os.environ, "POSTBAG_CODEX": child}
+    env = fakes.terminal_environment(POSTBAG_CODEX=child)
     argv = [child, "queue", "--thread", THREAD, "--message", BODY]
     knocks, plain = [], []
     for _ in range(rounds):
