@@ -239,8 +239,8 @@ def test_following_costs_no_cpu_to_speak_of(postbag, follow):
 # Where the bag stands
 
 
-def read_on_a_terminal(postbag, *args):
-    """`postbag read ARGS` with stdout on a terminal; returns (stdout, stderr)."""
+def read_on_a_terminal(postbag, *args, status=0):
+    """`postbag read ARGS` with stdout on a terminal, which must exit `status`; returns (stdout, stderr)."""
     leader, terminal = pty.openpty()
     try:
         result = subprocess.run(
@@ -258,7 +258,7 @@ def read_on_a_terminal(postbag, *args):
             break
         shown += chunk
     os.close(leader)
-    assert result.returncode == 0
+    assert result.returncode == status
     return shown.decode().replace("\r\n", "\n"), result.stderr.decode()
 
 
@@ -277,6 +277,15 @@ def test_read_on_a_terminal_ends_with_where_the_bag_stands(postbag, codex):
     postbag.ok("close")
     assert ": exchange of 6 letters, 1 sent, closed by the human; " in read_on_a_terminal(postbag)[1]
     assert read_on_a_terminal(postbag, "--json") == (postbag.ok("read", "--json"), "")
+
+
+def test_a_damaged_line_the_last_line_relies_on_is_named_after_the_records(postbag):
+    postbag.ready(limit=6)
+    first, rest = postbag.ledger_bytes().split(b"\n", 1)
+    postbag.write_ledger(first.replace(b'"peer": "claude"', b'"peer": "claude') + b"\n" + rest)
+    shown, said = read_on_a_terminal(postbag, "1", status=1)
+    assert shown == postbag.ok("read", "1")  # the last record, which is sound
+    assert said == f"postbag: ledger line 1 is not a record ({postbag.ledger}); stop and ask the human\n"
 
 
 def test_read_on_a_terminal_names_a_peer_that_never_joined(postbag):
