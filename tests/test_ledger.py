@@ -430,6 +430,27 @@ def test_a_relative_ledger_is_made_absolute_before_stdin_is_read(postbag, codex,
     assert f"POSTBAG_LEDGER={work}/rel/ledger.jsonl " in codex.envelopes()[0]
 
 
+def test_the_latest_door_is_found_wherever_the_blocks_of_the_pass_end(tmp_path, monkeypatch):
+    """A verb reads the ledger in blocks, and a send notes where each block's last join is:
+    for every block size, the latest join is found, though its line, or its quoted kind,
+    lies across the edge of a block, and a join of the other peer lies between."""
+    thread = "0f0e0d0c-0b0a-4999-8888-777766665555"
+    text = (
+        line(n=1, at=AT, kind="join", peer="claude", socket="/run/old.sock", token="old")
+        + line(n=2, at=AT, kind="join", peer="claude", socket="/run/new.sock", token="new")
+        + line(n=3, at=AT, kind="join", peer="codex", thread=thread)
+        + line(n=4, at=AT, kind="open", limit=3)
+    )
+    path = tmp_path / "ledger.jsonl"
+    path.write_text(text)
+    for size in range(1, len(text) + 1):
+        monkeypatch.setattr(ledger, "_CHUNK", size)
+        for joins in (False, True):
+            with ledger.Ledger(str(path), joins=joins) as bag:
+                found = (bag.door("claude"), bag.door("codex"), bag.latest_join("claude")["n"])
+            assert found == ({"socket": "/run/new.sock", "token": "new"}, {"thread": thread}, 2), (size, joins)
+
+
 def test_appends_use_the_full_flush_where_the_system_has_one(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(ledger.fcntl, "F_FULLFSYNC", 51, raising=False)

@@ -72,7 +72,7 @@ def send(args, env):
     path = ledger.locate(env)
     body = _body(args.text)
     envelope.check_body(body)
-    with _ledger(env, path, write=True) as bag:
+    with _ledger(env, path, write=True, joins=True) as bag:
         exchange = bag.exchange()
         if exchange is None:
             raise Refusal("no exchange is open")

@@ -24,6 +24,7 @@ from postbag.transcript import has_unsafe
 
 DEFAULT_PATH = "~/.postbag/ledger.jsonl"
 DOOR_FIELDS = {"claude": ("socket", "token"), "codex": ("thread",)}
+_JOIN = b'"join"'  # a string that is exactly join: JSON escapes every quote inside one
 _JSON_SPACE = " \t\r"  # what json.loads allows around a value, less the newline that ends a line
 
 
@@ -56,18 +57,20 @@ class Ledger:
     record, and `unfinished` names the line after which the file stops.
     """
 
-    def __init__(self, path, *, write=False, create=False, on_wait=None, sandboxed=False):
+    # `joins`: the pass notes where each block's last join is, for a verb that will look
+    # back for a door; it costs a search of every block, and spares reading them again.
+    def __init__(self, path, *, write=False, create=False, on_wait=None, sandboxed=False, joins=False):  # noqa: PLR0913
         self.path = path
         self.fd, status = _open(path, write=write, create=create, sandboxed=sandboxed)
         self._mode = status.st_mode if status else 0
         self.identity = (status.st_dev, status.st_ino) if status else None
         self.unfinished = None
-        self.count, self._marks, self._tail_at, self._tail = 0, [(0, 0)], 0, b""
+        self.count, self._marks, self._tail_at, self._tail, self._joins = 0, [(0, 0)], 0, b"", None
         self._block = (0, b"")
         try:
             if self.fd is not None:
                 _lock(self.fd, write, path, on_wait)
-                self.count, self._marks, self._tail_at, self._tail = _read_locked(self.fd, path)
+                self.count, self._marks, self._tail_at, self._tail, self._joins = _read_locked(self.fd, path, joins)
             self.size = self._tail_at + len(self._tail)
             if not self._tail.endswith(b"\n") and self.size:
                 self._set_aside_unfinished_line()
@@ -123,7 +126,7 @@ class Ledger:
 
     def latest_join(self, peer):
         """`peer`'s latest join record, or None if it never joined."""
-        found = self._latest(b'"join"', lambda r: r["kind"] == "join" and r["peer"] == peer)
+        found = self._latest(_JOIN, lambda r: r["kind"] == "join" and r["peer"] == peer)
         return None if found is None else found[1]
 
     def exchange(self):
@@ -228,15 +231,33 @@ class Ledger:
 
     def _rfind(self, token, before):
         """The offset of the last `token` that ends by byte `before`, or -1."""
+        if token == _JOIN and self._joins is not None:
+            return self._noted_join(before)
+        return self._search(token, before)
+
+    def _search(self, token, before, floor=0):
+        """_rfind among the tokens that start at byte `floor` or later, a block at a time."""
         edge = before
-        while edge > 0:
-            lo, hi = max(0, edge - _CHUNK), min(before, edge + len(token) - 1)  # a token across the edge too
+        while edge > floor:
+            lo, hi = max(floor, edge - _CHUNK), min(before, edge + len(token) - 1)  # a token across the edge too
             data, at = self._bytes_around(lo, hi)
             hit = data.rfind(token, lo - at, hi - at)
             if hit >= 0:
                 return at + hit
             edge = lo
         return -1
+
+    def _noted_join(self, before):
+        """_rfind for a join, from the notes of the pass: only the block that holds `before`
+        (with whatever was appended since) is searched; earlier blocks are not read again."""
+        block = bisect.bisect_left(self._marks, (before, -1)) - 1  # the last one that starts before it
+        if block < 0:
+            return -1
+        start = self._marks[block][0]
+        hit = self._search(_JOIN, before, max(0, start - len(_JOIN) + 1))
+        if hit >= 0:
+            return hit
+        return next((hit for hit in reversed(self._joins[:block]) if hit >= 0), -1)
 
     def _find_newline(self, start):
         """The offset of the first newline from `start`, or the end: every whole line has one."""
@@ -555,22 +576,37 @@ def _lock(fd, write, path, on_wait):
 _CHUNK = 1 << 18
 
 
-def _read_locked(fd, path):
+def _read_locked(fd, path, joins):
     """One pass over the locked file: its newline count, marks (offset, newlines before it)
-    at every block, where the kept tail starts, and the tail: the last two blocks."""
-    marks, count, offset = [], 0, 0
+    at every block, where the kept tail starts, the tail (the last two blocks), and if
+    `joins` is true, where the last join token of each block ends within it (or -1)."""
+    marks, count, offset, notes, carry = [], 0, 0, [], b""
     try:
         while block := os.read(fd, _CHUNK):
             marks.append((offset, count))
             # Faster than count(), which looks at each byte: replace() finds each newline with memchr.
             count += len(block) - len(block.replace(b"\n", b""))
+            if joins:
+                notes.append(_last_token_ending_in(block, offset, carry))
+                carry = (carry + block[1 - len(_JOIN) :])[1 - len(_JOIN) :]
             offset += len(block)
         # Read again rather than kept: a block kept alive makes every later one fresh memory.
         tail_at = max(0, offset - 2 * _CHUNK)
         tail = os.pread(fd, offset - tail_at, tail_at)
     except OSError as error:
         raise Refusal(f"cannot read the ledger ({error.strerror}: {path})") from None
-    return count, marks or [(0, 0)], tail_at, tail
+    return count, marks or [(0, 0)], tail_at, tail, notes if joins else None
+
+
+def _last_token_ending_in(block, offset, carry):
+    """Where the last join token that ends inside `block` (at `offset`, after the bytes
+    `carry`) starts, or -1: its own, else one across the edge with the blocks before."""
+    hit = block.rfind(_JOIN)
+    if hit >= 0:
+        return offset + hit
+    seam = carry + block[: len(_JOIN) - 1]
+    hit = seam.rfind(_JOIN)
+    return offset - len(carry) + hit if hit >= 0 and hit + len(_JOIN) > len(carry) else -1
 
 
 def _pread(fd, size, offset, path):
