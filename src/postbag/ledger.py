@@ -24,7 +24,7 @@ from postbag.transcript import has_unsafe
 
 DEFAULT_PATH = "~/.postbag/ledger.jsonl"
 DOOR_FIELDS = {"claude": ("socket", "token"), "codex": ("thread",)}
-_JOIN = b'"join"'  # a string that is exactly join: JSON escapes every quote inside one
+_JOIN = b'"join"'  # the join kind's quoted name: see Ledger._latest
 _JSON_SPACE = " \t\r"  # what json.loads allows around a value, less the newline that ends a line
 
 
@@ -66,7 +66,7 @@ class Ledger:
         self.identity = (status.st_dev, status.st_ino) if status else None
         self.unfinished = None
         self.count, self._marks, self._tail_at, self._tail, self._joins = 0, [(0, 0)], 0, b"", None
-        self._block = (0, b"")
+        self._block, self._numbered = (0, b""), (-1, 0)
         try:
             if self.fd is not None:
                 _lock(self.fd, write, path, on_wait)
@@ -106,18 +106,25 @@ class Ledger:
 
     def tail(self, count):
         """The last `count` records, oldest first."""
-        count = min(count, self.count)
-        # A line's start is the newline before it, so the kept bytes must hold one more.
-        while self._tail_at > 0 and self._tail.count(b"\n") <= count:
-            self._keep_more()
-        data, at, bounds = self._tail, self._tail_at, []
-        start = len(data)
-        for _ in range(count):
-            end = start - 1
-            start = data.rfind(b"\n", 0, end) + 1
-            bounds.append((at + start, at + end))
+        bounds = self._last_lines(min(count, self.count))
         first = self.count - len(bounds) + 1
         return [self._parse_line(first + i, s, e) for i, (s, e) in enumerate(reversed(bounds))]
+
+    def _last_lines(self, count):
+        """Where the last `count` lines start and end, newest first, from the kept tail,
+        which takes in more of the file until they are all in it."""
+        while True:
+            data, at, bounds = self._tail, self._tail_at, []
+            start = len(data)
+            while len(bounds) < count:
+                end = start - 1
+                start = data.rfind(b"\n", 0, end) + 1
+                if start == 0 and at > 0:  # its start may lie before what is kept
+                    break
+                bounds.append((at + start, at + end))
+            if len(bounds) == count:
+                return bounds
+            self._keep_more()
 
     def door(self, peer):
         """The door fields of `peer`'s latest join, or None if it never joined."""
@@ -272,29 +279,43 @@ class Ledger:
         return self.size
 
     def _line_number(self, start):
-        """The number of the line that starts at byte `start`."""
+        """The number of the line that starts at byte `start`: the newlines from the mark
+        before it are counted, or those back from the line numbered last, if that is nearer
+        (looking back through many lines numbers each from the one found before)."""
         at, before = self._marks[bisect.bisect_right(self._marks, (start, self.count)) - 1]
-        data, base = self._bytes_around(at, start)
-        return before + data.count(b"\n", at - base, start - base) + 1
+        last, numbered = self._numbered
+        if start <= last < start + (start - at):
+            data, base = self._bytes_around(start, last)
+            number = numbered - data.count(b"\n", start - base, last - base)
+        else:
+            data, base = self._bytes_around(at, start)
+            number = before + data.count(b"\n", at - base, start - base) + 1
+        self._numbered = (start, number)
+        return number
 
     def _bytes_around(self, lo, hi):
         """A buffer holding the file's bytes lo to hi, and the offset it starts at: the kept
-        tail, or one block read from the file and kept until the next."""
+        tail, or the whole blocks around them and one more each side, read from the file and
+        kept until the next read. Looking back through many joins of the other peer asks for
+        bytes near each other again and again: a line's start, its end, its number, the next
+        token."""
         if lo >= self._tail_at:
             return self._tail, self._tail_at
         at, block = self._block
         if not (at <= lo and hi <= at + len(block)):
-            at, block = lo, _pread(self.fd, hi - lo, lo, self.path)
+            at, end = max(0, lo - lo % _CHUNK - _CHUNK), max(hi, min(self.size, hi - hi % -_CHUNK + _CHUNK))
+            block = _pread(self.fd, end - at, at, self.path)
             self._block = (at, block)
         return block, at
 
     def _bytes(self, lo, hi):
-        """The file's bytes lo to hi: from the kept tail, else read at once."""
-        if lo < self._tail_at:
-            return _pread(self.fd, hi - lo, lo, self.path)
+        """The file's bytes lo to hi: a stretch longer than a block is read at once."""
         if lo == self._tail_at and hi == self.size:
             return self._tail
-        return self._tail[lo - self._tail_at : hi - self._tail_at]
+        if lo < self._tail_at and hi - lo > _CHUNK:
+            return _pread(self.fd, hi - lo, lo, self.path)
+        data, at = self._bytes_around(lo, hi)
+        return data[lo - at : hi - at]
 
     def _keep_more(self):
         """Keep as many bytes again before the tail, for a verb that needs more lines of it."""
@@ -572,8 +593,8 @@ def _lock(fd, write, path, on_wait):
 
 # Bytes read at a time. A verb that needs only the end of the file passes over the rest in
 # blocks that stay in the processor's cache; the whole file in fresh memory would cost more
-# than reading it.
-_CHUNK = 1 << 18
+# than reading it. 64 KiB passed over 17 MB a little faster here than 32, 128 or 256.
+_CHUNK = 1 << 16
 
 
 def _read_locked(fd, path, joins):
