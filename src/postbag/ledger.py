@@ -600,7 +600,7 @@ _CHUNK = 1 << 16
 def _read_locked(fd, path, joins):
     """One pass over the locked file: its newline count, marks (offset, newlines before it)
     at every block, where the kept tail starts, the tail (the last two blocks), and if
-    `joins` is true, where the last join token of each block ends within it (or -1)."""
+    `joins` is true, for each block, where the last join token that ends in it starts (or -1)."""
     marks, count, offset, notes, carry = [], 0, 0, [], b""
     try:
         while block := os.read(fd, _CHUNK):
