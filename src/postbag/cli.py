@@ -26,147 +26,58 @@ def main(argv=None, env=None):
 
 
 def join(args, env):
-    from postbag import guards
+    from postbag import guards, verbs
 
-    door = guards.door_of_this_session(args.peer, env)
-    with _ledger(env, write=True, create=True) as bag:
-        _write_record(bag, "join", peer=args.peer, **door)
+    joined = verbs.join(env, args.peer, guards.door_of_this_session(args.peer, env))
     if not args.quiet:
-        _tell(f"{args.peer} joined")
+        _tell(joined)
 
 
 def open_exchange(args, env):
-    from postbag.guards import require_human
+    from postbag import verbs
 
-    require_human("open", env)
-    with _ledger(env, write=True, create=True) as bag:
-        _write_record(bag, "open", limit=args.limit)
-    _tell(f"exchange open: {args.limit} letters")
+    _tell(verbs.open_exchange(env, args.limit))
 
 
 def close_exchange(args, env):
-    from postbag.guards import require_human
+    from postbag import verbs
 
-    require_human("close", env)
-    with _ledger(env, write=True) as bag:
-        exchange = bag.exchange() if bag.fd is not None else None
-        if exchange is None:
-            _tell("no exchange is open; nothing was closed")
-            return
-        if exchange.closed:
-            _tell("the exchange is already closed; nothing was recorded")
-            return
-        if exchange.left <= 0:
-            _tell("the exchange's letters are already spent; nothing was recorded")
-            return
-        _write_record(bag, "close")
-    _tell(f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent")
+    _tell(verbs.close_exchange(env))
 
 
 def send(args, env):
-    from postbag import doors, envelope, ledger
+    from postbag import verbs
     from postbag.guards import other, require_inside
 
     recipient, sender = args.peer, other(args.peer)
     require_inside(sender, f"send {recipient}", env)
-    path = ledger.locate(env)
-    body = _body(args.text)
-    envelope.check_body(body)
-    with _ledger(env, path, write=True, joins=True) as bag:
-        exchange = bag.exchange()
-        if exchange is None:
-            raise Refusal("no exchange is open")
-        if exchange.closed:
-            raise Refusal("the human closed the exchange")
-        left = exchange.left
-        if left <= 0:
-            raise Refusal("the exchange's letters are spent")
-        door = bag.door(recipient)
-        if door is None:
-            raise Refusal(f"{recipient} has not joined")
-        number = bag.count + 1
-        reply = envelope.reply_command(path, ledger.is_default(path))
-        text = envelope.wrap(number, sender, body, last=left == 1, reply_command=reply)
-        doors.knock(recipient, door, text, env)
-        _ignore_interrupts()  # handed over: from here an interrupt could only make a lie of the outcome
-        try:
-            bag.append("letter", **{"from": sender, "to": recipient, "body": body})
-        except OSError as error:
-            raise Refusal(
-                f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
-                f"do not resend before checking {recipient}'s session"
-            ) from None
-    _tell(f"letter {number} delivered to {recipient}, {left - 1} left")
+    # Handed over: from then on an interrupt could only make a lie of the outcome.
+    _tell(verbs.send(env, sender, recipient, _body(args.text), handed_over=_ignore_interrupts))
 
 
 def read(args, env):
-    from postbag import ledger, transcript
+    from postbag import transcript, verbs
 
-    path = ledger.locate(env)
-    with _ledger(env, path, on_wait=lambda: say("waiting for a send in progress to finish")) as bag:
-        if bag.fd is None:
-            say(f"there is no ledger at {path} yet")
-            if not args.follow:
-                return
-        records = bag.records() if args.count is None else bag.tail(args.count)
-        status = None
-        if _on_a_terminal(args) and not args.follow:
-            try:  # from the same snapshot, and told after the records, as is a refusal
-                status = _where_the_bag_stands(bag, path)
-            except Refusal as refusal:
-                status = refusal
-    # The lock is released before anything is written: what was read is a snapshot, and a
+    on_a_terminal = not args.json and sys.stdout is not None and sys.stdout.isatty()
+    waiting = lambda: say("waiting for a send in progress to finish")  # noqa: E731
+    shot = verbs.snapshot(env, args.count, with_status=on_a_terminal and not args.follow, on_wait=waiting)
+    if not shot.found:
+        say(f"there is no ledger at {shot.position.path} yet")
+        if not args.follow:
+            return
+    # The lock was released before anything is written: what was read is a snapshot, and a
     # slow pager must not hold up the senders.
     show = transcript.json_line if args.json else transcript.human_line
-    _stream(map(show, records))
-    if bag.unfinished is not None:
-        raise Refusal(
-            f"{ledger.truncated(bag.unfinished, path)}: its last record is unfinished, most likely from an "
-            "interrupted send, and the next send, join or open removes it"
-        )
+    _stream(map(show, shot.records))
+    if shot.refusal is not None:
+        raise shot.refusal
     if args.follow:
-        _stream(map(show, bag.follow(FOLLOW_INTERVAL)), each=True)
-    elif isinstance(status, Refusal):
-        raise status
-    elif status is not None:
-        say(status)
+        _stream(map(show, shot.position.follow(FOLLOW_INTERVAL)), each=True)
+    elif shot.status is not None:
+        say(shot.status)
 
 
 FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person, idle for the machine
-
-
-def _on_a_terminal(args):
-    return not args.json and sys.stdout is not None and sys.stdout.isatty()
-
-
-def _where_the_bag_stands(bag, path):
-    """One line for the human: the ledger, the exchange, and who has joined since when."""
-    from postbag.transcript import one_line
-
-    exchange = bag.exchange()
-    if exchange is None:
-        state = "no exchange opened"
-    else:
-        state = f"exchange of {exchange.granted} letters, {exchange.sent} sent, "
-        if exchange.closed:
-            state += "closed by the human"
-        elif exchange.left <= 0:
-            state += "spent"
-        else:
-            state += f"{exchange.left} left"
-    peers = []
-    for peer in PEERS:
-        joined = bag.latest_join(peer)
-        peers.append(f"{peer} has not joined" if joined is None else f"{peer} joined {one_line(joined['at'])}")
-    return f"ledger {path}: {state}; {', '.join(peers)}"
-
-
-def _ledger(env, path=None, **options):
-    """The ledger at `path` (default: where `env` says), told whether Codex's sandbox is around it."""
-    from postbag import ledger
-    from postbag.guards import in_codex_sandbox
-
-    return ledger.Ledger(path or ledger.locate(env), sandboxed=in_codex_sandbox(env), **options)
 
 
 def _stream(lines, each=False):
@@ -197,13 +108,6 @@ def _tell(receipt):
         sys.stdout.flush()
     except (OSError, ValueError):
         silence(sys.stdout)
-
-
-def _write_record(bag, kind, **fields):
-    try:
-        bag.append(kind, **fields)
-    except OSError as error:
-        raise Refusal(f"cannot write the ledger ({error.strerror})") from None
 
 
 def _body(text):

@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from postbag.guards import in_codex_sandbox, is_vendor_session_variable
+from postbag.guards import is_vendor_session_variable
 from postbag.refusal import Refusal
 
 TIMEOUT = 30.0
@@ -26,10 +26,11 @@ _CODEX_SAYS = (
 )
 
 
-def knock(peer, door, envelope, env):
-    """Hand `envelope` to `peer` through its recorded door; return once it was taken."""
+def knock(peer, door, envelope, env, *, sandboxed=False):
+    """Hand `envelope` to `peer` through its recorded door, from inside Codex's sandbox if
+    `sandboxed`; return once it was taken."""
     if peer == "claude":
-        _knock_claude(door["socket"], door["token"], envelope, env)
+        _knock_claude(door["socket"], door["token"], envelope, sandboxed)
     else:
         _knock_codex(door["thread"], envelope, env)
 
@@ -47,7 +48,7 @@ def maybe_delivered(peer, reason):
     )
 
 
-def _knock_claude(path, token, envelope, env):
+def _knock_claude(path, token, envelope, sandboxed):
     import socket
 
     auth = {"type": "auth", "token": token}
@@ -58,7 +59,7 @@ def _knock_claude(path, token, envelope, env):
         try:
             _connect(inbox, path)
         except OSError as error:
-            if error.errno in (errno.EPERM, errno.EACCES) and in_codex_sandbox(env):
+            if error.errno in (errno.EPERM, errno.EACCES) and sandboxed:
                 raise Refusal(
                     f"Codex's sandbox blocks the connection to claude's socket ({error.strerror}); nothing was "
                     "handed over. The human can allow it with network access for the workspace sandbox "

@@ -29,14 +29,15 @@ def check_body(body):
         raise Refusal(f"a letter is at most {BODY_MAX:,} bytes and this one has {size:,}; shorten the letter")
 
 
-def wrap(number, sender, body, *, last, reply_command):
-    """The envelope around letter `number`: who wrote it, and how to answer it or that it must not be."""
+def wrap(number, sender, body, *, last, ledger_path):
+    """The envelope around letter `number`: who wrote it, and how to answer it on the ledger
+    at `ledger_path`, or that it must not be answered."""
     heading = f"Letter {number} from {sender} via postbag."
     if last:
         return f"{heading} It is the last letter of the exchange; do not reply.\n\n{body}"
     return (
         f"{heading} If it needs an answer, reply with:\n"
-        f"{reply_command} send {sender} - <<'POSTBAG'\n"
+        f"{reply_command(ledger_path)} send {sender} - <<'POSTBAG'\n"
         "...\n"
         "POSTBAG\n"
         "Choose a delimiter that does not occur in your reply. Otherwise do nothing.\n"
@@ -44,10 +45,12 @@ def wrap(number, sender, body, *, last, reply_command):
     )
 
 
-def reply_command(ledger_path, ledger_is_default):
+def reply_command(ledger_path):
     """How the recipient runs this same postbag, on this same ledger."""
+    from postbag.ledger import is_default
+
     command = " ".join(this_program())
-    if ledger_is_default:
+    if is_default(ledger_path):
         return command
     return f"POSTBAG_LEDGER={shlex.quote(ledger_path)} {command}"
 

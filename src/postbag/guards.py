@@ -65,7 +65,7 @@ def door_of_this_session(peer, env):
     """The door fields `join` records for `peer`, read from its session."""
     import os
 
-    from postbag.ledger import is_door_field
+    from postbag.records import is_door_field
 
     if not inside(peer, env):
         raise Refusal(f"join {peer} from inside a {peer} session")

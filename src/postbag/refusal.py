@@ -26,7 +26,7 @@ def stop(refusal):
 def say(message):
     """One line on stderr that is not a refusal: something happened that the reader must know."""
     if not message.isprintable():
-        from postbag.transcript import one_line
+        from postbag.escape import one_line
 
         message = one_line(message)
     stream = sys.stderr

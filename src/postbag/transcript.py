@@ -1,52 +1,17 @@
 """The ledger as `read` shows it: aligned lines for people, JSON Lines for scripts.
 
 Bodies are written by agents and may hold anything, so every character a terminal would
-act on is shown as an escape instead of reaching the screen. The same escaping serves
-every other string postbag prints: paths, timestamps, values from the environment.
+act on is shown as an escape instead of reaching the screen (escape.py).
 """
 
 import json
 
+from postbag.escape import LINE_BREAKS, in_lines, one_line
+
 # Every field but the doors (socket, token, thread): they unlock a session, so they stay
 # in the ledger and never reach any output.
 _SHOWN_FIELDS = ("n", "at", "kind", "peer", "limit", "from", "to", "body")
-
 INDENT = "      "
-# What str.splitlines() breaks a line at, as 1.0's `read` laid bodies out with it.
-_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-# Bidirectional embeddings, overrides and isolates reorder what a terminal draws.
-_BIDI = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
-_UNSAFE = (*range(0x20), *range(0x7F, 0xA0), *_BIDI, 0x2028, 0x2029, *range(0xD800, 0xE000))
-_tables = {}
-
-
-def _escape(code):
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
-
-
-def _table(kind):
-    """The str.translate table for `kind`: "line" escapes every unsafe character, "body"
-    keeps tabs and turns line breaks into indented new lines. Built when first needed."""
-    table = _tables.get(kind)
-    if table is None:
-        table = {code: _escape(code) for code in _UNSAFE}
-        if kind == "body":
-            del table[ord("\t")]
-            table.update({ord(c): "\n" + INDENT for c in _LINE_BREAKS})
-        _tables[kind] = table
-    return table
-
-
-def has_unsafe(text):
-    return one_line(text) != text
-
-
-def one_line(text):
-    """`text` with every character a terminal would act on, newline and tab included,
-    written as an escape: it can never start a line of its own."""
-    if text.isprintable():  # C speed, and true of almost everything
-        return text
-    return text.translate(_table("line"))
 
 
 def body_lines(body):
@@ -59,9 +24,9 @@ def body_lines(body):
         text = body[:-1] if body.endswith("\n") else body
         return INDENT + text.replace("\n", "\n" + INDENT)
     text = body.replace("\r\n", "\n")
-    if text[-1] in _LINE_BREAKS:  # splitlines() makes no empty line after the last break
+    if text[-1] in LINE_BREAKS:  # splitlines() makes no empty line after the last break
         text = text[:-1]
-    return INDENT + text.translate(_table("body"))
+    return INDENT + in_lines(text, INDENT)
 
 
 def human_line(record):

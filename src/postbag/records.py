@@ -1,0 +1,170 @@
+"""A ledger's records: what a well-formed one is, how a line becomes one, and how one is written.
+
+The rules are 1.0's, and a little stricter where 1.0 let through what no door or output
+can carry: a door field with a NUL, or a lone surrogate in any field.
+"""
+
+import json
+import json.scanner
+import time
+
+from postbag import PEERS
+from postbag.refusal import Refusal
+
+# A join record's door: the fields that reach a peer's session, and that no output shows.
+DOOR_FIELDS = {"claude": ("socket", "token"), "codex": ("thread",)}
+_JSON_SPACE = " \t\r"  # what json.loads allows around a value, less the newline that ends a line
+
+
+def door_of(join):
+    """The door fields of a join record."""
+    return {field: join[field] for field in DOOR_FIELDS[join["peer"]]}
+
+
+def new(number, kind, **fields):
+    """Record `number`, of `kind`, stamped with the time now."""
+    return {"n": number, "at": now(), "kind": kind, **fields}
+
+
+def line_of(record):
+    """The bytes of `record`'s line, as 1.0 wrote them: ASCII, for json escapes the rest."""
+    return (json.dumps(record) + "\n").encode()
+
+
+def not_a_record(number, path):
+    return Refusal(f"ledger line {number} is not a record ({path})")
+
+
+def each(data, number, path):
+    """The records of the bytes `data`, whose first line is line `number`, validated one by
+    one. The first line that is not a record is refused by its number: this goes in order,
+    so it is the first."""
+    try:
+        text = data.decode()
+    except UnicodeDecodeError as error:
+        cut = data.rfind(b"\n", 0, error.start) + 1  # where the bad line starts
+        if cut:
+            yield from each(data[:cut], number, path)
+        raise not_a_record(number + data.count(b"\n", 0, cut), path) from None
+    at, size, find_end, scan = 0, len(text), text.index, _scan
+    escapes = _may_escape_a_surrogate(text)  # once for all, not once a line
+    while at < size:
+        end = find_end("\n", at)
+        # The common line, a record from its first character to its last, is taken here
+        # without a call; anything else, and any line of a text that may escape a
+        # surrogate, gets the whole of parse(), which decides alike.
+        stop = None
+        if not escapes:
+            try:
+                record, stop = scan(text, at)
+            except (StopIteration, ValueError, RecursionError):
+                pass
+        if stop != end or not is_record(record, number):
+            record = parse(text, at, end, number, escapes)
+            if record is None:
+                raise not_a_record(number, path)
+        yield record
+        at, number = end + 1, number + 1
+
+
+def parse(text, start, end, number, escapes=True):
+    """The record that fills text[start:end], JSON spaces aside, and is well-formed as line
+    `number`; or None. `escapes` false says the text holds no escape a surrogate could
+    come from."""
+    while start < end and text[start] in _JSON_SPACE:
+        start += 1
+    try:
+        record, stop = _scan(text, start)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if stop != end and text[stop:end].strip(_JSON_SPACE):
+        return None
+    if not is_record(record, number):
+        return None
+    # A lone surrogate can only come from a \ud800-\udfff escape; no door and no output
+    # can carry one, so such a record is not valid text.
+    if escapes and _may_escape_a_surrogate(text, start, end) and not _is_text(record):
+        return None
+    return record
+
+
+def is_record(record, number):
+    """Whether `record` is a well-formed record for line `number`: 1.0's rules, and door
+    fields that a door can carry."""
+    if type(record) is not dict:
+        return False
+    n, at, kind = record.get("n"), record.get("at"), record.get("kind")
+    if n != number or type(n) is not int or type(at) is not str or at == "":
+        return False
+    shape = _SHAPES.get(kind) if type(kind) is str else None
+    return shape is not None and shape(record)
+
+
+def is_door_field(value):
+    """Whether a door can carry `value`: a NUL cannot travel in a socket path or an argument."""
+    return value != "" and "\0" not in value and _is_text(value)
+
+
+def _is_letter(record):
+    sender, recipient, body = record.get("from"), record.get("to"), record.get("body")
+    peers_differ = (sender == "claude" and recipient == "codex") or (sender == "codex" and recipient == "claude")
+    return peers_differ and type(body) is str and body != ""
+
+
+def _is_open(record):
+    limit = record.get("limit")
+    return type(limit) is int and limit >= 1
+
+
+def _is_join(record):
+    peer = record.get("peer")
+    return peer in PEERS and all(_is_door_field(record.get(f)) for f in DOOR_FIELDS[peer])
+
+
+def _is_door_field(value):
+    return type(value) is str and is_door_field(value)
+
+
+def _is_close(record):
+    return True  # the human's brake carries nothing but its number, time and kind
+
+
+_SHAPES = {"letter": _is_letter, "open": _is_open, "join": _is_join, "close": _is_close}
+
+
+def _is_text(value):
+    """Whether every string in `value` (a record, or a string) is valid Unicode text."""
+    if type(value) is dict:
+        return all(_is_text(v) for v in value.values() if type(v) is str)
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _may_escape_a_surrogate(text, start=0, end=None):
+    """Whether text[start:end] holds an escape a surrogate could come from, without a copy."""
+    return text.find("\\ud", start, end) >= 0 or text.find("\\uD", start, end) >= 0
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+# The decoder's own scanner parses one value in place, where the line starts, with no copy
+# of the line and none of json.loads's wrapping. NaN and Infinity are not JSON, so they are
+# refused too.
+_scan = json.scanner.make_scanner(json.JSONDecoder(parse_constant=_no_constant))
+
+
+def now():
+    """Local time to the second with its exact UTC offset, e.g. 2026-09-08T10:02:11+02:00,
+    or +01:00:30 where a zone's offset has seconds, as 1.0's isoformat() wrote it."""
+    moment = time.localtime()
+    offset = moment.tm_gmtoff
+    sign = "-" if offset < 0 else "+"
+    minutes, seconds = divmod(abs(offset), 60)
+    hours, minutes = divmod(minutes, 60)
+    zone = f"{sign}{hours:02d}:{minutes:02d}" + (f":{seconds:02d}" if seconds else "")
+    return time.strftime("%Y-%m-%dT%H:%M:%S", moment) + zone

@@ -1,0 +1,144 @@
+"""The verbs, whoever calls them: each takes the environment it runs in, does its work
+under the ledger's lock, and returns what it did in words, or raises a Refusal.
+
+The command line (cli.py) and the MCP door (mcp.py) are two ways in; neither decides
+anything these functions decide.
+"""
+
+from postbag import PEERS
+from postbag.ledger import CLOSED, NOT_OPENED, SPENT
+from postbag.refusal import Refusal
+
+# What each verb says of an exchange that takes no more letters, by Exchange.stop.
+SEND_REFUSED = {
+    NOT_OPENED: "no exchange is open",
+    CLOSED: "the human closed the exchange",
+    SPENT: "the exchange's letters are spent",
+}
+NOTHING_CLOSED = {
+    NOT_OPENED: "no exchange is open; nothing was closed",
+    CLOSED: "the exchange is already closed; nothing was recorded",
+    SPENT: "the exchange's letters are already spent; nothing was recorded",
+}
+STANDING = {CLOSED: "closed by the human", SPENT: "spent"}
+
+
+def join(env, peer, door):
+    """Record `door`, the fields that reach `peer`'s session."""
+    with _ledger(env, write=True, create=True) as bag:
+        _write_record(bag, "join", peer=peer, **door)
+    return f"{peer} joined"
+
+
+def open_exchange(env, limit):
+    from postbag.guards import require_human
+
+    require_human("open", env)
+    with _ledger(env, write=True, create=True) as bag:
+        _write_record(bag, "open", limit=limit)
+    return f"exchange open: {limit} letters"
+
+
+def close_exchange(env):
+    from postbag.guards import require_human
+
+    require_human("close", env)
+    with _ledger(env, write=True) as bag:
+        exchange = bag.exchange()
+        if exchange.stop:
+            return NOTHING_CLOSED[exchange.stop]
+        _write_record(bag, "close")
+    return f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent"
+
+
+def send(env, sender, recipient, body, *, handed_over=None):
+    """Knock on `recipient`'s door with `body`, then record the letter; `handed_over` is
+    called once the door has the letter, when nothing may interrupt the rest."""
+    from postbag import doors, envelope, ledger, records
+    from postbag.guards import in_codex_sandbox
+
+    path, sandboxed = ledger.locate(env), in_codex_sandbox(env)
+    envelope.check_body(body)
+    with ledger.Ledger(path, write=True, sandboxed=sandboxed) as bag:
+        exchange = bag.exchange()
+        if exchange.stop:
+            raise Refusal(SEND_REFUSED[exchange.stop])
+        joined = bag.latest_join(recipient)
+        if joined is None:
+            raise Refusal(f"{recipient} has not joined")
+        number, left = bag.next_number, exchange.left - 1
+        text = envelope.wrap(number, sender, body, last=left == 0, ledger_path=path)
+        doors.knock(recipient, records.door_of(joined), text, env, sandboxed=sandboxed)
+        if handed_over is not None:
+            handed_over()
+        try:
+            bag.append("letter", **{"from": sender, "to": recipient, "body": body})
+        except OSError as error:
+            raise Refusal(
+                f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
+                f"do not resend before checking {recipient}'s session"
+            ) from None
+    return f"letter {number} delivered to {recipient}, {left} left"
+
+
+class Snapshot:
+    """What `read` shows, taken under the lock and shown after it is released: the
+    records, then a refusal to end with or a status line, and where to follow from.
+    `found` is whether there is a ledger at all."""
+
+    def __init__(self, found, records, position, *, refusal=None, status=None):
+        self.found, self.records, self.position = found, records, position
+        self.refusal, self.status = refusal, status
+
+
+def snapshot(env, count=None, *, with_status=False, on_wait=None):
+    """The last `count` records (None: every record) and, `with_status`, the status line."""
+    from postbag import ledger
+
+    path = ledger.locate(env)
+    with _ledger(env, path, on_wait=on_wait) as bag:
+        shown = bag.records() if count is None else bag.tail(count)
+        refusal = status = None
+        if bag.unfinished is not None:
+            refusal = Refusal(
+                f"{ledger.truncated(bag.unfinished, path)}: its last record is unfinished, most likely from an "
+                "interrupted send, and the next send, join or open removes it"
+            )
+        elif with_status:
+            try:
+                status = standing(bag)
+            except Refusal as damaged:  # told after the records, as is any other refusal of read
+                refusal = damaged
+        return Snapshot(bag.fd is not None, shown, bag.position(), refusal=refusal, status=status)
+
+
+def standing(bag):
+    """One line for the human: the ledger, the exchange, and who has joined since when."""
+    from postbag.escape import one_line
+
+    exchange = bag.exchange()
+    if exchange.stop == NOT_OPENED:
+        state = "no exchange opened"
+    else:
+        state = f"exchange of {exchange.granted} letters, {exchange.sent} sent, "
+        state += STANDING.get(exchange.stop) or f"{exchange.left} left"
+    peers = []
+    for peer in PEERS:
+        joined = bag.latest_join(peer)
+        peers.append(f"{peer} has not joined" if joined is None else f"{peer} joined {one_line(joined['at'])}")
+    return f"ledger {bag.path}: {state}; {', '.join(peers)}"
+
+
+def _ledger(env, path=None, **options):
+    """The ledger at `path` (default: where `env` says), told whether Codex's sandbox is around it."""
+    from postbag import ledger
+    from postbag.guards import in_codex_sandbox
+
+    return ledger.Ledger(path or ledger.locate(env), sandboxed=in_codex_sandbox(env), **options)
+
+
+def _write_record(bag, kind, **fields):
+    try:
+        bag.append(kind, **fields)
+    except OSError as error:
+        raise Refusal(f"cannot write the ledger ({error.strerror})") from None
