@@ -98,10 +98,10 @@ def build(out_dir):
 
 
 def ensure_built():
-    """dist/postbag.pyz, built first when it is missing or older than any source; returns
-    (path, whether it was built now)."""
+    """dist/postbag.pyz, built first when it is missing or older than any source or than
+    this script, which writes its launcher; returns (path, whether it was built now)."""
     path = os.path.join(ROOT, "dist", "postbag.pyz")
-    newest = max(os.path.getmtime(source) for _, source in _sources())
+    newest = max(os.path.getmtime(source) for source in [__file__, *(source for _, source in _sources())])
     if os.path.exists(path) and os.path.getmtime(path) >= newest:
         return path, False
     return build(os.path.dirname(path))[0], True

@@ -46,6 +46,17 @@ for _number in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP):
         signal.signal(_number, signal.default_int_handler if _number == signal.SIGINT else signal.SIG_DFL)
 
 
+def pytest_addoption(parser):
+    # Here, in the suite's own directory, and not at the root: the sdist holds tests/ but
+    # no root conftest.py. pytest reads this file before the command line's options.
+    parser.addoption(
+        "--target",
+        choices=("src", "pyz", "both"),
+        default=os.environ.get("POSTBAG_TEST_TARGET", "both"),
+        help="what the CLI tests run: the source tree, the built postbag.pyz, or both",
+    )
+
+
 def pytest_generate_tests(metafunc):
     if "target" in metafunc.fixturenames:
         chosen = metafunc.config.getoption("--target")

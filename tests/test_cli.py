@@ -11,9 +11,8 @@ import subprocess
 import sys
 
 import pytest
-from fakes import dedent
-
 from conftest import STOP, many_opens
+from fakes import dedent
 
 TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"
 
@@ -318,3 +317,24 @@ def test_read_into_a_closed_pipe_is_quiet(postbag):
     )
     assert result.stdout.startswith("   1  ")
     assert result.stderr == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["open", "--limit", "0"], ["open", "--he"], ["close", "--hel"], ["open", "--limit", "x"], ["open", "-h"]],
+    ids=["a limit argparse refuses", "--help abbreviated", "close --help abbreviated", "no number", "help"],
+)
+def test_the_program_and_cli_main_answer_a_human_verb_inside_a_session_alike(postbag, capsys, args):
+    """The installed program answers `open` and `close` inside a session before argparse
+    loads; cli.main, which tests and embedders call, must say the same."""
+    from postbag import cli
+
+    program = postbag.run(*args, inside="claude")
+    try:
+        status = cli.main(args, {**postbag.env, **postbag.session("claude")})
+    except SystemExit as exit:
+        status = exit.code
+    out, err = capsys.readouterr()
+    assert (status, out, err) == (program.returncode, program.stdout, program.stderr)
+    if args[-1] != "-h":
+        assert err == f"postbag: {args[0]} is the human's verb{STOP}"

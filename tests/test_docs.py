@@ -3,36 +3,104 @@
 import ast
 import os
 import re
+import textwrap
 
 from conftest import ROOT
 
 SOURCES = os.path.join(ROOT, "src", "postbag")
 
 
-def refusal_templates():
-    """Every message a Refusal can carry, as the literal pieces between its placeholders."""
-    found = []
-    for name in sorted(os.listdir(SOURCES)):
-        if not name.endswith(".py"):
-            continue
-        with open(os.path.join(SOURCES, name)) as file:
-            tree = ast.parse(file.read())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Refusal" and node.args:
-                found.append(node.args[0])
-            elif isinstance(node, (ast.Assign, ast.AugAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                if any(getattr(t, "id", None) == "reason" for t in targets):
-                    found.append(node.value)
-            elif isinstance(node, ast.FunctionDef) and node.name == "truncated":
-                found.extend(n.value for n in ast.walk(node) if isinstance(n, ast.Return))
+def refusal_templates(sources=None):
+    """Every message a Refusal can carry, as the literal pieces between its placeholders:
+    each Refusal(...) call's argument, followed where it is a name (what was assigned to
+    it in the same function), an entry of a table (the table's values) or a call of one of
+    postbag's own functions (what that function returns). A reason made of the system's
+    words alone (an OSError's strerror) carries none of postbag's."""
+    trees = sources or [_parsed(name) for name in _source_names()]
+    functions = {n.name: n for tree in trees for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    tables = {
+        target.id: node.value
+        for tree in trees
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
     pieces = []
-    for node in found:
-        parts = node.values if isinstance(node, ast.JoinedStr) else [node]
-        literal = [p.value for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str)]
-        if literal:
-            pieces.append(literal)
+    for tree in trees:
+        for function in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))]:
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Refusal" and node.args:
+                    for message in _messages(node.args[0], function, functions, tables):
+                        parts = message.values if isinstance(message, ast.JoinedStr) else [message]
+                        literal = [p.value for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str)]
+                        if literal and literal not in pieces:
+                            pieces.append(literal)
     return pieces
+
+
+def _messages(node, function, functions, tables, depth=0):
+    """The string expressions `node` can stand for."""
+    if isinstance(node, (ast.Constant, ast.JoinedStr)):
+        return [node]
+    if depth > 2:
+        return []
+    found = []
+    if isinstance(node, ast.Name):
+        for assigned in ast.walk(function):
+            targets = assigned.targets if isinstance(assigned, ast.Assign) else [getattr(assigned, "target", None)]
+            if isinstance(assigned, (ast.Assign, ast.AugAssign)) and any(
+                getattr(t, "id", None) == node.id for t in targets
+            ):
+                found += _messages(assigned.value, function, functions, tables, depth + 1)
+    elif isinstance(node, ast.Subscript) and getattr(node.value, "id", None) in tables:
+        for value in tables[node.value.id].values:
+            found += _messages(value, function, functions, tables, depth + 1)
+    elif isinstance(node, ast.Call):
+        name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+        if name in functions:
+            for returned in ast.walk(functions[name]):
+                if isinstance(returned, ast.Return) and returned.value is not None:
+                    found += _messages(returned.value, functions[name], functions, tables, depth + 1)
+    return found
+
+
+def _source_names():
+    return sorted(name for name in os.listdir(SOURCES) if name.endswith(".py"))
+
+
+def _parsed(name):
+    with open(os.path.join(SOURCES, name)) as file:
+        return ast.parse(file.read())
+
+
+def test_the_refusal_finder_follows_a_reason_built_before_it_is_raised():
+    source = ast.parse(
+        textwrap.dedent(
+            """
+            WORDS = {"a": "the first reason", "b": f"the {second} reason"}
+
+            def told(x):
+                return f"told of {x}"
+
+            def verb(x, key):
+                why = f"cannot do {x}"
+                why += "; really"
+                if x:
+                    raise Refusal(why)
+                if key:
+                    raise Refusal(WORDS[key])
+                raise Refusal(told(x))
+            """
+        )
+    )
+    assert sorted(refusal_templates([source])) == [
+        ["; really"],
+        ["cannot do "],
+        ["the ", " reason"],
+        ["the first reason"],
+        ["told of "],
+    ]
 
 
 def troubleshooting_rows():
@@ -45,15 +113,12 @@ def troubleshooting_rows():
 def said_anywhere():
     """Every string the sources hold, a placeholder of an f-string written as \\x00."""
     texts = []
-    for name in sorted(os.listdir(SOURCES)):
-        if name.endswith(".py"):
-            with open(os.path.join(SOURCES, name)) as file:
-                tree = ast.parse(file.read())
-            for node in ast.walk(tree):
-                if isinstance(node, ast.JoinedStr):
-                    texts.append("".join(p.value if isinstance(p, ast.Constant) else "\x00" for p in node.values))
-                elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-                    texts.append(node.value)
+    for name in _source_names():
+        for node in ast.walk(_parsed(name)):
+            if isinstance(node, ast.JoinedStr):
+                texts.append("".join(p.value if isinstance(p, ast.Constant) else "\x00" for p in node.values))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                texts.append(node.value)
     return "\x01".join(texts)
 
 

@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import many_opens
+
 from postbag import ledger
 
 AT = "2026-09-08T10:02:11+02:00"
@@ -471,3 +471,36 @@ def test_a_file_system_without_the_full_flush_falls_back_to_fsync(tmp_path, monk
     with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True) as bag:
         bag.append("open", limit=3)
     assert calls == ["fsync"]
+
+
+def test_a_closed_ledger_keeps_what_it_read_and_refuses_to_read_more(tmp_path):
+    """Ledger.close releases the file: lines already in hand stay readable, and asking for
+    lines it would have to read again fails as a closed file does, not with a TypeError."""
+    from postbag.ledger import Ledger
+
+    path = tmp_path / "ledger.jsonl"
+    path.write_bytes(many_opens(1, 5000))  # longer than the end a ledger keeps in hand
+    with Ledger(str(path)) as bag:
+        last = bag.tail(1)
+    assert bag.tail(1) == last
+    with pytest.raises(ValueError, match="the ledger was closed"):
+        bag.tail(4999)
+
+
+def test_an_append_gives_back_the_file_size_signal_it_found(tmp_path):
+    """An append ignores SIGXFSZ while it writes, so that a file-size limit is a refusal;
+    afterwards a long-lived caller (the MCP door) has its own handling back."""
+    import signal
+
+    from postbag.ledger import Ledger
+
+    def handler(number, frame):
+        pass
+
+    previous = signal.signal(signal.SIGXFSZ, handler)
+    try:
+        with Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True) as bag:
+            bag.append("open", limit=3)
+        assert signal.getsignal(signal.SIGXFSZ) is handler
+    finally:
+        signal.signal(signal.SIGXFSZ, previous)

@@ -306,3 +306,41 @@ def test_the_readme_shows_the_whole_launcher(pyz):
     with open(pyz, "rb") as file, zipfile.ZipFile(pyz) as archive:
         launcher = file.read(archive.infolist()[0].header_offset)
     assert launcher.count(b"\n") == int(shown)
+
+
+@pytest.mark.skipif(shutil.which("hatchling") is None, reason="building the sdist needs hatchling")
+def test_the_sdist_runs_its_own_tests(tmp_path):
+    """What the sdist holds is enough to run its tests: pytest finds every option the
+    suite's conftest uses, from the unpacked directory alone."""
+    import tarfile
+
+    subprocess.run(["hatchling", "build", "-t", "sdist", "-d", str(tmp_path / "dist")], cwd=ROOT, check=True)
+    [sdist] = glob.glob(str(tmp_path / "dist" / "postbag-*.tar.gz"))
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tmp_path / "unpacked", filter="data")
+    [unpacked] = glob.glob(str(tmp_path / "unpacked" / "postbag-*"))
+    env = terminal_environment(without=("PYTHON", "COVERAGE_"))
+    run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--target", "src", "tests/test_envelope.py"]
+    result = subprocess.run(run, cwd=unpacked, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert re.search(r"\b\d+ passed\b", result.stdout), result.stdout
+
+
+def test_the_demo_and_the_benchmark_rebuild_after_the_build_script_changes(tmp_path):
+    """ensure_built, which both run first, takes a newer build script (a new launcher, say)
+    as a reason to build again, as it does a newer source."""
+    tree = tmp_path / "tree"
+    shutil.copytree(os.path.join(ROOT, "src"), tree / "src")
+    shutil.copytree(os.path.join(ROOT, "scripts"), tree / "scripts")
+    ensure = [sys.executable, "-c", "import build_pyz; print(build_pyz.ensure_built()[1])"]
+    env = terminal_environment(without=("PYTHON", "COVERAGE_"), PYTHONPATH=str(tree / "scripts"))
+
+    def built_now():
+        result = subprocess.run(ensure, cwd=tree, env=env, capture_output=True, text=True, check=True)
+        return result.stdout.strip() == "True"
+
+    assert built_now() and not built_now()
+    pyz = tree / "dist" / "postbag.pyz"
+    later = os.path.getmtime(pyz) + 10
+    os.utime(tree / "scripts" / "build_pyz.py", (later, later))
+    assert built_now()

@@ -17,7 +17,7 @@ def run(argv=None):
 
         sys.stdout.write("postbag %s\n" % __version__)
         return 0
-    if argv[:1] in (["open"], ["close"]) and "-h" not in argv and "--help" not in argv:
+    if argv[:1] in (["open"], ["close"]):
         import posix
 
         from postbag import guards, refusal
@@ -27,7 +27,7 @@ def run(argv=None):
         encoding = sys.getfilesystemencoding()
         names = {name.decode(encoding, "surrogateescape") for name in posix.environ}
         try:
-            guards.require_human(argv[0], names)
+            guards.require_human_first(argv, names)
         except refusal.Refusal as reason:
             return refusal.stop(reason)
     from postbag.cli import main

@@ -9,8 +9,12 @@ from postbag.refusal import Refusal, say, silence, stop
 
 def main(argv=None, env=None):
     """Parse the command line and run its verb in `env` (default: os.environ); return the exit status."""
+    from postbag.guards import require_human_first
+
     env = os.environ if env is None else env
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        require_human_first(argv, env)  # as the program's entry point does, before argparse
         args = _parser().parse_args(argv)
         args.verb(args, env)
     except Refusal as refusal:
@@ -172,12 +176,14 @@ def _parser():
         "correspond by letters. A human opens each exchange with a budget of letters.",
         epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,  # `open --he` is no help: an abbreviation would mean one thing here, another there
     )
     parser.add_argument("--version", action="version", version=f"postbag {__version__}")
     verbs = parser.add_subparsers(title="verbs", metavar="VERB", required=True)
 
     verb = verbs.add_parser(
         "join",
+        allow_abbrev=False,
         help="record this session's door (inside the agent's own session)",
         description="Record how to reach this agent's session. Run it inside that session; "
         "run it again after the session restarts.",
@@ -193,6 +199,7 @@ def _parser():
 
     verb = verbs.add_parser(
         "open",
+        allow_abbrev=False,
         help="grant an exchange of N letters (the human's verb)",
         description="Open an exchange: the next N letters, in either direction. Run it from a terminal "
         "of your own; it refuses inside either agent's session.",
@@ -202,6 +209,7 @@ def _parser():
 
     verb = verbs.add_parser(
         "close",
+        allow_abbrev=False,
         help="end the open exchange now (the human's verb)",
         description="End the open exchange now: the next send is refused until you open another. "
         "Run it from a terminal of your own; it refuses inside either agent's session. A ledger "
@@ -211,6 +219,7 @@ def _parser():
 
     verb = verbs.add_parser(
         "send",
+        allow_abbrev=False,
         help="hand a letter to the other agent's door, then record it",
         description="Knock on the recipient's door, then record the letter. Addressing one peer names "
         "the other as the sender: send codex runs inside Claude Code, send claude inside Codex. "
@@ -223,6 +232,7 @@ def _parser():
 
     verb = verbs.add_parser(
         "read",
+        allow_abbrev=False,
         help="print the ledger, or its last N records",
         description="Print the ledger: every record, or the last N. Door fields are never shown. "
         "On a terminal, a last line on stderr tells where the bag stands.",

@@ -61,6 +61,16 @@ def require_human(verb, env):
         raise Refusal(f"{verb} is the human's verb")
 
 
+HUMAN_VERBS = ("open", "close")
+
+
+def require_human_first(argv, env):
+    """Refuse the human's verbs inside a session before their arguments are read, so that
+    whatever else the command line holds, the answer is the same; only help passes."""
+    if argv[:1] and argv[0] in HUMAN_VERBS and "-h" not in argv and "--help" not in argv:
+        require_human(argv[0], env)
+
+
 def door_of_this_session(peer, env):
     """The door fields `join` records for `peer`, read from its session."""
     import os
