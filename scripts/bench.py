@@ -15,7 +15,7 @@ both figures and their ratio.
 
 Beside the table: the codex knock's latency over its child's own run time, the peak
 memory of a full read, and, when the real clients of the real-client tier are installed
-(python3 tests/clients.py install), a send through each real door beside the fake one.
+(python3 tests/clients install), a send through each real door beside the fake one.
 The goals of the performance issue are checked at the end; the exit status is 1 when
 one is missed, so the table cannot claim what it did not show.
 """
@@ -143,31 +143,19 @@ class RealDoors:
     """A real Claude Code session and a real Codex thread, offline, for one send through each."""
 
     def __init__(self, work):
-        self.namespace = clients.Namespace()
-        self.model = clients.ClaudeModel(self.namespace, clients.Agent())
-        home = clients.CodexHome(os.path.join(work, "codex-home"), self.namespace)
-        env = fakes.terminal_environment(**home.env)
         # The session keeps letters out of its turns (crossSessionInbound refuse): what is
         # timed is the door, not what Claude does next.
         settings = {"crossSessionInbound": "refuse"}
-        self.claude = clients.ClaudeSession(
-            os.path.join(work, "claude-home"),
-            os.path.join(work, "w"),
-            self.namespace,
-            self.model,
-            env,
-            settings=settings,
-        )
-        exported = self.claude.session_env()
+        env = fakes.terminal_environment()
+        agents = clients.Agent(), clients.Agent()
+        self.pair = clients.Pair(work, env, *agents, claude_settings=settings, app_server=False)
+        exported = self.pair.claude_variables()
         self.claude_door = {k: exported[f"CLAUDE_CODE_MESSAGING_{k.upper()}"] for k in ("socket", "token")}
-        self.codex_door = {"thread": home.new_thread(env)}
-        os.makedirs(os.path.join(work, "real-bin"))
-        self.env = {**home.env, "POSTBAG_CODEX": home.wrapper(os.path.join(work, "real-bin"))}
+        self.codex_door = {"thread": self.pair.thread}
+        self.env = {k: v for k, v in self.pair.env.items() if k not in env}
 
     def close(self):
-        self.claude.remove()
-        self.model.close()
-        self.namespace.close()
+        self.pair.close()
 
 
 def main():

@@ -10,14 +10,13 @@ for Codex. Each agent answers only by following the envelope of the letter it re
 
 --real runs the same exchange through a real Claude Code session and a real Codex
 session, with the stand-in models of the real-client tier, offline in a network
-namespace; the pinned clients must be installed first (python3 tests/clients.py install).
+namespace; the pinned clients must be installed first (python3 tests/clients install).
 
 Everything lives in a temporary directory, removed afterwards unless --keep is given.
 The exit status is 0 only if the exchange went exactly as the protocol says.
 """
 
 import argparse
-import contextlib
 import json
 import os
 import secrets
@@ -54,18 +53,27 @@ WAIT = 60.0
 
 
 class Show:
-    """Prints the exchange as it happens, one whole block at a time."""
+    """Prints the exchange as it happens, one whole block at a time. A reader that goes
+    away (`demo.py | head`) stops the printing, not the demo, which still cleans up."""
 
     def __init__(self):
         self._lock = threading.Lock()
+        self._gone = False
 
     def __call__(self, who, text, *detail):
+        lines = [f"{who:<6} {text}"] + [f"{'':<8}{part}" for line in detail for part in line.splitlines() or [""]]
+        self.say(*lines)
+
+    def say(self, *lines):
         with self._lock:
-            print(f"{who:<6} {text}")
-            for line in detail:
-                for part in line.splitlines() or [""]:
-                    print(f"{'':<8}{part}")
-            sys.stdout.flush()
+            if self._gone:
+                return
+            try:
+                sys.stdout.write("".join(line + "\n" for line in lines))
+                sys.stdout.flush()
+            except BrokenPipeError:
+                self._gone = True
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is buffered goes nowhere
 
 
 def letter_lines(envelope):
@@ -112,8 +120,35 @@ class SimulatedAgent:
             worker.join(WAIT)
 
 
-class Simulated:
+class Agents:
+    """What the demo needs of the two agents it plays, simulated or real: the environment
+    the human's commands and Claude's session run in, the joins, and the end of the
+    exchange, checked."""
+
+    description = ""
+    human_env: dict
+    claude_env: dict
+
+    def join(self, demo):
+        """Both peers join; the completed commands."""
+        raise NotImplementedError
+
+    def await_the_end(self, limit):
+        """Wait until the exchange of `limit` letters is over; what went wrong, in words."""
+        raise NotImplementedError
+
+    def delivered(self):
+        """How many letters the doors handed to the agents."""
+        raise NotImplementedError
+
+    def close(self):
+        raise NotImplementedError
+
+
+class Simulated(Agents):
     """Two simulated agents behind the fake doors."""
+
+    description = "two simulated agents"
 
     def __init__(self, directory, human, show):
         self.claude, self.codex = SimulatedAgent("claude", show), SimulatedAgent("codex", show)
@@ -126,9 +161,9 @@ class Simulated:
         self.queue = fakes.FakeCodex(
             os.path.join(directory, "codex"), thread, on_letter=lambda e: self.codex.receive(e, "codex queue")
         )
-        human["POSTBAG_CODEX"] = self.queue.path
-        self.claude_env = self.claude.session_env = {**human, "CLAUDECODE": "1", **self.inbox.session_env()}
-        self.codex.session_env = {**human, **self.queue.session_env()}
+        self.human_env = {**human, "POSTBAG_CODEX": self.queue.path}
+        self.claude_env = self.claude.session_env = {**self.human_env, "CLAUDECODE": "1", **self.inbox.session_env()}
+        self.codex.session_env = {**self.human_env, **self.queue.session_env()}
 
     def join(self, demo):
         return [demo.postbag(peer.name, peer.session_env, "join", peer.name) for peer in (self.claude, self.codex)]
@@ -154,28 +189,18 @@ class Simulated:
         self.queue.close()
 
 
-class Real:
+class Real(Agents):
     """A real Claude Code session and a real Codex session, their models stand-ins, all offline."""
+
+    description = "a real Claude Code session and a real Codex session"
 
     def __init__(self, directory, human, show):
         self.show = show
-        with contextlib.ExitStack() as undo:  # on a failure, whatever was started is stopped
-            self.namespace = clients.Namespace()
-            undo.callback(self.namespace.close)
-            self.claude_model = clients.ClaudeModel(self.namespace, clients.Agent(ANSWERS["claude"]))
-            undo.callback(self.claude_model.close)
-            self.codex_model = clients.CodexModel(self.namespace, clients.Agent(ANSWERS["codex"]))
-            undo.callback(self.codex_model.close)
-            home = clients.CodexHome(os.path.join(directory, "codex-home"), self.namespace)
-            human.update(home.env, POSTBAG_CODEX=home.wrapper(os.path.join(directory, "bin")))
-            work = os.path.join(directory, "work")
-            claude_home = os.path.join(directory, "claude-home")
-            self.claude = clients.ClaudeSession(claude_home, work, self.namespace, self.claude_model, human)
-            undo.callback(self.claude.remove)
-            self.codex = clients.CodexSession(home, home.new_thread(human), self.codex_model, human, work)
-            undo.pop_all()
-        exported = self.claude.session_env()
-        self.claude_env = {**human, **{k: v for k, v in exported.items() if k.startswith("CLAUDE")}}
+        agents = clients.Agent(ANSWERS["claude"]), clients.Agent(ANSWERS["codex"])
+        self.pair = clients.Pair(directory, human, *agents)
+        self.claude, self.codex, self.codex_model = self.pair.claude, self.pair.codex, self.pair.codex_model
+        self.human_env = self.pair.env
+        self.claude_env = {**self.human_env, **self.pair.claude_variables()}
 
     def join(self, demo):
         claude = demo.postbag("claude", self.claude_env, "join", "claude")
@@ -213,11 +238,7 @@ class Real:
         return len(self.codex.user_messages()) - 1 + len(self.claude.enqueued())
 
     def close(self):
-        self.codex.stop()
-        self.claude.remove()
-        self.claude_model.close()
-        self.codex_model.close()
-        self.namespace.close()
+        self.pair.close()
 
 
 def main():
@@ -232,33 +253,43 @@ def main():
         parser.exit(2, f"demo --real: {clients.missing()}\n")
     pyz, built = build_pyz.ensure_built()
     directory = tempfile.mkdtemp(prefix="postbag-demo-")
+    show = Show()
     try:
-        return Demo(pyz, directory, args.limit, built, Real if args.real else Simulated).run()
+        return Demo(pyz, directory, args.limit, built, Real if args.real else Simulated, show).run()
     except RuntimeError as error:  # a real client that would not start
         print(f"demo: {error}", file=sys.stderr)
         return 1
     finally:
         if args.keep:
-            print(f"\nkept {directory}")
+            show.say("", f"kept {directory}")
         else:
             shutil.rmtree(directory, ignore_errors=True)
 
 
 class Demo:
-    def __init__(self, pyz, directory, limit, built, agents):
-        self.limit, self.show = limit, Show()
+    """One exchange of `limit` letters between `agents` (Simulated or Real), played in
+    `directory` with the postbag.pyz at `pyz` on PATH as `postbag`, as people install it."""
+
+    def __init__(self, pyz, directory, limit, built, agents, show):  # noqa: PLR0913, PLR0917
+        self.pyz, self.directory, self.limit, self.built, self.show = pyz, directory, limit, built, show
         self.ledger = os.path.join(directory, "ledger.jsonl")
-        bin_dir = os.path.join(directory, "bin")
+        self._agents = agents
+
+    def start(self):
+        """Say what runs where, and start the agents."""
+        bin_dir = os.path.join(self.directory, "bin")
         # People put postbag.pyz on PATH as `postbag`; `python3` is this interpreter.
         path = fakes.path_with_python3(bin_dir)
-        os.symlink(pyz, os.path.join(bin_dir, "postbag"))
-        self.human_env = fakes.terminal_environment(PATH=path, POSTBAG_LEDGER=self.ledger)
-        print(
-            f"postbag demo: {'real' if agents is Real else 'two simulated'} agents and the postbag.pyz people download"
+        os.symlink(self.pyz, os.path.join(bin_dir, "postbag"))
+        human = fakes.terminal_environment(PATH=path, POSTBAG_LEDGER=self.ledger)
+        self.show.say(
+            f"postbag demo: {self._agents.description}, real doors, and the postbag.pyz people download",
+            f"  program  {self.pyz}{' (just built)' if self.built else ''}",
+            f"  ledger   {self.ledger}",
+            "",
         )
-        print(f"  program  {pyz}{' (just built)' if built else ''}")
-        print(f"  ledger   {self.ledger}\n")
-        self.agents = agents(directory, self.human_env, self.show)
+        self.agents = self._agents(self.directory, human, self.show)
+        self.human_env = self.agents.human_env
 
     def postbag(self, who, env, *args):
         words = " ".join(shlex.quote(word) for word in args)
@@ -268,6 +299,7 @@ class Demo:
 
     def run(self):
         started = time.monotonic()
+        self.start()
         problems = []
         try:
             opened = self.postbag("human", self.human_env, "open", "--limit", str(self.limit))
@@ -284,10 +316,13 @@ class Demo:
         finally:
             self.agents.close()
         if problems:
-            print("\nthe exchange went wrong:\n" + "\n".join(f"  - {p}" for p in problems))
+            self.show.say("", "the exchange went wrong:", *(f"  - {p}" for p in problems))
             return 1
-        print(f"\n{self.limit} letters delivered through both doors, the last one unanswered, and the next")
-        print(f"send refused until the human opens another exchange. Done in {time.monotonic() - started:.1f} s.")
+        self.show.say(
+            "",
+            f"{self.limit} letters delivered through both doors, the last one unanswered, and the next",
+            f"send refused until the human opens another exchange. Done in {time.monotonic() - started:.1f} s.",
+        )
         return 0
 
     def check(self, transcript, refused):

@@ -13,30 +13,8 @@ import sys
 import uuid
 
 import pytest
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SRC = os.path.join(ROOT, "src")
-
-from fakes import FakeCodex, FakeInbox, less, path_with_python3, terminal_environment  # noqa: E402
-
-# Every variable a vendor exports into its sessions: the specification the tests hold postbag to.
-SESSION_VARIABLES = (
-    "CLAUDE_CODE_MESSAGING_SOCKET",
-    "CLAUDE_CODE_MESSAGING_TOKEN",
-    "CODEX_SESSION_ID",
-    "CODEX_THREAD_ID",
-    "CLAUDECODE",
-    "CLAUDE_CODE_SESSION_ID",
-)
-STOP = "; stop and ask the human\n"
-BODY_MAX = 96 * 1024  # the largest letter, in bytes, that every door must carry whole
-
-
-def many_opens(first, end):
-    """Ledger lines `first` to `end - 1`, each an open record: a ledger as long as wanted."""
-    line = '{{"n": {}, "at": "2026-09-08T10:02:11+02:00", "kind": "open", "limit": 12}}\n'
-    return "".join(line.format(n) for n in range(first, end)).encode()
-
+from fakes import FakeCodex, FakeInbox, less, path_with_python3, terminal_environment
+from helpers import ROOT, SRC, STOP
 
 # A test run started in the background inherits SIGINT and SIGQUIT ignored (and SIGHUP
 # under nohup), and every postbag it starts would inherit that too; the tests that signal

@@ -11,10 +11,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import STOP, many_opens
 from fakes import dedent
-
-TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"
+from helpers import STOP, TIMESTAMP, many_opens
 
 
 def records(postbag):
@@ -201,7 +199,7 @@ def test_read_of_a_missing_ledger_says_so_and_creates_nothing(postbag):
     assert not os.path.exists(postbag.ledger)
 
 
-def test_send_without_an_open_exchange(postbag, codex):
+def test_send_without_an_open_exchange_is_refused_before_any_knock(postbag, codex):
     postbag.ok("join", "codex", inside="codex")
     assert postbag.refused("send", "codex", "hi", inside="claude") == "no exchange is open"
     assert codex.calls() == []

@@ -8,17 +8,11 @@ import subprocess
 import sys
 
 import pytest
+from helpers import AT, ROOT, line
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
-
-AT = "2026-09-08T10:02:11+02:00"
 CACHE = os.path.join(ROOT, ".cache")
-
-
-def line(**record):
-    return json.dumps(record) + "\n"
 
 
 def letter(n, body, sender="codex", at=AT):

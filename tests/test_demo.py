@@ -7,8 +7,7 @@ import sys
 import clients
 import pytest
 from fakes import terminal_environment
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from helpers import ROOT
 
 
 def demo(tmp_path, *args, timeout=120):
@@ -44,14 +43,14 @@ def test_the_demo_keeps_its_directory_when_asked(tmp_path):
 
 
 @pytest.mark.skipif(clients.missing() is not None, reason=f"real clients: {clients.missing()}")
-def test_the_demo_runs_on_the_real_clients(tmp_path):
-    result = demo(tmp_path, "--real", "--limit", "2", timeout=300)
+def test_the_demo_runs_on_the_real_clients_at_its_default_limit(tmp_path):
+    result = demo(tmp_path, "--real", timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert "codex  $ postbag join codex\n        codex joined\n" in out  # from Codex's own shell
     assert "codex  received, in its thread:\n        | Letter 4 from claude via postbag. If it needs" in out
-    assert "claude received, in its transcript:\n        | Letter 5 from codex via postbag. It is the last" in out
-    assert "2 letters delivered through both doors" in out
+    assert "claude received, in its transcript:\n        | Letter 9 from codex via postbag. It is the last" in out
+    assert "6 letters delivered through both doors" in out
     assert [name for name in os.listdir(tmp_path) if name.startswith("postbag-")] == []  # claude keeps a folder
 
 
@@ -60,3 +59,21 @@ def test_the_demo_on_real_clients_says_what_is_missing(tmp_path):
     result = demo(tmp_path, "--real")
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == f"demo --real: {clients.missing()}\n"
+
+
+def test_the_demo_into_a_pipe_that_closes_early_ends_quietly_and_cleans_up(tmp_path):
+    """`python3 scripts/demo.py | head`: the reader goes away after a few lines; the demo
+    plays on without printing, tears everything down, and says nothing of it."""
+    env = terminal_environment(without=("COVERAGE_",), TMPDIR=str(tmp_path))
+    demo = subprocess.Popen(
+        [sys.executable, os.path.join(ROOT, "scripts", "demo.py")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    first = demo.stdout.readline()
+    demo.stdout.close()  # as head does once it has its lines
+    stderr = demo.stderr.read()
+    assert demo.wait(120) == 0
+    assert first.startswith(b"postbag demo: ") and stderr == b""
+    assert os.listdir(tmp_path) == []

@@ -5,7 +5,7 @@ import os
 import re
 import textwrap
 
-from conftest import ROOT
+from helpers import ROOT
 
 SOURCES = os.path.join(ROOT, "src", "postbag")
 

@@ -14,8 +14,8 @@ import uuid
 
 import pytest
 from fakes import FakeInbox
+from helpers import BODY_MAX
 
-from conftest import BODY_MAX
 from postbag import doors
 from postbag.refusal import Refusal
 
@@ -38,7 +38,7 @@ def assert_unrecorded_then_recovers(postbag, before, recipient):
 
 
 @pytest.mark.parametrize("how", ["missing", "not executable"])
-def test_codex_missing_or_not_executable(postbag, codex, how):
+def test_a_missing_or_unexecutable_codex_is_named_and_nothing_is_recorded(postbag, codex, how):
     postbag.ready()
     before = postbag.ledger_bytes()
     if how == "missing":
@@ -53,7 +53,7 @@ def test_codex_missing_or_not_executable(postbag, codex, how):
     assert_unrecorded_then_recovers(postbag, before, "codex")
 
 
-def test_codex_not_found_on_path(postbag, codex, tmp_path):
+def test_without_codex_on_path_send_says_to_set_postbag_codex(postbag, codex, tmp_path):
     postbag.ready()
     del postbag.env["POSTBAG_CODEX"]
     postbag.env["PATH"] = os.pathsep.join(d for d in (postbag.python_bin, str(tmp_path / "empty")) if d)
@@ -86,7 +86,7 @@ def test_a_stale_codex_thread_is_named_in_our_words_never_codexs(postbag, codex)
     assert postbag.ledger_bytes() == before
 
 
-def test_codex_killed_by_a_signal(postbag, codex):
+def test_codex_killed_by_a_signal_may_have_taken_the_letter_and_says_which_signal(postbag, codex):
     postbag.ready()
     codex.behave(exit=-9)  # the fake turns this into its own SIGKILL
     reason = postbag.refused("send", "codex", "hi", inside="claude")
@@ -104,14 +104,14 @@ def test_codex_that_hangs_past_the_timeout_is_stopped(postbag, codex):
 
 
 @pytest.mark.parametrize(("error", "reason"), [("ENOEXEC", "Exec format error"), ("EACCES", "Permission denied")])
-def test_codex_that_cannot_start(postbag, codex, error, reason):
+def test_a_codex_that_cannot_start_asks_for_a_working_one_not_a_rejoin(postbag, codex, error, reason):
     postbag.ready()
     refusal = postbag.with_faults(f"exec={error}").refused("send", "codex", "hi", inside="claude")
     assert refusal == f"codex queue could not start ({reason}); set POSTBAG_CODEX to a working codex"
     assert "postbag join" not in refusal
 
 
-def test_claude_socket_path_that_is_not_a_socket(postbag, inbox):
+def test_a_file_that_is_not_a_socket_at_claudes_door_took_nothing(postbag, inbox):
     postbag.ready()
     inbox.close()
     os.remove(inbox.path)
@@ -124,7 +124,7 @@ def test_claude_socket_path_that_is_not_a_socket(postbag, inbox):
     assert postbag.ledger_bytes() == before
 
 
-def test_claude_peer_that_stalls_mid_letter(postbag, inbox):
+def test_a_claude_session_that_stalls_mid_letter_may_have_taken_it(postbag, inbox):
     postbag.ready()
     before = postbag.ledger_bytes()
     inbox.mode = "hold"
@@ -235,14 +235,14 @@ def executable(path):
 
 
 @pytest.mark.parametrize(("recipient", "sender"), [("codex", "claude"), ("claude", "codex")])
-def test_send_to_a_peer_that_never_joined(postbag, recipient, sender, inbox, codex):
+def test_send_to_a_peer_that_never_joined_knocks_on_no_door(postbag, recipient, sender, inbox, codex):
     postbag.ok("join", sender, inside=sender)
     postbag.ok("open")
     assert postbag.refused("send", recipient, "hi", inside=sender) == f"{recipient} has not joined"
     assert codex.calls() == [] and inbox.received == []
 
 
-def test_claude_door_that_does_not_answer(postbag, inbox):
+def test_a_gone_claude_socket_took_nothing_and_asks_for_a_rejoin(postbag, inbox):
     postbag.ready()
     inbox.close()
     os.remove(inbox.path)
@@ -253,7 +253,7 @@ def test_claude_door_that_does_not_answer(postbag, inbox):
     assert postbag.ledger_bytes() == before
 
 
-def test_claude_door_that_refuses_the_connection(postbag, inbox):
+def test_a_claude_socket_nobody_listens_on_took_nothing_and_asks_for_a_rejoin(postbag, inbox):
     postbag.ready()
     inbox.close()  # the socket file stays, nothing listens: a session that exited
     assert postbag.refused("send", "claude", "hi", inside="codex") == (

@@ -6,20 +6,55 @@ import subprocess
 import sys
 
 import pytest
+from helpers import BODY_MAX
 
-from conftest import BODY_MAX
+from postbag import envelope
+from postbag.refusal import Refusal
+
+OVER_THE_CAP = f"a letter is at most {BODY_MAX:,} bytes and this one has {BODY_MAX + 1:,}; shorten the letter"
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("", "a letter needs text"),
+        (" \n\t", "a letter needs text"),
+        ("a\0b", "a letter cannot hold a NUL byte"),
+        ("caf\udce9", "the letter is not valid text (it holds undecodable bytes)"),
+        ("x" * (BODY_MAX + 1), OVER_THE_CAP),
+        ("é" * (BODY_MAX // 2) + "x", OVER_THE_CAP),
+    ],
+    ids=["empty", "whitespace", "NUL", "surrogate", "one byte over", "one byte over in UTF-8"],
+)
+def test_a_body_no_door_should_carry_is_refused(body, reason):
+    with pytest.raises(Refusal) as refused:
+        envelope.check_body(body)
+    assert str(refused.value) == reason
+
+
+def test_a_body_at_the_cap_is_a_letter():
+    envelope.check_body("é" * (BODY_MAX // 2))
+
+
+def test_an_envelope_says_who_wrote_and_how_to_answer_or_that_it_must_not_be(tmp_path):
+    ledger = str(tmp_path / "it's here.jsonl")
+    wrapped = envelope.wrap(4, "claude", "Review it.", last=False, ledger_path=ledger)
+    lines = wrapped.split("\n")
+    assert lines[0] == "Letter 4 from claude via postbag. If it needs an answer, reply with:"
+    assert lines[1].startswith(f"POSTBAG_LEDGER='{tmp_path}/it'\"'\"'s here.jsonl' ")  # quoted for sh
+    assert lines[1].endswith(" send claude - <<'POSTBAG'")  # the program between: test_pyz.py, test_cli.py
+    assert lines[2:4] == ["...", "POSTBAG"]
+    assert lines[4] == "Choose a delimiter that does not occur in your reply. Otherwise do nothing."
+    assert wrapped.endswith("\n\nReview it.")
+    last = envelope.wrap(9, "codex", "Thanks.", last=True, ledger_path=ledger)
+    assert last == "Letter 9 from codex via postbag. It is the last letter of the exchange; do not reply.\n\nThanks."
 
 
 @pytest.mark.parametrize("body", ["", "-"])
-def test_a_letter_needs_text(postbag, codex, body):
-    postbag.ready()
-    assert postbag.refused("send", "codex", body, inside="claude", input="\n") == "a letter needs text"
-    assert codex.calls() == []
-
-
-def test_a_nul_byte_is_refused_before_any_knock(postbag, codex):
+def test_a_refused_body_reaches_no_door_and_records_nothing(postbag, codex, body):
     postbag.ready()
     before = postbag.ledger_bytes()
+    assert postbag.refused("send", "codex", body, inside="claude", input="\n") == "a letter needs text"
     assert postbag.refused("send", "codex", "-", inside="claude", input="a\0b") == "a letter cannot hold a NUL byte"
     assert codex.calls() == [] and postbag.ledger_bytes() == before
 
@@ -39,13 +74,6 @@ def test_undecodable_argv_under_a_c_locale_is_refused(postbag, codex):
     assert result.stderr == (
         b"postbag: the letter is not valid text (it holds undecodable bytes); stop and ask the human\n"
     )
-    assert codex.calls() == []
-
-
-def test_a_body_over_the_cap_is_refused_with_the_cap(postbag, codex):
-    postbag.ready()
-    reason = postbag.refused("send", "codex", "-", inside="claude", input="x" * (BODY_MAX + 1))
-    assert reason == f"a letter is at most {BODY_MAX:,} bytes and this one has {BODY_MAX + 1:,}; shorten the letter"
     assert codex.calls() == []
 
 

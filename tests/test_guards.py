@@ -2,8 +2,10 @@
 every agent session, and the session variables chosen by family, never passed on."""
 
 import pytest
+from helpers import SESSION_VARIABLES
 
-from conftest import SESSION_VARIABLES
+from postbag import guards
+from postbag.refusal import Refusal
 
 
 def test_join_outside_the_peers_session(postbag):
@@ -19,19 +21,31 @@ def test_join_claude_needs_both_of_its_variables(postbag, inbox):
 
 @pytest.mark.parametrize("variable", SESSION_VARIABLES)
 @pytest.mark.parametrize("value", ["set", ""])
-def test_the_humans_verbs_refuse_inside_any_session_even_an_empty_variable(postbag, variable, value):
-    assert postbag.refused("open", env={variable: value}) == "open is the human's verb"
-    assert postbag.refused("open", "--limit", "5", env={variable: value}) == "open is the human's verb"
-    assert postbag.refused("close", env={variable: value}) == "close is the human's verb"
+def test_any_session_variable_even_empty_marks_a_session_the_humans_verbs_refuse(variable, value):
+    for verb in ("open", "close"):
+        with pytest.raises(Refusal) as refused:
+            guards.require_human(verb, {"PATH": "/usr/bin", variable: value})
+        assert str(refused.value) == f"{verb} is the human's verb"
+    guards.require_human("open", {"PATH": "/usr/bin", "CODEX_HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})
+
+
+def test_the_humans_verbs_refuse_inside_a_session_and_record_nothing(postbag):
+    empty = {"CODEX_THREAD_ID": ""}
+    assert postbag.refused("open", env=empty) == "open is the human's verb"
+    assert postbag.refused("open", "--limit", "5", inside="claude") == "open is the human's verb"
+    assert postbag.refused("close", inside="codex") == "close is the human's verb"
     assert postbag.ledger_bytes() == b""
     postbag.ready()
     before = postbag.ledger_bytes()
-    assert postbag.refused("close", env={variable: value}) == "close is the human's verb"
+    assert postbag.refused("close", env=empty) == "close is the human's verb"
     assert postbag.ledger_bytes() == before
 
 
-def test_open_help_still_helps_inside_a_session(postbag):
-    assert "--limit" in postbag.ok("open", "--help", inside="claude")
+def test_open_help_still_helps_inside_a_session_and_opens_nothing(postbag):
+    shown = postbag.ok("open", "--help", inside="claude")
+    assert shown.startswith("usage: postbag open [-h] [--limit N]\n")
+    assert "letters granted (default 12)" in shown
+    assert postbag.ledger_bytes() == b""
 
 
 @pytest.mark.parametrize(("recipient", "sender"), [("codex", "claude"), ("claude", "codex")])
@@ -54,11 +68,38 @@ def test_codex_thread_id_is_preferred_to_the_session_root(postbag, codex):
     assert codex.calls()[0]["argv"][2] == thread
 
 
-@pytest.mark.parametrize("thread", ["", "not-a-uuid", "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2"])
-def test_a_malformed_thread_id_is_refused_not_replaced_by_the_root(postbag, thread):
-    reason = postbag.refused("join", "codex", inside="codex", env={"CODEX_THREAD_ID": thread})
-    assert reason == "CODEX_THREAD_ID is not a thread id"
+@pytest.mark.parametrize(
+    "thread", ["", "not-a-uuid", "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2", "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2g"]
+)
+def test_a_malformed_thread_id_is_refused_not_replaced_by_the_root(thread):
+    with pytest.raises(Refusal) as refused:
+        guards.door_of_this_session("codex", {"CODEX_THREAD_ID": thread, "CODEX_SESSION_ID": "root"})
+    assert str(refused.value) == "CODEX_THREAD_ID is not a thread id"
+
+
+def test_join_codex_with_a_malformed_thread_id_records_nothing(postbag):
+    assert postbag.refused("join", "codex", inside="codex", env={"CODEX_THREAD_ID": "x"}) == (
+        "CODEX_THREAD_ID is not a thread id"
+    )
     assert postbag.ledger_bytes() == b""
+
+
+@pytest.mark.parametrize(
+    ("name", "vendors"),
+    [
+        ("CLAUDECODE", True),
+        ("CLAUDE_CODE_MESSAGING_TOKEN", True),
+        ("CLAUDE_CODE_SOMETHING_NEW", True),
+        ("CODEX_THREAD_ID", True),
+        ("CODEX_PARENT_THREAD_ID", True),
+        ("CODEX_SESSION_ID", True),
+        ("CODEX_HOME", False),
+        ("CLAUDE_CONFIG_DIR", False),
+        ("PATH", False),
+    ],
+)
+def test_vendor_session_variables_are_known_by_family(name, vendors):
+    assert guards.is_vendor_session_variable(name) is vendors
 
 
 def test_no_vendor_session_variable_reaches_codex_queue(postbag, codex):

@@ -11,9 +11,7 @@ import subprocess
 import threading
 
 import pytest
-
-STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"
-
+from helpers import TIMESTAMP
 
 # close
 
@@ -26,7 +24,7 @@ def test_close_ends_the_exchange_at_once_and_the_next_send_is_refused(postbag, c
     assert set(last) == {"n", "at", "kind"} and (last["n"], last["kind"]) == (5, "close")
     assert postbag.refused("send", "claude", "two", inside="codex") == "the human closed the exchange"
     assert len(codex.envelopes()) == 1
-    assert re.fullmatch(rf"   5  {STAMP}  close  by the human\n", postbag.ok("read", "1"))
+    assert re.fullmatch(rf"   5  {TIMESTAMP}  close  by the human\n", postbag.ok("read", "1"))
     assert json.loads(postbag.ok("read", "--json", "1")) == {"n": 5, "at": last["at"], "kind": "close"}
     postbag.ok("open", "--limit", "2")
     assert postbag.ok("send", "codex", "again", inside="claude") == "letter 7 delivered to codex, 1 left\n"
@@ -83,7 +81,7 @@ def test_close_racing_senders_lets_each_letter_through_before_it_or_refuses_it_a
     assert sum(status == 0 for status, _, _ in outcomes) == len(recorded)
 
 
-def test_a_closed_ledger_says_close_in_its_help(postbag):
+def test_close_help_warns_that_1_0_cannot_read_a_closed_ledger(postbag):
     assert "can no longer be read by postbag 1.0" in " ".join(postbag.ok("close", "--help").split())
 
 
@@ -174,7 +172,7 @@ def test_follow_uses_the_human_format_and_shows_no_door(postbag, inbox, codex, f
     postbag.ok("send", "codex", "line one\nline two", inside="claude")
     new = "".join(follower.lines(3))
     assert re.fullmatch(
-        rf"   4  {STAMP}  join   claude\n   5  {STAMP}  letter claude -> codex\n      line one\n",
+        rf"   4  {TIMESTAMP}  join   claude\n   5  {TIMESTAMP}  letter claude -> codex\n      line one\n",
         new,
     )
     assert follower.lines(1) == ["      line two\n"]
@@ -188,7 +186,7 @@ def test_follow_waits_for_a_ledger_that_does_not_exist_yet(postbag, follow):
     said = follower.process.stderr.readline().decode()
     assert said == f"postbag: there is no ledger at {postbag.ledger} yet\n"
     postbag.ok("open", "--limit", "3")
-    assert re.fullmatch(rf"   1  {STAMP}  open   3 letters\n", follower.lines(1)[0])
+    assert re.fullmatch(rf"   1  {TIMESTAMP}  open   3 letters\n", follower.lines(1)[0])
     assert follower.end() == (130, "")
 
 
@@ -269,7 +267,7 @@ def test_read_on_a_terminal_ends_with_where_the_bag_stands(postbag, codex):
     assert shown == postbag.ok("read")  # stdout as 1.0 prints it
     assert re.fullmatch(
         rf"postbag: ledger {re.escape(postbag.ledger)}: exchange of 6 letters, 1 sent, 5 left; "
-        rf"claude joined {STAMP}, codex joined {STAMP}\n",
+        rf"claude joined {TIMESTAMP}, codex joined {TIMESTAMP}\n",
         said,
     )
     _, said = read_on_a_terminal(postbag, "2")
@@ -292,5 +290,5 @@ def test_read_on_a_terminal_names_a_peer_that_never_joined(postbag):
     postbag.ok("join", "codex", inside="codex")
     _, said = read_on_a_terminal(postbag)
     assert re.fullmatch(
-        rf"postbag: ledger \S+: no exchange opened; claude has not joined, codex joined {STAMP}\n", said
+        rf"postbag: ledger \S+: no exchange opened; claude has not joined, codex joined {TIMESTAMP}\n", said
     )

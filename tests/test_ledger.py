@@ -9,15 +9,10 @@ import subprocess
 import sys
 
 import pytest
-from conftest import many_opens
+from helpers import AT, line, many_opens
 
 from postbag import ledger
-
-AT = "2026-09-08T10:02:11+02:00"
-
-
-def line(**record):
-    return json.dumps(record) + "\n"
+from postbag.refusal import Refusal
 
 
 def legacy_ledger(thread="0f0e0d0c-0b0a-4999-8888-777766665555", at=AT):
@@ -131,8 +126,20 @@ DAMAGED = {
 
 
 @pytest.mark.parametrize("damage", DAMAGED.values(), ids=DAMAGED.keys())
-def test_a_damaged_line_is_refused_by_number(postbag, codex, damage):
-    postbag.write_ledger(legacy_ledger(thread=codex.thread) + damage + "\n")
+def test_a_damaged_last_line_is_refused_by_number_and_left_as_it_was(tmp_path, damage):
+    path = tmp_path / "ledger.jsonl"
+    written = (legacy_ledger() + damage + "\n").encode()
+    path.write_bytes(written)
+    for write in (False, True):
+        with pytest.raises(Refusal) as refused:
+            ledger.Ledger(str(path), write=write)
+        assert str(refused.value) == f"ledger line 4 is not a record ({path})"
+    assert path.read_bytes() == written
+
+
+@pytest.mark.parametrize("damage", ["bad JSON", "n out of sequence", "deep nesting"])
+def test_a_damaged_line_is_refused_by_number_by_every_verb_before_any_knock(postbag, codex, damage):
+    postbag.write_ledger(legacy_ledger(thread=codex.thread) + DAMAGED[damage] + "\n")
     expected = f"ledger line 4 is not a record ({postbag.ledger})"
     assert postbag.refused("read", "1") == expected
     assert postbag.refused("send", "codex", "hi", inside="claude") == expected
@@ -321,7 +328,7 @@ NOT_RECORDED = (
 )
 
 
-def test_ledger_that_cannot_be_opened(postbag, tmp_path):
+def test_a_ledger_whose_directory_cannot_be_made_is_refused_as_unopenable(postbag, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
     postbag.env["POSTBAG_LEDGER"] = str(blocker / "ledger.jsonl")
@@ -329,13 +336,13 @@ def test_ledger_that_cannot_be_opened(postbag, tmp_path):
     assert reason.startswith("cannot open the ledger (")
 
 
-def test_ledger_that_is_not_a_regular_file(postbag, tmp_path):
+def test_a_directory_at_the_ledgers_path_is_refused_as_no_regular_file(postbag, tmp_path):
     os.makedirs(postbag.ledger)
     assert postbag.refused("open") == f"the ledger is not a regular file ({postbag.ledger})"
     assert postbag.refused("read") == f"the ledger is not a regular file ({postbag.ledger})"
 
 
-def test_line_that_is_not_a_record(postbag):
+def test_an_appended_line_that_is_no_record_is_refused_by_every_verb(postbag):
     postbag.ready()
     postbag.write_ledger(postbag.ledger_bytes() + b'{"n": 4, "at": "x", "kind": "open", "limit": 0}\n')
     expected = f"ledger line 4 is not a record ({postbag.ledger})"

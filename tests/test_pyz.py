@@ -13,10 +13,10 @@ import zipfile
 
 import pytest
 from fakes import path_with_python3, terminal_environment
+from helpers import ROOT
 
 from postbag import __version__
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = [sys.executable, os.path.join(ROOT, "scripts", "build_pyz.py")]
 PACKAGE_SOURCES = sorted(name for name in os.listdir(os.path.join(ROOT, "src", "postbag")) if name.endswith(".py"))
 

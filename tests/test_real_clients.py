@@ -1,6 +1,6 @@
 """The real doors: postbag against the real Claude Code and Codex CLIs, offline.
 
-Each client runs inside a network namespace that holds only loopback (tests/clients.py),
+Each client runs inside a network namespace that holds only loopback (tests/clients),
 so nothing it tries can leave the machine; each client's model is a stand-in on loopback
 that answers letters as an agent would, through the client's own shell tool. A real
 Codex session is Codex's app server with the thread resumed, the process that Codex's
@@ -268,7 +268,7 @@ def test_claudes_cross_session_setting_decides_what_the_session_does_with_a_lett
     typed = {"type": "user", "message": {"role": "user", "content": "ping from the person"}}
     session.process.stdin.write((json.dumps(typed) + "\n").encode())
     session.process.stdin.flush()
-    shown = lambda: json.dumps(model.requests)  # noqa: E731
+    shown = model.shown
     session.wait_for(lambda: "ping from the person" in shown(), "the person's turn")
     held = [e for e in session.stream() if e.get("subtype") == "peer_message_hold"]
     if setting == "accept":  # the letter starts a turn of its own, before or after the person's

@@ -6,8 +6,7 @@ import subprocess
 import sys
 
 import pytest
-
-from conftest import ROOT
+from helpers import ROOT
 
 VERSION_FILE = '"""postbag."""\n\n__version__ = "{}"\n'
 CHANGELOG = "# Changelog\n\n## [Unreleased]\n\n## [2.0.0] - 2027-01-01\n\n### Added\n- close.\n\n{links}"

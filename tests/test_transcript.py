@@ -4,7 +4,35 @@ record, and no door field in any output."""
 import json
 import os
 
-from conftest import BODY_MAX
+import pytest
+from helpers import BODY_MAX
+
+from postbag.escape import one_line
+from postbag.transcript import body_lines
+
+
+@pytest.mark.parametrize(
+    ("body", "shown"),
+    [
+        ("one line", "      one line"),
+        ("two\nlines\n", "      two\n      lines"),
+        ("crlf\r\nends", "      crlf\n      ends"),
+        ("tab\tkept", "      tab\tkept"),
+        ("esc\x1b[2J", "      esc\\x1b[2J"),
+        ("para\u2029graph", "      para\n      graph"),
+        ("bidi \u202egnp.exe", "      bidi \\u202egnp.exe"),
+        ("last break\x85", "      last break"),
+        ("\n\nbelow two", "      \n      \n      below two"),
+    ],
+)
+def test_a_body_is_laid_out_as_splitlines_breaks_it_with_the_rest_escaped(body, shown):
+    assert body_lines(body) == shown
+    assert len(body_lines(body).split("\n")) == len(body.splitlines())  # as many lines as 1.0 printed
+
+
+def test_one_line_escapes_whatever_would_start_a_line_or_drive_a_terminal():
+    assert one_line("plain text") == "plain text"
+    assert one_line("a\nb\tc\x07d\x9be\u2066f\ud800") == "a\\x0ab\\x09c\\x07d\\x9be\\u2066f\\ud800"
 
 
 def test_no_output_ever_shows_a_door_field(postbag, inbox, codex, tmp_path):

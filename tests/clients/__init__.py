@@ -1,0 +1,26 @@
+"""The real Claude Code and Codex CLIs, run offline: pinned and installed from npm
+(pins.py), each inside a network namespace that holds only loopback (namespace.py),
+driven by stand-in models on loopback (standins.py), in throwaway homes (sessions.py)."""
+
+from clients.namespace import Namespace
+from clients.pins import PINS, claude_binary, codex_binary, install, installed_version, missing
+from clients.sessions import ClaudeSession, CodexHome, CodexSession, Pair
+from clients.standins import Agent, ClaudeModel, CodexModel, reply_to
+
+__all__ = [
+    "PINS",
+    "Agent",
+    "ClaudeModel",
+    "ClaudeSession",
+    "CodexHome",
+    "CodexModel",
+    "CodexSession",
+    "Namespace",
+    "Pair",
+    "claude_binary",
+    "codex_binary",
+    "install",
+    "installed_version",
+    "missing",
+    "reply_to",
+]

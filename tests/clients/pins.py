@@ -1,0 +1,65 @@
+"""The real Claude Code and Codex CLIs, pinned, and installed from npm into .cache/clients.
+
+    python3 tests/clients install      # what .ci/run and the README's prerequisites run
+
+The versions below are the ones the real-client tier proved. Move a pin only after the
+tier has passed on the new version: the readers of the vendors' records (receipts) and
+the stand-in models depend on the formats these versions write and send.
+"""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from helpers import ROOT
+
+CACHE = os.path.join(ROOT, ".cache", "clients")
+PINS = {"codex": ("@openai/codex", "0.169.0"), "claude": ("@anthropic-ai/claude-code", "2.1.328")}
+
+
+def install():
+    """npm-install the pinned clients into .cache/clients, unless they are there already."""
+    if missing() is None:
+        return
+    if shutil.which("npm") is None:
+        raise SystemExit("npm is not installed")
+    packages = [f"{name}@{version}" for name, version in PINS.values()]
+    os.makedirs(CACHE, exist_ok=True)
+    subprocess.run(
+        ["npm", "install", "--prefix", CACHE, "--no-audit", "--no-fund", "--loglevel=error", *packages], check=True
+    )
+
+
+def installed_version(peer):
+    package = os.path.join(CACHE, "node_modules", *PINS[peer][0].split("/"), "package.json")
+    try:
+        with open(package) as file:
+            return json.load(file)["version"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def missing():
+    """Why the real-client tier cannot run here, in one line, or None when it can."""
+    for tool in ("node", "npm"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed, so the real clients cannot be"
+    for peer, (name, version) in PINS.items():
+        if installed_version(peer) != version:
+            return f"{name}@{version} is not installed: run python3 tests/clients install"
+    if sys.platform != "linux" or os.geteuid() != 0 or shutil.which("nsenter") is None:
+        return "no network namespace to keep the clients local (it needs Linux, root and nsenter)"
+    return None
+
+
+def codex_binary():
+    return os.path.join(CACHE, "node_modules", ".bin", "codex")
+
+
+def claude_binary():
+    """The native binary: npm skips the wrapper's postinstall on Node older than 22."""
+    found = glob.glob(os.path.join(CACHE, "node_modules", "@anthropic-ai", "claude-code-*", "claude"))
+    return found[0] if found else os.path.join(CACHE, "node_modules", ".bin", "claude")

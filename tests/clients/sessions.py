@@ -1,0 +1,362 @@
+"""The real sessions: a Codex home and its threads, a Codex app server with a thread
+loaded, and a Claude Code session with its inbox socket, each in a throwaway home and
+inside the namespace."""
+
+import contextlib
+import glob
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+from clients.pins import claude_binary, codex_binary
+
+WAIT = 30.0  # generous: every wait ends as soon as what it waits for has happened
+
+# What keeps Claude Code from reaching out on its own (the model is the stand-in's).
+CLAUDE_OFFLINE = {
+    "ANTHROPIC_API_KEY": "stand-in",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_MAX_RETRIES": "0",
+}
+# And Codex: a model provider on loopback, and none of its own services.
+CODEX_CONFIG = """\
+model = "stand-in"
+model_provider = "standin"
+chatgpt_base_url = "http://127.0.0.1:9/"
+check_for_update_on_startup = false
+
+[model_providers.standin]
+name = "stand-in"
+base_url = "http://127.0.0.1:9/v1"
+env_key = "STANDIN_KEY"
+wire_api = "responses"
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[otel]
+exporter = "none"
+
+[features]
+plugins = false
+"""
+
+
+class _Session:
+    """What both real sessions share: a client's process, and waiting for what it does. A
+    wait ends as soon as its condition holds, and fails at once if the client exits."""
+
+    name = ""
+
+    def wait_for(self, condition, what, timeout=WAIT):
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not condition():
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"{self.name} exited ({self.process.returncode}) while waiting for {what}")
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{self.name} gave no {what} within {timeout:g} s")
+                self._changed.wait(0.05)  # or sooner, when a reader of its output has news
+
+
+class CodexHome:
+    """A throwaway CODEX_HOME with an offline config, its threads and its queue."""
+
+    def __init__(self, directory, namespace):
+        self.home, self.namespace = directory, namespace
+        os.makedirs(self.home, exist_ok=True)
+        with open(os.path.join(self.home, "config.toml"), "w") as file:
+            file.write(CODEX_CONFIG)
+        self.env = {"CODEX_HOME": self.home, "STANDIN_KEY": "stand-in"}
+
+    def wrapper(self, directory):
+        """An executable that runs the real codex inside the namespace: POSTBAG_CODEX points here."""
+        path = os.path.join(directory, "codex")
+        with open(path, "w") as file:
+            file.write(f'#!/bin/sh\nexec nsenter --net={self.namespace.path} -- {codex_binary()} "$@"\n')
+        os.chmod(path, 0o755)
+        return path
+
+    def new_thread(self, env):
+        """Start a thread with `codex exec` and stop it once its rollout exists; its id."""
+        before = set(self._rollouts())
+        child = subprocess.Popen(
+            self.namespace.inside([codex_binary(), "exec", "--skip-git-repo-check", "Wait for letters."]),
+            env={**env, **self.env},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            deadline = time.monotonic() + WAIT
+            # The file appears before its first record: a thread whose rollout is still empty
+            # is one that codex queue refuses ("rollout ... is empty").
+            while not (new := {path for path in set(self._rollouts()) - before if _has_a_line(path)}):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("codex exec wrote no rollout")
+                time.sleep(0.05)
+        finally:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+        return os.path.basename(new.pop())[-len("00000000-0000-0000-0000-000000000000.jsonl") : -len(".jsonl")]
+
+    def queued(self, thread):
+        """The text of every message queued for `thread`, oldest first."""
+        import sqlite3
+
+        with sqlite3.connect(os.path.join(self.home, "queue_1.sqlite")) as db:
+            rows = db.execute("SELECT payload_json FROM queued_items WHERE thread_id = ? ORDER BY rowid", (thread,))
+            payloads = [json.loads(payload) for (payload,) in rows]
+        return ["".join(part["text"] for part in p["UserInput"]["content"]) for p in payloads]
+
+    def _rollouts(self):
+        return glob.glob(os.path.join(self.home, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+
+
+class CodexSession(_Session):
+    """A real Codex session on a thread: Codex's app server (what its IDE and desktop
+    clients drive) with the thread resumed, driven by the stand-in model. An idle thread
+    takes the letters that `codex queue` stored for it and runs a turn for each; its shell
+    tool runs commands with the thread's variables, as for any Codex user."""
+
+    name = "codex"
+
+    def __init__(self, codex_home, thread, model, env, workdir, *, sandbox="danger-full-access", settings=None):
+        self.thread, self.model, self.workdir = thread, model, workdir
+        self._replies, self._next_id = {}, 0
+        self.notifications = []
+        self._changed = threading.Condition()
+        os.makedirs(workdir, exist_ok=True)
+        argv = [codex_binary(), "app-server", "-c", f'model_providers.standin.base_url="{model.url}/v1"']
+        self.process = subprocess.Popen(
+            codex_home.namespace.inside(argv),
+            env={**env, **codex_home.env},
+            cwd=workdir,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+        self._call("initialize", {"clientInfo": {"name": "postbag-tests", "version": "0"}})
+        self._send({"method": "initialized"})
+        resumed = {"threadId": thread, "approvalPolicy": "never", "sandbox": sandbox, "cwd": workdir}
+        self._call("thread/resume", {**resumed, "config": settings or {}})
+
+    def say(self, text):
+        """The person types `text` into the session: a turn of its own."""
+        self._call("turn/start", {"threadId": self.thread, "input": [{"type": "text", "text": text}]})
+
+    def turns_done(self):
+        return sum(1 for n in self.notifications if n.get("method") == "turn/completed")
+
+    def user_messages(self):
+        """The text of every user message the thread's turns started from, oldest first."""
+        items = [n["params"]["item"] for n in self.notifications if n.get("method") == "item/completed"]
+        return ["".join(c.get("text", "") for c in i["content"]) for i in items if i.get("type") == "userMessage"]
+
+    def stop(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def _call(self, method, params):
+        self._next_id += 1
+        asked = self._next_id
+        self._send({"id": asked, "method": method, "params": params})
+        self.wait_for(lambda: asked in self._replies, f"answer to {method}")
+        reply = self._replies[asked]
+        if "error" in reply:
+            raise RuntimeError(f"codex refused {method}: {reply['error']}")
+        return reply["result"]
+
+    def _send(self, message):
+        self.process.stdin.write((json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode())
+        self.process.stdin.flush()
+
+    def _read(self):
+        for line in self.process.stdout:
+            message = json.loads(line)
+            with self._changed:
+                if "id" in message and "method" not in message:
+                    self._replies[message["id"]] = message
+                elif "method" in message:
+                    self.notifications.append(message)
+                self._changed.notify_all()
+        with self._changed:
+            self._changed.notify_all()
+
+
+class ClaudeSession(_Session):
+    """A real Claude Code session (print mode, stream-json) with its inbox socket, driven by
+    the stand-in model, in a throwaway HOME whose SessionStart hook records what the
+    session exports to its commands, then runs the commands `at_start`."""
+
+    name = "claude"
+
+    def __init__(self, home, workdir, namespace, model, env, *, settings=None, at_start=()):
+        self.home, self.workdir, self.model = home, workdir, model
+        self._changed = threading.Condition()
+        # Claude Code takes a socket path of at most 103 bytes: a short private directory
+        # (0700, as it requires), whatever the depth of the test's own.
+        self.socket_dir = tempfile.mkdtemp(prefix="postbag-inbox-", dir="/tmp")
+        os.makedirs(os.path.join(home, ".claude"), exist_ok=True)
+        os.makedirs(workdir, exist_ok=True)
+        self.socket = os.path.join(self.socket_dir, "in.sock")
+        self.exported = os.path.join(home, "session.env")
+        # Written aside, then renamed: whoever sees the file sees all of it.
+        hook = {
+            "type": "command",
+            "command": f"env -0 > {self.exported}.part && mv {self.exported}.part {self.exported}",
+        }
+        hooks = [hook, *({"type": "command", "command": command} for command in at_start)]
+        with open(os.path.join(home, ".claude", "settings.json"), "w") as file:
+            json.dump({"hooks": {"SessionStart": [{"hooks": hooks}]}, **(settings or {})}, file)
+        argv = [claude_binary(), "-p", "--input-format", "stream-json", "--output-format", "stream-json"]
+        argv += ["--verbose", "--allowedTools", "Bash", "--messaging-socket-path", self.socket]
+        full = {**env, **CLAUDE_OFFLINE, "HOME": home, "ANTHROPIC_BASE_URL": model.url}
+        self.output = open(os.path.join(home, "stream.jsonl"), "wb")  # noqa: SIM115 (closed in stop)
+        self.process = subprocess.Popen(
+            namespace.inside(argv),
+            env=full,
+            cwd=workdir,
+            stdin=subprocess.PIPE,
+            stdout=self.output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.wait_for(lambda: os.path.exists(self.exported) and _answers(self.socket), "the session's socket")
+
+    def session_env(self):
+        """What the session exports to the commands it runs, as its SessionStart hook saw it."""
+        with open(self.exported, "rb") as file:
+            pairs = [item.split(b"=", 1) for item in file.read().split(b"\0") if b"=" in item]
+        return {k.decode(): v.decode() for k, v in pairs}
+
+    def transcript(self):
+        """The session's transcript records, as Claude Code wrote them."""
+        session = self.session_env()["CLAUDE_CODE_SESSION_ID"]
+        found = glob.glob(os.path.join(self.home, ".claude", "projects", "*", f"{session}.jsonl"))
+        if not found:
+            return []
+        return [json.loads(line) for line in _whole_lines(found[0]) if line.strip()]
+
+    def enqueued(self):
+        return [
+            r["content"]
+            for r in self.transcript()
+            if r.get("type") == "queue-operation" and r.get("operation") == "enqueue"
+        ]
+
+    def stream(self):
+        """The session's stream-json output so far."""
+        return [json.loads(line) for line in _whole_lines(os.path.join(self.home, "stream.jsonl")) if line[:1] == "{"]
+
+    def kill(self):
+        """As a crash would: the socket file stays behind."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        self.output.close()
+
+    def stop(self):
+        """As a clean exit does: end of input; Claude Code removes its socket."""
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(WAIT)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        self.output.close()
+
+    def remove(self):
+        """Stopped, and its socket's directory gone."""
+        self.stop()
+        shutil.rmtree(self.socket_dir, ignore_errors=True)
+
+
+def _whole_lines(path):
+    """The lines of a file another process is still writing, but for a last one it has not
+    finished: Claude Code writes its records in more than one write."""
+    with open(path, "rb") as file:
+        data = file.read()
+    return data[: data.rfind(b"\n") + 1].decode(errors="replace").splitlines()
+
+
+def _has_a_line(path):
+    with open(path, "rb") as file:
+        return b"\n" in file.read(1 << 16)
+
+
+def _answers(path):
+    with socket.socket(socket.AF_UNIX) as probe:
+        try:
+            probe.connect(path)
+        except OSError:
+            return False
+    return True
+
+
+class Pair:
+    """A real Claude Code session and a real Codex thread side by side, offline, as the
+    demo and the benchmark use them: the namespace, a stand-in model for each client,
+    a Codex home with one thread, Claude's session, and with `app_server` a Codex session
+    that has the thread loaded. `env` gains the Codex home, and POSTBAG_CODEX pointing at
+    the real codex inside the namespace. A failure while starting stops what had started."""
+
+    def __init__(self, directory, env, claude_agent, codex_agent, *, claude_settings=None, app_server=True):
+        from clients.namespace import Namespace
+        from clients.standins import ClaudeModel, CodexModel
+
+        self.codex = None
+        with contextlib.ExitStack() as undo:
+            self.namespace = Namespace()
+            undo.callback(self.namespace.close)
+            self.claude_model = ClaudeModel(self.namespace, claude_agent)
+            undo.callback(self.claude_model.close)
+            self.codex_model = CodexModel(self.namespace, codex_agent)
+            undo.callback(self.codex_model.close)
+            home = CodexHome(os.path.join(directory, "codex-home"), self.namespace)
+            wrappers = os.path.join(directory, "codex-bin")
+            os.makedirs(wrappers, exist_ok=True)
+            self.env = {**env, **home.env, "POSTBAG_CODEX": home.wrapper(wrappers)}
+            work = os.path.join(directory, "work")
+            self.claude = ClaudeSession(
+                os.path.join(directory, "claude-home"),
+                work,
+                self.namespace,
+                self.claude_model,
+                self.env,
+                settings=claude_settings,
+            )
+            undo.callback(self.claude.remove)
+            self.thread = home.new_thread(self.env)
+            if app_server:
+                self.codex = CodexSession(home, self.thread, self.codex_model, self.env, work)
+            undo.pop_all()
+        self.codex_home = home
+
+    def claude_variables(self):
+        """What Claude's session exports to its commands, of Claude's own."""
+        return {k: v for k, v in self.claude.session_env().items() if k.startswith("CLAUDE")}
+
+    def close(self):
+        if self.codex is not None:
+            self.codex.stop()
+        self.claude.remove()
+        self.claude_model.close()
+        self.codex_model.close()
+        self.namespace.close()

@@ -1,0 +1,34 @@
+"""What many tests share: where the project lies, the words every refusal ends with, the
+variables a vendor exports into its sessions, and ledger lines written by hand. These
+are the specification the tests hold postbag to, written out here rather than taken
+from postbag's own code, so a change there cannot pass unseen."""
+
+import json
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC = os.path.join(ROOT, "src")
+
+# Every variable a vendor exports into its sessions.
+SESSION_VARIABLES = (
+    "CLAUDE_CODE_MESSAGING_SOCKET",
+    "CLAUDE_CODE_MESSAGING_TOKEN",
+    "CODEX_SESSION_ID",
+    "CODEX_THREAD_ID",
+    "CLAUDECODE",
+    "CLAUDE_CODE_SESSION_ID",
+)
+STOP = "; stop and ask the human\n"
+BODY_MAX = 96 * 1024  # the largest letter, in bytes, that every door must carry whole
+AT = "2026-09-08T10:02:11+02:00"  # a time as 1.0 wrote it
+TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"  # a time as postbag writes it now
+
+
+def line(**record):
+    """One ledger line, serialised as 1.0 wrote it."""
+    return json.dumps(record) + "\n"
+
+
+def many_opens(first, end):
+    """Ledger lines `first` to `end - 1`, each an open record: a ledger as long as wanted."""
+    return "".join(line(n=n, at=AT, kind="open", limit=12) for n in range(first, end)).encode()
