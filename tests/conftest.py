@@ -90,15 +90,10 @@ class Postbag:
 
     def run(self, *args, inside=None, input=None, env=None, cwd=None, timeout=60, umask=-1):
         """Run `postbag ARGS` inside `inside`'s session (None: the human's terminal)."""
-        full_env = dict(self.env)
-        if inside:
-            full_env.update(self.session(inside))
-        full_env.update(env or {})
-        full_env = {k: v for k, v in full_env.items() if v is not None}
         return subprocess.run(
             [*self.command, *args],
             input=input,
-            env=full_env,
+            env=self.environment(inside, env),
             cwd=cwd,
             capture_output=True,
             text=isinstance(input, str) or input is None,
@@ -106,6 +101,21 @@ class Postbag:
             umask=umask,
             check=False,
         )
+
+    def mcp(self, inside=None, env=None):
+        """`postbag mcp` started as a client starts it, inside `inside`'s session (a Codex
+        server gets none of the thread's variables: its calls carry the thread instead)."""
+        from rawmcp import RawServer
+
+        return RawServer([*self.command, "mcp"], self.environment(inside, env))
+
+    def environment(self, inside=None, env=None):
+        """The environment a command gets inside `inside`'s session, with `env` over it."""
+        full_env = dict(self.env)
+        if inside:
+            full_env.update(self.session(inside))
+        full_env.update(env or {})
+        return {k: v for k, v in full_env.items() if v is not None}
 
     def with_faults(self, faults):
         """A copy of this runner whose CLI runs with `faults` injected (see inject.py)."""

@@ -84,6 +84,12 @@ def read(args, env):
 FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person, idle for the machine
 
 
+def serve_mcp(args, env):
+    from postbag import mcp
+
+    mcp.serve(env)
+
+
 def _stream(lines, each=False):
     """Write `lines` to stdout as they come, in batches of bytes (cheaper than a text write
     per line), or `each` at once as it comes; a character the terminal's encoding lacks is
@@ -243,4 +249,15 @@ def _parser():
         "-f", "--follow", action="store_true", help="then print each new record as it is appended, until interrupted"
     )
     verb.set_defaults(verb=read)
+
+    verb = verbs.add_parser(
+        "mcp",
+        allow_abbrev=False,
+        help="offer join, send, read and status as MCP tools on stdin and stdout (for the agents' clients)",
+        description="Serve postbag as a stdio MCP server: Claude Code or Codex starts it for a session and calls "
+        "its tools, join, send, read and status, in place of the commands (Codex's sandbox keeps its shell from "
+        "Claude's socket and the ledger; its MCP servers run outside it). Register it under the name postbag: "
+        "letters name its tools that way. It ends when its input closes.",
+    )
+    verb.set_defaults(verb=serve_mcp)
     return parser

@@ -98,6 +98,30 @@ def door_of_this_session(peer, env):
     return door
 
 
+# How to set up the MCP door, for a server that cannot tell whose session calls it.
+REGISTER = (
+    "register postbag mcp in Claude Code (claude mcp add) or in Codex's config.toml ([mcp_servers.postbag]), "
+    "as README's Quick start shows, and call its tools from that session"
+)
+
+
+def caller_of_mcp(env, meta):
+    """The peer whose session makes an MCP tool call, and its door. A Claude Code session
+    is known by the inbox variables its MCP server inherits; a Codex thread by the
+    threadId that Codex puts in each call's _meta, as it gives its servers no variables
+    of the thread. Identity is never an argument the model could choose."""
+    thread = meta.get("threadId") if isinstance(meta, dict) else None
+    if inside("claude", env):
+        if thread is not None:
+            raise Refusal(f"this MCP server sees both a Claude Code session and a Codex thread; {REGISTER}")
+        return "claude", door_of_this_session("claude", env)
+    if thread is None:
+        raise Refusal(f"this MCP server runs in neither a Claude Code session nor a Codex thread; {REGISTER}")
+    if type(thread) is not str or not is_uuid(thread):
+        raise Refusal("the call's threadId is not a thread id")
+    return "codex", {"thread": thread}
+
+
 def is_uuid(text):
     parts = text.split("-")
     return [len(part) for part in parts] == [8, 4, 4, 4, 12] and all(c in _HEX for c in "".join(parts))

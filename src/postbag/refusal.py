@@ -1,4 +1,5 @@
-"""The one error type, and the one way anything postbag says reaches stderr.
+"""The one error type, and the one way anything postbag says reaches its reader: a line
+on stderr, or the text of an MCP tool's result.
 
 Every module may raise `Refusal` without importing any policy. A message can carry a
 path or a value from the environment, so it is escaped like every other string that
@@ -15,25 +16,33 @@ class Refusal(Exception):
 
 
 def stop(refusal):
-    """Show a refusal the one way every refusal is shown, and return the exit status.
-
-    Every refusal ends by telling the agent to stop, so a failure never turns into a retry loop.
-    """
-    say(f"{refusal}{_STOP}")
+    """Show a refusal on stderr, the way every refusal is shown, and return the exit status."""
+    say(sentence(refusal))
     return 1
 
 
-def say(message):
-    """One line on stderr that is not a refusal: something happened that the reader must know."""
+def sentence(refusal):
+    """A refusal in the words it is always given in. Every refusal ends by telling the
+    agent to stop, so a failure never turns into a retry loop."""
+    return f"{refusal}{_STOP}"
+
+
+def told(message):
+    """`message` as postbag tells it anywhere: after its name, on one line, escaped."""
     if not message.isprintable():
         from postbag.escape import one_line
 
         message = one_line(message)
+    return f"postbag: {message}"
+
+
+def say(message):
+    """One line on stderr that is not a refusal: something happened that the reader must know."""
     stream = sys.stderr
     if stream is None:  # started with stderr closed: there is no one to tell
         return
     try:
-        stream.write(f"postbag: {message}\n")
+        stream.write(told(message) + "\n")
         stream.flush()
     except (OSError, ValueError):
         silence(stream)

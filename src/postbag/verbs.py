@@ -23,9 +23,12 @@ NOTHING_CLOSED = {
 STANDING = {CLOSED: "closed by the human", SPENT: "spent"}
 
 
-def join(env, peer, door):
-    """Record `door`, the fields that reach `peer`'s session."""
+def join(env, peer, door, *, again=True):
+    """Record `door`, the fields that reach `peer`'s session, and how it joined. Unless
+    `again`, a door that is already `peer`'s latest is not recorded a second time."""
     with _ledger(env, write=True, create=True) as bag:
+        if not again and _is_latest(bag, peer, door):
+            return f"{peer} was joined already: letters to {peer} reach this session"
         _write_record(bag, "join", peer=peer, **door)
     return f"{peer} joined"
 
@@ -51,9 +54,11 @@ def close_exchange(env):
     return f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent"
 
 
-def send(env, sender, recipient, body, *, handed_over=None):
+def send(env, sender, recipient, body, *, handed_over=None, sender_door=None):  # noqa: PLR0913
     """Knock on `recipient`'s door with `body`, then record the letter; `handed_over` is
-    called once the door has the letter, when nothing may interrupt the rest."""
+    called once the door has the letter, when nothing may interrupt the rest. With a
+    `sender_door`, the sender's session joins first unless that is its latest door, so
+    that the answer comes back to the session that wrote."""
     from postbag import doors, envelope, ledger, records
     from postbag.guards import in_codex_sandbox
 
@@ -66,8 +71,12 @@ def send(env, sender, recipient, body, *, handed_over=None):
         joined = bag.latest_join(recipient)
         if joined is None:
             raise Refusal(f"{recipient} has not joined")
+        receipt = ""
+        if sender_door is not None and not _is_latest(bag, sender, sender_door):
+            _write_record(bag, "join", peer=sender, **sender_door)
+            receipt = f"{sender} joined; "
         number, left = bag.next_number, exchange.left - 1
-        text = envelope.wrap(number, sender, body, last=left == 0, ledger_path=path)
+        text = envelope.wrap(number, sender, body, last=left == 0, ledger_path=path, answer_by=joined.get("via"))
         doors.knock(recipient, records.door_of(joined), text, env, sandboxed=sandboxed)
         if handed_over is not None:
             handed_over()
@@ -78,7 +87,7 @@ def send(env, sender, recipient, body, *, handed_over=None):
                 f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
                 f"do not resend before checking {recipient}'s session"
             ) from None
-    return f"letter {number} delivered to {recipient}, {left} left"
+    return f"{receipt}letter {number} delivered to {recipient}, {left} left"
 
 
 class Snapshot:
@@ -112,6 +121,14 @@ def snapshot(env, count=None, *, with_status=False, on_wait=None):
         return Snapshot(bag.fd is not None, shown, bag.position(), refusal=refusal, status=status)
 
 
+def status(env):
+    """Where the bag stands, as the status line says, or that there is no ledger yet."""
+    with _ledger(env) as bag:
+        if bag.fd is None:
+            return f"there is no ledger at {bag.path} yet"
+        return standing(bag)
+
+
 def standing(bag):
     """One line for the human: the ledger, the exchange, and who has joined since when."""
     from postbag.escape import one_line
@@ -127,6 +144,12 @@ def standing(bag):
         joined = bag.latest_join(peer)
         peers.append(f"{peer} has not joined" if joined is None else f"{peer} joined {one_line(joined['at'])}")
     return f"ledger {bag.path}: {state}; {', '.join(peers)}"
+
+
+def _is_latest(bag, peer, door):
+    """Whether `door` (with how it joined) is what `peer`'s latest join recorded."""
+    joined = bag.latest_join(peer)
+    return joined is not None and {k: v for k, v in joined.items() if k not in ("n", "at", "kind", "peer")} == door
 
 
 def _ledger(env, path=None, **options):

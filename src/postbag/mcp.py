@@ -1,0 +1,307 @@
+"""The MCP door: `postbag mcp`, a server on stdin and stdout that offers an agent postbag's
+verbs as tools, for the sessions whose shell cannot run postbag (Codex's sandbox keeps
+its commands from Claude's socket and from the ledger; its MCP servers run outside it).
+
+It speaks newline-delimited JSON-RPC 2.0, one message a line, by hand and with the
+standard library only, and answers each request in turn. A client starts one server
+for each session and keeps it as long as the session lives, so the server holds
+nothing from one call to the next: each call locates, opens and locks the ledger
+afresh, through the same verbs as the command line (verbs.py), and so sees whatever
+other processes wrote since. Identity comes from the session, never from arguments
+(guards.caller_of_mcp). There is no tool for open or close: those stay the human's.
+"""
+
+import json
+import os
+import signal
+import sys
+
+from postbag import __version__
+from postbag.refusal import Refusal, sentence, told
+
+# The protocol versions this server speaks, newest first: a client's is taken when known
+# (Codex 0.169 sends 2025-06-18, Claude Code 2.1.328 2025-11-25), else the newest is offered.
+VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+# The longest message read whole: a letter at its size cap, as escaped as JSON can make
+# it, with room to spare. A longer line is skipped, and answered as an invalid request.
+LONGEST = 1 << 20
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+
+INSTRUCTIONS = """\
+postbag carries letters between the two coding agents on this machine, a Claude Code \
+session and a Codex session, through each one's own wake-up door; a human grants each \
+exchange a budget of letters. Call join first, once, so that the other agent's letters \
+reach this session. Then send writes a letter to the other agent; each letter you receive \
+says how to answer it, or that you must not. read shows the latest records, status where \
+the exchange stands. When a tool answers that you should stop and ask the human, do so."""
+
+
+class Tool:
+    """One tool: what tools/list says of it, and the verb that runs it."""
+
+    def __init__(self, name, title, description, run, *, properties=None, required=(), writes, usage):  # noqa: PLR0913
+        self.name, self.run, self.usage = name, run, usage
+        self.properties, self.required = properties or {}, tuple(required)
+        # join and send change only the ledger, and the human's budget gates every letter:
+        # no hint asks a client to stop and ask first (SECURITY.md says what this trusts).
+        # `writes` is "letters" for send, "doors" for join, whose second call changes nothing.
+        hints = {"readOnlyHint": not writes, "destructiveHint": False, "idempotentHint": writes != "letters"}
+        self.listed = {
+            "name": name,
+            "title": title,
+            "description": description,
+            "inputSchema": {"type": "object", "properties": self.properties, "additionalProperties": False}
+            | ({"required": list(required)} if required else {}),
+            "annotations": {"title": title, **hints, "openWorldHint": False},
+        }
+
+    def arguments_fit(self, arguments):
+        """Whether `arguments` fit the input schema: only the named properties, of their types."""
+        if not isinstance(arguments, dict) or not set(self.required) <= set(arguments) <= set(self.properties):
+            return False
+        for name, value in arguments.items():
+            schema = self.properties[name]
+            if schema["type"] == "string" and type(value) is not str:
+                return False
+            if schema["type"] == "integer" and (type(value) is not int or not 1 <= value <= schema["maximum"]):
+                return False
+        return True
+
+
+def _join(env, meta, arguments):
+    from postbag import verbs
+    from postbag.guards import caller_of_mcp
+
+    peer, door = caller_of_mcp(env, meta)
+    return verbs.join(env, peer, {**door, "via": "mcp"}, again=False)
+
+
+def _send(env, meta, arguments):
+    from postbag import verbs
+    from postbag.guards import caller_of_mcp, other
+
+    peer, door = caller_of_mcp(env, meta)
+    return verbs.send(env, peer, other(peer), arguments["text"], sender_door={**door, "via": "mcp"})
+
+
+def _read(env, meta, arguments):
+    from postbag import transcript, verbs
+
+    shot = verbs.snapshot(env, arguments.get("count", READ_DEFAULT))
+    if not shot.found:
+        return f"there is no ledger at {shot.position.path} yet"
+    if shot.refusal is not None:
+        raise shot.refusal
+    return "".join(map(transcript.human_line, shot.records)) or "the ledger holds no records yet"
+
+
+def _status(env, meta, arguments):
+    from postbag import verbs
+
+    return verbs.status(env)
+
+
+READ_DEFAULT, READ_MOST = 10, 100
+TOOLS = {
+    tool.name: tool
+    for tool in (
+        Tool(
+            "join",
+            "Join postbag",
+            "Record this session as the door through which the other agent's letters reach it. "
+            "Call it once at the start; calling it again changes nothing.",
+            _join,
+            writes="doors",
+            usage="join takes no arguments",
+        ),
+        Tool(
+            "send",
+            "Send a letter",
+            "Hand a letter to the other agent's session, which wakes with it, and record it in the ledger. "
+            "Each letter spends one of the letters the human granted.",
+            _send,
+            properties={"text": {"type": "string", "description": "The letter, as plain text (at most 98,304 bytes)."}},
+            required=["text"],
+            writes="letters",
+            usage="send takes text, the letter, as a string",
+        ),
+        Tool(
+            "read",
+            "Read the ledger",
+            "The latest records of the ledger: the letters, joins, and the exchanges the human opened and closed.",
+            _read,
+            properties={
+                "count": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": READ_MOST,
+                    "description": f"How many of the latest records to show (default {READ_DEFAULT}).",
+                }
+            },
+            writes=None,
+            usage=f"read takes count, a whole number from 1 to {READ_MOST}, or nothing",
+        ),
+        Tool(
+            "status",
+            "Where the exchange stands",
+            "The ledger's exchange: letters granted, sent and left, or closed or spent; and when each agent joined.",
+            _status,
+            writes=None,
+            usage="status takes no arguments",
+        ),
+    )
+}
+
+
+def serve(env, stdin=None, stdout=None):
+    """Answer requests from `stdin` until it closes; return the exit status, 0."""
+    stdin = stdin or (sys.stdin.buffer if sys.stdin is not None else None)
+    stdout = stdout or (sys.stdout.buffer if sys.stdout is not None else None)
+    if stdin is None or stdout is None:  # started without one: there is no client
+        return 0
+    calls = _Calls()
+    calls.guard()
+    for line in _lines(stdin):
+        with calls:
+            reply = answer(line, env)
+            if reply is not None:
+                try:
+                    stdout.write(json.dumps(reply).encode() + b"\n")
+                    stdout.flush()
+                except (BrokenPipeError, ValueError):  # the client went away
+                    return 0
+    return 0
+
+
+def answer(line, env):
+    """The reply to one line from the client, or None for a notification or a reply."""
+    if line is None:
+        return _error(None, INVALID_REQUEST, f"a message is at most {LONGEST:,} bytes")
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return _error(None, PARSE_ERROR, "not JSON")
+    if not isinstance(message, dict):
+        return _error(None, INVALID_REQUEST, "a message is one JSON object; batches are not taken")
+    asked = message.get("id")
+    if "method" not in message:
+        return None  # a reply: this server asks nothing, so it expects none
+    if "id" not in message:
+        return None  # a notification: never answered, whatever it holds
+    method, params = message["method"], message.get("params", {})
+    if type(asked) not in (str, int) or message.get("jsonrpc") != "2.0" or type(method) is not str:
+        return _error(asked if type(asked) in (str, int) else None, INVALID_REQUEST, "not a JSON-RPC 2.0 request")
+    if not isinstance(params, dict):
+        return _error(asked, INVALID_PARAMS, "params must be an object")
+    handler = _METHODS.get(method)
+    if handler is None:
+        return _error(asked, METHOD_NOT_FOUND, "method not found")
+    result = handler(params, env)
+    if isinstance(result, _Failure):
+        return _error(asked, result.code, result.message)
+    return {"jsonrpc": "2.0", "id": asked, "result": result}
+
+
+def _initialize(params, env):
+    asked = params.get("protocolVersion")
+    return {
+        "protocolVersion": asked if asked in VERSIONS else VERSIONS[0],
+        "capabilities": {"tools": {"listChanged": False}},
+        "serverInfo": {"name": "postbag", "title": "postbag", "version": __version__},
+        "instructions": INSTRUCTIONS,
+    }
+
+
+def _list_tools(params, env):
+    return {"tools": [tool.listed for tool in TOOLS.values()]}
+
+
+def _call_tool(params, env):
+    name = params.get("name")
+    tool = TOOLS.get(name) if type(name) is str else None
+    if tool is None:
+        return _Failure(INVALID_PARAMS, f"unknown tool; the tools are {', '.join(TOOLS)}")
+    arguments = params.get("arguments")
+    arguments = {} if arguments is None else arguments
+    if not tool.arguments_fit(arguments):
+        return _result(tool.usage, error=True)  # the model's mistake to mend, not the human's
+    try:
+        return _result(tool.run(env, params.get("_meta"), arguments))
+    except Refusal as refusal:
+        return _refused(refusal)
+    except OSError as error:  # what no verb foresaw still fails closed, as on the command line
+        return _refused(Refusal(error.strerror or "the system refused an operation"))
+    except Exception as error:  # noqa: BLE001 - no call may end in a traceback, nor show what it held
+        return _refused(Refusal(f"the {tool.name} tool failed unexpectedly ({type(error).__name__})"))
+
+
+def _refused(refusal):
+    """A refusal as a tool's result: the sentence the command line writes on stderr."""
+    return _result(told(sentence(refusal)), error=True)
+
+
+def _result(text, error=False):
+    return {"content": [{"type": "text", "text": text}], "isError": error}
+
+
+_METHODS = {"initialize": _initialize, "ping": lambda params, env: {}, "tools/list": _list_tools}
+_METHODS["tools/call"] = _call_tool
+
+
+class _Failure:
+    __slots__ = ("code", "message")
+
+    def __init__(self, code, message):
+        self.code, self.message = code, message
+
+
+def _error(asked, code, message):
+    return {"jsonrpc": "2.0", "id": asked, "error": {"code": code, "message": message}}
+
+
+def _lines(stream):
+    """Each line of `stream`, or None for one longer than LONGEST, which is skipped unread."""
+    while line := stream.readline(LONGEST + 1):
+        if len(line) > LONGEST:
+            while line and not line.endswith(b"\n"):
+                line = stream.readline(LONGEST)
+            yield None
+        elif line.strip():
+            yield line
+
+
+class _Calls:
+    """Keeps a signal from ending the server halfway through a call. SIGTERM and SIGHUP
+    end it at once between calls, and once the call is answered during one; SIGINT,
+    which a terminal sends the whole group when the person interrupts the agent, is
+    ignored, as the server must outlive that. An append blocks every signal besides."""
+
+    STOPPING = (signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self):
+        self.busy, self.stopped_by = False, None
+
+    def guard(self):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for number in self.STOPPING:
+            signal.signal(number, self._on_signal)
+
+    def __enter__(self):
+        self.busy = True
+
+    def __exit__(self, *exc_info):
+        self.busy = False
+        if self.stopped_by is not None:
+            _end_by(self.stopped_by)
+
+    def _on_signal(self, number, frame):
+        if self.busy:
+            self.stopped_by = number
+        else:
+            _end_by(number)
+
+
+def _end_by(number):
+    """End as the signal would have ended the process, had it not waited."""
+    signal.signal(number, signal.SIG_DFL)
+    os.kill(os.getpid(), number)
