@@ -19,6 +19,7 @@ from postbag import __version__
 
 THREAD = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
 TOOLS = ["join", "send", "read", "status"]
+SEND_USAGE = "send takes text, the letter, as a string"
 
 
 def refused(reason):
@@ -72,11 +73,15 @@ def test_the_sdk_lists_four_tools_with_their_schemas_and_hints(postbag):
         "additionalProperties": False,
     }
     assert tools["read"].input_schema["properties"]["count"]["maximum"] == 100
-    assert tools["join"].input_schema == tools["status"].input_schema == {
-        "type": "object",
-        "properties": {},
-        "additionalProperties": False,
-    }
+    assert (
+        tools["join"].input_schema
+        == tools["status"].input_schema
+        == {
+            "type": "object",
+            "properties": {},
+            "additionalProperties": False,
+        }
+    )
     for name, tool in tools.items():
         hints = tool.annotations
         # Both clients run a tool without asking when it only reads, or when it is neither
@@ -128,7 +133,7 @@ def test_the_sdk_meets_the_standard_errors(postbag):
 
     unknown, wrong = sdk(postbag, mistakes)
     assert unknown.error.code == -32602  # no tool for the human's verbs
-    assert (wrong.is_error, wrong.content[0].text) == (True, "send takes text, the letter, as a string")
+    assert (wrong.is_error, wrong.content[0].text) == (True, SEND_USAGE)
     assert postbag.ledger_bytes() == b""
 
 
@@ -273,7 +278,7 @@ def test_identity_is_never_an_argument(server, postbag):
     raw = server()
     meta = {"threadId": THREAD}
     assert raw.tool("join", {"peer": "claude"}, meta) == ("join takes no arguments", True)
-    assert raw.tool("send", {"text": "hi", "from": "claude"}, meta) == ("send takes text, the letter, as a string", True)
+    assert raw.tool("send", {"text": "hi", "from": "claude"}, meta) == (SEND_USAGE, True)
     assert raw.tool("read", {"count": 0}, meta) == ("read takes count, a whole number from 1 to 100, or nothing", True)
     assert raw.tool("read", {"count": True}, meta)[1] is True
     assert postbag.ledger_bytes() == b""
@@ -302,7 +307,8 @@ def test_through_mcp_each_refusal_is_the_command_lines_sentence_and_records_noth
     inbox.close()  # the Claude session exited, its socket left behind
     assert as_codex.tool("send", {"text": "hi"}, meta) == (
         refused(
-            "claude's door did not answer (connection refused); if its session restarted it must run: postbag join claude"
+            "claude's door did not answer (connection refused); "
+            "if its session restarted it must run: postbag join claude"
         ),
         True,
     )
@@ -317,7 +323,8 @@ def test_through_mcp_each_refusal_is_the_command_lines_sentence_and_records_noth
 def test_a_spent_budget_refuses_the_next_send_through_mcp(server, postbag, codex):
     postbag.ready(limit=1)
     as_claude = server("claude")
-    assert as_claude.tool("send", {"text": "the only one"}) == ("claude joined; letter 5 delivered to codex, 0 left", False)
+    sent = as_claude.tool("send", {"text": "the only one"})
+    assert sent == ("claude joined; letter 5 delivered to codex, 0 left", False)
     assert codex.envelopes()[-1].startswith("Letter 5 from claude via postbag. It is the last letter")
     before = postbag.ledger_bytes()
     assert as_claude.tool("send", {"text": "one more"}) == (refused("the exchange's letters are spent"), True)
@@ -391,7 +398,8 @@ def held_send(postbag, server, codex, tmp_path):
     release = str(tmp_path / "release")
     codex.behave(hold_until=release)
     raw = server("claude")
-    raw.write(json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "send", "arguments": {"text": "held"}}}).encode() + b"\n")
+    call = {"name": "send", "arguments": {"text": "held"}}
+    raw.write(json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": call}).encode() + b"\n")
     codex.wait_for_calls(1)
     return raw, release
 

@@ -35,7 +35,7 @@ def check_body(body):
         raise Refusal(f"a letter is at most {BODY_MAX:,} bytes and this one has {size:,}; shorten the letter")
 
 
-def wrap(number, sender, body, *, last, ledger_path, answer_by=None):
+def wrap(number, sender, body, *, last, ledger_path, answer_by=None):  # noqa: PLR0913
     """The envelope around letter `number`: who wrote it, and how to answer it on the ledger
     at `ledger_path`, or that it must not be answered. `answer_by` is how the recipient
     joined: "mcp" for the MCP door, whose send tool answers; else (None) its command line."""

@@ -173,7 +173,7 @@ def serve(env, stdin=None, stdout=None):
     return 0
 
 
-def answer(line, env):
+def answer(line, env):  # noqa: PLR0911 - a return for each kind of message
     """The reply to one line from the client, or None for a notification or a reply."""
     if line is None:
         return _error(None, INVALID_REQUEST, f"a message is at most {LONGEST:,} bytes")
@@ -231,7 +231,7 @@ def _call_tool(params, env):
         return _refused(refusal)
     except OSError as error:  # what no verb foresaw still fails closed, as on the command line
         return _refused(Refusal(error.strerror or "the system refused an operation"))
-    except Exception as error:  # noqa: BLE001 - no call may end in a traceback, nor show what it held
+    except Exception as error:
         return _refused(Refusal(f"the {tool.name} tool failed unexpectedly ({type(error).__name__})"))
 
 

@@ -113,6 +113,16 @@ class CodexHome:
             child.wait()
         return os.path.basename(new.pop())[-len("00000000-0000-0000-0000-000000000000.jsonl") : -len(".jsonl")]
 
+    def register_postbag(self, argv, env=None):
+        """postbag's MCP server in config.toml, as README gives it: `argv` starts `postbag
+        mcp`, and `env` holds its variables (Codex passes a server none of its own but
+        HOME, LANG and PATH, so a ledger elsewhere than the default must be named here)."""
+        lines = ["", "[mcp_servers.postbag]", f"command = {json.dumps(argv[0])}", f"args = {json.dumps(argv[1:])}"]
+        if env:
+            lines += ["", "[mcp_servers.postbag.env]", *(f"{name} = {json.dumps(value)}" for name, value in env.items())]
+        with open(os.path.join(self.home, "config.toml"), "a") as file:
+            file.write("\n".join(lines) + "\n")
+
     def queued(self, thread):
         """The text of every message queued for `thread`, oldest first."""
         import sqlite3
@@ -134,10 +144,13 @@ class CodexSession(_Session):
 
     name = "codex"
 
-    def __init__(self, codex_home, thread, model, env, workdir, *, sandbox="danger-full-access", settings=None):
+    def __init__(
+        self, codex_home, thread, model, env, workdir, *, sandbox="danger-full-access", settings=None, approval="never"
+    ):
         self.thread, self.model, self.workdir = thread, model, workdir
         self._replies, self._next_id = {}, 0
         self.notifications = []
+        self.asked = []  # requests Codex made of its client, an approval among them: none is answered
         self._changed = threading.Condition()
         os.makedirs(workdir, exist_ok=True)
         argv = [codex_binary(), "app-server", "-c", f'model_providers.standin.base_url="{model.url}/v1"']
@@ -153,7 +166,7 @@ class CodexSession(_Session):
         threading.Thread(target=self._read, daemon=True).start()
         self._call("initialize", {"clientInfo": {"name": "postbag-tests", "version": "0"}})
         self._send({"method": "initialized"})
-        resumed = {"threadId": thread, "approvalPolicy": "never", "sandbox": sandbox, "cwd": workdir}
+        resumed = {"threadId": thread, "approvalPolicy": approval, "sandbox": sandbox, "cwd": workdir}
         self._call("thread/resume", {**resumed, "config": settings or {}})
 
     def say(self, text):
@@ -167,6 +180,14 @@ class CodexSession(_Session):
         """The text of every user message the thread's turns started from, oldest first."""
         items = [n["params"]["item"] for n in self.notifications if n.get("method") == "item/completed"]
         return ["".join(c.get("text", "") for c in i["content"]) for i in items if i.get("type") == "userMessage"]
+
+    def wait_for(self, condition, what, timeout=WAIT):
+        def answered_or_asking():
+            if self.asked:
+                raise RuntimeError(f"codex asked its client {self.asked[0]['method']} while waiting for {what}")
+            return condition()
+
+        super().wait_for(answered_or_asking, what, timeout)
 
     def stop(self):
         if self.process.poll() is None:
@@ -193,6 +214,8 @@ class CodexSession(_Session):
             with self._changed:
                 if "id" in message and "method" not in message:
                     self._replies[message["id"]] = message
+                elif "id" in message:
+                    self.asked.append(message)
                 elif "method" in message:
                     self.notifications.append(message)
                 self._changed.notify_all()
@@ -207,7 +230,7 @@ class ClaudeSession(_Session):
 
     name = "claude"
 
-    def __init__(self, home, workdir, namespace, model, env, *, settings=None, at_start=()):
+    def __init__(self, home, workdir, namespace, model, env, *, settings=None, at_start=(), mcp=None):
         self.home, self.workdir, self.model = home, workdir, model
         self._changed = threading.Condition()
         # Claude Code takes a socket path of at most 103 bytes: a short private directory
@@ -223,11 +246,15 @@ class ClaudeSession(_Session):
             "command": f"env -0 > {self.exported}.part && mv {self.exported}.part {self.exported}",
         }
         hooks = [hook, *({"type": "command", "command": command} for command in at_start)]
+        settings = {"hooks": {"SessionStart": [{"hooks": hooks}]}, **(settings or {})}
+        full = {**env, **CLAUDE_OFFLINE, "HOME": home, "ANTHROPIC_BASE_URL": model.url}
+        if mcp is not None:
+            register_with_claude(namespace, mcp, full)
+            settings.setdefault("permissions", {}).setdefault("allow", []).append(MCP_PERMISSION)
         with open(os.path.join(home, ".claude", "settings.json"), "w") as file:
-            json.dump({"hooks": {"SessionStart": [{"hooks": hooks}]}, **(settings or {})}, file)
+            json.dump(settings, file)
         argv = [claude_binary(), "-p", "--input-format", "stream-json", "--output-format", "stream-json"]
         argv += ["--verbose", "--allowedTools", "Bash", "--messaging-socket-path", self.socket]
-        full = {**env, **CLAUDE_OFFLINE, "HOME": home, "ANTHROPIC_BASE_URL": model.url}
         self.output = open(os.path.join(home, "stream.jsonl"), "wb")  # noqa: SIM115 (closed in stop)
         self.process = subprocess.Popen(
             namespace.inside(argv),
@@ -239,6 +266,12 @@ class ClaudeSession(_Session):
             start_new_session=True,
         )
         self.wait_for(lambda: os.path.exists(self.exported) and _answers(self.socket), "the session's socket")
+
+    def say(self, text):
+        """The person types `text` into the session."""
+        typed = {"type": "user", "message": {"role": "user", "content": text}}
+        self.process.stdin.write((json.dumps(typed) + "\n").encode())
+        self.process.stdin.flush()
 
     def session_env(self):
         """What the session exports to the commands it runs, as its SessionStart hook saw it."""
@@ -253,6 +286,10 @@ class ClaudeSession(_Session):
         if not found:
             return []
         return [json.loads(line) for line in _whole_lines(found[0]) if line.strip()]
+
+    def letters(self):
+        """The envelopes the session took in, leaving out what the person typed."""
+        return [text for text in self.enqueued() if text.startswith("Letter ")]
 
     def enqueued(self):
         return [
@@ -286,6 +323,20 @@ class ClaudeSession(_Session):
         """Stopped, and its socket's directory gone."""
         self.stop()
         shutil.rmtree(self.socket_dir, ignore_errors=True)
+
+
+# README's registration of the MCP door in Claude Code, and the rule that lets its tools run.
+MCP_ADD = ["mcp", "add", "--transport", "stdio", "--scope", "user", "postbag", "--"]
+MCP_PERMISSION = "mcp__postbag"
+
+
+def register_with_claude(namespace, argv, env):
+    """`claude mcp add ... postbag -- ARGV`, as a person types it, into env's HOME."""
+    added = subprocess.run(
+        namespace.inside([claude_binary(), *MCP_ADD, *argv]), env=env, capture_output=True, text=True, timeout=WAIT
+    )
+    if added.returncode:
+        raise RuntimeError(f"claude mcp add failed: {added.stderr.strip()}")
 
 
 def _whole_lines(path):

@@ -4,6 +4,7 @@ Code, the Responses API for Codex), served on loopback inside the namespace."""
 
 import http.server
 import json
+import os
 import re
 import threading
 import traceback
@@ -13,12 +14,26 @@ WAIT = 30.0  # generous: every wait ends as soon as what it waits for has happen
 
 # A letter's heading, wherever a client puts the envelope in what it shows its model.
 HEADING = re.compile(r"^Letter (\d+) from (?:claude|codex) via postbag\. (.*)$", re.MULTILINE)
+# The name postbag's MCP server is registered under, in every client the tier sets up.
+SERVER = "postbag"
+
+
+class ToolCall:
+    """A call of one of the MCP door's tools, as a model decides on one; each client's
+    stand-in writes it the way that client names the tool."""
+
+    __slots__ = ("arguments", "tool")
+
+    def __init__(self, tool, arguments=None):
+        self.tool, self.arguments = tool, arguments or {}
 
 
 class Agent:
     """What a stand-in model decides, as an agent would: a letter whose envelope gives a
-    reply command is answered by running that command, read from the envelope; a letter
-    that says not to reply gets words only; a person's "Run: COMMAND" is run as asked.
+    reply command is answered by running that command, read from the envelope, and one
+    whose envelope names the door's send tool by calling that tool; a letter that says
+    not to reply gets words only; a person's "Run: COMMAND" is run as asked, and a
+    person's "Call: TOOL [TEXT]" calls the door's tool (send takes TEXT).
     Each letter is answered once, wherever it stands in a request and whatever else the
     request holds: a client may bring a new letter in the same message as the result of
     the command that answered the last one."""
@@ -29,8 +44,9 @@ class Agent:
         self.answer = self._answers[0]
         self.taken = []  # the number of each letter this agent was shown, in order
 
-    def decide(self, texts, after_a_command):
-        """The shell command to run next, or None to end the turn with words."""
+    def decide(self, texts):
+        """What to do about `texts`, what the request brings that is new: the shell command
+        to run next (a string), a ToolCall, or None to end the turn with words."""
         for text in texts:
             for heading in HEADING.finditer(text):
                 number = int(heading[1])
@@ -39,10 +55,16 @@ class Agent:
                 self.taken.append(number)
                 if "do not reply" not in heading[2]:
                     self.answer = self._answers.pop(0) if len(self._answers) > 1 else self._answers[0]
+                    if heading[2].startswith("If it needs an answer, reply with the tool"):
+                        return ToolCall("send", {"text": self.answer})
                     return reply_to(text[heading.start() :], self.answer)
-        if after_a_command:
-            return None
-        return next((t[len("Run: ") :] for t in texts if t.startswith("Run: ")), None)
+        for text in texts:
+            if text.startswith("Run: "):
+                return text[len("Run: ") :]
+            if text.startswith("Call: "):
+                tool, _, words = text[len("Call: ") :].partition(" ")
+                return ToolCall(tool, {"text": words} if tool == "send" else {})
+        return None
 
 
 def reply_to(envelope, answer):
@@ -108,6 +130,9 @@ class _StandIn:
                     self._json({"input_tokens": 1})
                     return
                 model.requests.append(body)
+                if os.environ.get("POSTBAG_RECORD_REQUESTS"):  # debugging aid
+                    with open(os.environ["POSTBAG_RECORD_REQUESTS"], "a") as f:
+                        f.write(json.dumps({"path": self.path, "body": body}) + "\n")
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
@@ -156,21 +181,42 @@ class ClaudeModel(_StandIn):
         else:
             texts = [block.get("text", "") for block in content if block.get("type") == "text"]
             results = [block for block in content if block.get("type") == "tool_result"]
-        command = self.agent.decide(texts, after_a_command=bool(results))
+        # Everything in the last user message is new, the result of the last command
+        # included: Claude Code puts a letter or a person's words beside that result.
+        command = self.agent.decide(texts)
         if command is None:
             block = {"type": "text", "text": "Sent." if results else "Noted; no reply is needed."}
+        elif isinstance(command, ToolCall):  # Claude Code names an MCP tool mcp__SERVER__TOOL
+            block = {"type": "tool_use", "name": f"mcp__{SERVER}__{command.tool}", "input": command.arguments}
         else:
             block = {"type": "tool_use", "name": "Bash", "input": {"command": command}}
-        return _messages_stream(block)
+        return _messages_stream(block, len(self.requests))
 
 
-def _messages_stream(block):
-    message = {"id": "msg_standin", "type": "message", "role": "assistant", "model": "stand-in", "content": []}
+    def tool_results(self):
+        """What each call of the MCP door's tools gave the model: (tool, arguments, text,
+        whether it was an error), oldest first, from the requests Claude Code made."""
+        called, given = {}, {}  # by the call's id: each request repeats the ones before
+        for body in self.requests:
+            for message in body.get("messages", []):
+                for block in message.get("content", []) if isinstance(message.get("content"), list) else []:
+                    if block.get("type") == "tool_use" and block.get("name", "").startswith(f"mcp__{SERVER}__"):
+                        called[block["id"]] = (block["name"].rsplit("__", 1)[1], block.get("input", {}))
+                    elif block.get("type") == "tool_result" and block.get("tool_use_id") in called:
+                        content = block.get("content")
+                        text = content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
+                        given[block["tool_use_id"]] = (*called[block["tool_use_id"]], text, bool(block.get("is_error")))
+        return list(given.values())
+
+
+def _messages_stream(block, n):
+    # A reply of its own id: Claude Code takes replies that share one for parts of one message.
+    message = {"id": f"msg_standin_{n}", "type": "message", "role": "assistant", "model": "stand-in", "content": []}
     message.update({"stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}})
     yield _event("message_start", {"message": message})
     if block["type"] == "tool_use":
         stop = "tool_use"
-        start = {"type": "tool_use", "id": "toolu_standin", "name": block["name"], "input": {}}
+        start = {"type": "tool_use", "id": f"toolu_standin_{n}", "name": block["name"], "input": {}}
         delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
     else:
         stop = "end_turn"
@@ -195,13 +241,18 @@ class CodexModel(_StandIn):
         items = body.get("input") or []
         asked = max((i for i, item in enumerate(items) if item.get("role") == "user"), default=-1)
         texts = [part.get("text", "") for part in items[asked].get("content", [])] if asked >= 0 else []
+        # The turn's own input stays in the request after each call's output; only before
+        # the first output is it new.
         after = any(item.get("type") == "function_call_output" for item in items[asked + 1 :])
-        command = self.agent.decide(texts, after_a_command=after)
+        command = self.agent.decide([] if after else texts)
         n = len(self.requests)
         if command is None:
             text = "Sent." if after else "Noted; no reply is needed."
             item = {"type": "message", "role": "assistant", "id": f"msg_{n}"}
             item["content"] = [{"type": "output_text", "text": text}]
+        elif isinstance(command, ToolCall):  # Codex runs an MCP tool only as a function of its server's namespace
+            item = {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "namespace": f"mcp__{SERVER}"}
+            item.update(name=command.tool, arguments=json.dumps(command.arguments))
         else:
             # login false: a login shell would reset PATH from the system's profile
             arguments = json.dumps({"cmd": command, "login": False})
@@ -214,13 +265,27 @@ class CodexModel(_StandIn):
         done = {**response, "status": "completed", "output": [item], "usage": usage}
         yield _event("response.completed", {"response": done})
 
+    def tool_results(self):
+        """What each call of the MCP door's tools gave the model: (tool, arguments, text),
+        oldest first. Codex puts a header of its own ("Wall time: ...") before the output."""
+        called, given = {}, {}
+        for body in self.requests:
+            for item in body.get("input", []):
+                if item.get("type") == "function_call" and item.get("namespace") == f"mcp__{SERVER}":
+                    called[item["call_id"]] = (item["name"], json.loads(item["arguments"]))
+                elif item.get("type") == "function_call_output" and item.get("call_id") in called:
+                    parts = item["output"] if isinstance(item["output"], list) else [{"text": item["output"]}]
+                    text = "".join(part.get("text", "") for part in parts[1:]) if len(parts) > 1 else parts[0]["text"]
+                    given[item["call_id"]] = (*called[item["call_id"]], text)
+        return list(given.values())
+
     def commands(self):
         """Every command Codex's shell tool ran for the model, as the tool reported it to
         the model: (command, exit code, output), oldest first."""
         ran = {}
         for body in self.requests:
             for item in body.get("input", []):
-                if item.get("type") == "function_call":
+                if item.get("type") == "function_call" and item.get("name") == "exec_command":
                     ran.setdefault(item["call_id"], [json.loads(item["arguments"])["cmd"], None, None])
                 elif item.get("type") == "function_call_output" and item.get("call_id") in ran:
                     report = item["output"] if isinstance(item["output"], str) else json.dumps(item["output"])
