@@ -119,7 +119,8 @@ class CodexHome:
         HOME, LANG and PATH, so a ledger elsewhere than the default must be named here)."""
         lines = ["", "[mcp_servers.postbag]", f"command = {json.dumps(argv[0])}", f"args = {json.dumps(argv[1:])}"]
         if env:
-            lines += ["", "[mcp_servers.postbag.env]", *(f"{name} = {json.dumps(value)}" for name, value in env.items())]
+            lines += ["", "[mcp_servers.postbag.env]"]
+            lines += [f"{name} = {json.dumps(value)}" for name, value in env.items()]
         with open(os.path.join(self.home, "config.toml"), "a") as file:
             file.write("\n".join(lines) + "\n")
 

@@ -192,7 +192,6 @@ class ClaudeModel(_StandIn):
             block = {"type": "tool_use", "name": "Bash", "input": {"command": command}}
         return _messages_stream(block, len(self.requests))
 
-
     def tool_results(self):
         """What each call of the MCP door's tools gave the model: (tool, arguments, text,
         whether it was an error), oldest first, from the requests Claude Code made."""
