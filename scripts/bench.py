@@ -190,6 +190,7 @@ def report(pyz, work, rounds, other):
         measure(cases, rounds, other, [pyz])
         verdicts = tabulate(cases, real)
         verdicts += beside_the_table(cases, pyz, work, rounds, size)
+        verdicts += through_the_mcp_door(cases, pyz, work, inbox)
         if other:
             verdicts += against_table(cases, other)
     finally:
@@ -273,7 +274,7 @@ def tabulate(cases, real):
         against = f"{ratio(case.times, by_name[case.against].times):5.2f} x {case.against}" if case.against else ""
         print(f"{case.name:<{width}}  {case.median * 1000:7.1f} ms  {against}")
     if real:
-        versions = ", ".join(f"{name}@{clients.installed_version(peer)}" for peer, (name, _) in clients.PINS.items())
+        versions = ", ".join(f"{name}@{clients.installed_version(name)}" for name, _ in clients.PINS.values())
         print(f"(real doors: {versions}; codex queue through nsenter into a loopback-only namespace)")
     goals = [
         ("send at 10,000 records within 1.1 x a fresh send", SEND_10K, 1.1),
@@ -297,6 +298,78 @@ def beside_the_table(cases, pyz, work, rounds, size):
     memory = peak_memory(by_name[FULL_READ].argv, by_name[FULL_READ].env)
     print(f"peak memory of a full read at 100,000 records: {memory:.1f} MB (the ledger is {size / 1e6:.1f} MB)")
     return [("the codex knock within 2 ms of its child's exit", latency * 1000, 2.0)]
+
+
+MCP_CALLS = 200  # timed calls of each kind and ledger through one running server
+MCP_LONG_LIFE = 10_000  # calls made before its memory is measured again
+
+
+def through_the_mcp_door(cases, pyz, work, inbox):
+    """A send (to the fake Claude inbox: no child process) and `read 10` through one running
+    `postbag mcp`, on a fresh ledger and on 10,000 records: each call's own cost, from the
+    request written to the reply read; and the server's peak memory after 10 calls and
+    after 10,000, sends, reads and status lines in turn."""
+    from rawmcp import RawServer
+
+    by_name = {case.name: case for case in cases}
+    meta = {"threadId": THREAD}
+    times, peaks = {}, {}
+    print(f"\nthrough the MCP door, one running server, medians of {MCP_CALLS} calls each:")
+    for label, case in (("fresh ledger", by_name[FRESH_SEND]), ("10,000 records", by_name[SEND_10K])):
+        copy = os.path.join(work, f"mcp-{len(times)}.jsonl")
+        shutil.copyfile(case.env["POSTBAG_LEDGER"], copy)  # the CLI's ledgers stay as they were
+        server = RawServer([pyz, "mcp"], {**case.env, "POSTBAG_LEDGER": copy})
+        try:
+            server.handshake()
+            server.tool("join", meta=meta)
+            for kind, call in (("send", ("send", {"text": BODY}, meta)), ("read 10", ("read", {"count": 10}))):
+                elapsed = []
+                for _ in range(MCP_CALLS):
+                    started = time.perf_counter()
+                    text, error = server.tool(*call)
+                    elapsed.append(time.perf_counter() - started)
+                    if error:
+                        raise SystemExit(f"bench: the MCP {kind} went wrong: {text}")
+                times[f"{kind}, {label}"] = statistics.median(elapsed)
+            if not peaks:
+                peaks = server_memory_over_a_long_life(server, meta)
+        finally:
+            server.close()
+    for name, median in times.items():
+        print(f"  {name:<28} {median * 1000:6.2f} ms   (the command line: {by_name_for(name, by_name)})")
+    verdicts = [(f"an MCP {name} under 5 ms", median * 1000, 5.0) for name, median in times.items()]
+    if peaks:
+        after, last = peaks[10], peaks[MCP_LONG_LIFE]
+        print(f"  peak memory of the server after 10 calls {after:.1f} MB, after {MCP_LONG_LIFE:,} {last:.1f} MB")
+        goal = f"the server's peak memory after {MCP_LONG_LIFE:,} calls within 1.5 x after 10"
+        verdicts.append((goal, last / after, 1.5))
+    return verdicts
+
+
+def by_name_for(name, by_name):
+    """The command line's figure for the same work as the MCP case `name`."""
+    kind, _, label = name.partition(", ")
+    cli = {("send", "fresh ledger"): FRESH_SEND, ("send", "10,000 records"): SEND_10K}
+    cli |= {("read 10", "fresh ledger"): FRESH_READ, ("read 10", "10,000 records"): READ_10K}
+    return f"{by_name[cli[kind, label]].median * 1000:.1f} ms"
+
+
+def server_memory_over_a_long_life(server, meta):
+    """The server's peak resident memory, in MB, after 10 calls and after MCP_LONG_LIFE,
+    sends, reads and status lines in turn; {} where /proc cannot tell (not Linux)."""
+    calls = [("send", {"text": BODY}, meta), ("read", {"count": 10}), ("status", {})]
+    peaks, made = {}, 0
+    for checkpoint in (10, MCP_LONG_LIFE):
+        while made < checkpoint:
+            server.tool(*calls[made % len(calls)])
+            made += 1
+        try:
+            with open(f"/proc/{server.process.pid}/status") as status:
+                peak = next(line for line in status if line.startswith("VmHWM:"))
+        except OSError:
+            return {}
+        peaks[checkpoint] = int(peak.split()[1]) / 1024
+    return peaks
 
 
 def against_table(cases, other):

@@ -180,6 +180,25 @@ def test_a_ledger_written_here_reads_in_1_0(postbag, postbag_1_0, codex, inbox):
     assert theirs.stdout == postbag.run("read").stdout.encode()
 
 
+def test_a_ledger_whose_peers_joined_through_the_mcp_door_reads_and_sends_in_1_0(postbag, postbag_1_0, codex, inbox):
+    """A join through the door records one field more, "via": "mcp". 1.0 checks only the
+    fields it knows, so it reads such a ledger, and sends through the doors it records."""
+    for inside, meta in (("claude", None), (None, {"threadId": codex.thread})):
+        server = postbag.mcp(inside)
+        server.handshake()
+        assert server.tool("join", meta=meta)[0].endswith("joined")
+        server.close()
+    postbag.ok("open", "--limit", "3")
+    assert postbag.ledger_bytes().count(b'"via": "mcp"') == 2
+    env = {**postbag.env, "PYTHONIOENCODING": "utf-8", "CODEX_SESSION_ID": codex.thread}
+    theirs = subprocess.run([*postbag_1_0, "read"], env=env, capture_output=True, check=False)
+    assert (theirs.returncode, theirs.stderr) == (0, b"")
+    assert theirs.stdout == postbag.run("read").stdout.encode()
+    sent = subprocess.run([*postbag_1_0, "send", "claude", "from 1.0"], env=env, capture_output=True, text=True)
+    assert (sent.returncode, sent.stdout) == (0, "letter 4 delivered to claude, 2 left\n")
+    assert inbox.envelopes(1)[0].endswith("\n\nfrom 1.0")
+
+
 # The documented ways of running the suite
 
 

@@ -9,8 +9,11 @@ import signal
 import uuid
 
 import anyio
+import clients
 import pytest
 from helpers import STOP
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
@@ -135,6 +138,38 @@ def test_the_sdk_meets_the_standard_errors(postbag):
     assert unknown.error.code == -32602  # no tool for the human's verbs
     assert (wrong.is_error, wrong.content[0].text) == (True, SEND_USAGE)
     assert postbag.ledger_bytes() == b""
+
+
+SDK_DIRECTORY, NO_SDK = clients.sdk_directory()
+
+
+@pytest.mark.skipif(NO_SDK is not None, reason=f"the TypeScript SDK: {NO_SDK}")
+def test_the_typescript_sdk_connects_lists_and_calls_the_tools_and_meets_the_errors(postbag, codex):
+    import subprocess
+
+    calls = [
+        ["join", {}, {"threadId": codex.thread}],
+        ["status", {}, None],
+        ["read", {"count": 1}, None],
+        ["send", {"words": "hi"}, {"threadId": codex.thread}],
+        ["send", {"text": "hi"}, {"threadId": codex.thread}],
+        ["close", {}, None],
+    ]
+    script = os.path.join(os.path.dirname(clients.__file__), "sdk_client.mjs")
+    argv = ["node", script, SDK_DIRECTORY, json.dumps([*postbag.command, "mcp"]), json.dumps(calls)]
+    ran = subprocess.run(argv, env=postbag.environment(), capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    said = json.loads(ran.stdout)
+    assert (said["server"]["name"], said["server"]["version"]) == ("postbag", __version__)
+    assert "Call join first, once" in said["instructions"]
+    assert [tool["name"] for tool in said["tools"]] == TOOLS
+    joined, status, read, wrong, refused_send, unknown = said["calls"]
+    assert joined == {"content": [{"type": "text", "text": "codex joined"}], "isError": False}
+    assert status["content"][0]["text"].startswith(f"ledger {postbag.ledger}: no exchange opened; ")
+    assert read["content"][0]["text"].endswith("  join   codex\n")
+    assert (wrong["isError"], wrong["content"][0]["text"]) == (True, SEND_USAGE)
+    assert refused_send == {"content": [{"type": "text", "text": refused("no exchange is open")}], "isError": True}
+    assert unknown["error"]["code"] == -32602
 
 
 # The wire format, by hand
@@ -425,3 +460,68 @@ def test_the_end_of_input_during_a_call_lets_the_call_finish_and_be_answered(ser
     assert raw.reply()["result"]["content"][0]["text"] == "claude joined; letter 5 delivered to codex, 11 left"
     assert raw.process.wait(10) == 0
     assert ledger_lines(postbag)[-1]["body"] == "held"
+
+
+# Whatever arrives, no call ends in a traceback or shows what opens a door
+
+
+MESSAGES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=12,
+)
+REQUESTS = st.fixed_dictionaries(
+    {"jsonrpc": st.just("2.0"), "id": st.integers(0, 9), "method": st.just("tools/call")},
+    optional={
+        "params": st.fixed_dictionaries(
+            {},
+            optional={
+                "name": st.sampled_from([*TOOLS, "open", ""]) | MESSAGES,
+                "arguments": st.fixed_dictionaries({}, optional={"text": MESSAGES, "count": MESSAGES}) | MESSAGES,
+                "_meta": st.fixed_dictionaries({}, optional={"threadId": st.just(THREAD) | MESSAGES}) | MESSAGES,
+            },
+        )
+    },
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(message=st.one_of(REQUESTS, MESSAGES), inside_claude=st.booleans())
+def test_no_message_ends_in_a_traceback_or_a_reply_that_shows_a_door(tmp_path, inbox, codex, message, inside_claude):
+    """Any message, to the server's own dispatch: a reply or none, never an exception; and
+    no reply holds the token, the socket, the thread or a variable of the environment."""
+    from postbag import mcp
+
+    env = {"POSTBAG_LEDGER": str(tmp_path / "ledger.jsonl"), "POSTBAG_CODEX": codex.path, "SECRET_KEY": "s3cr3t-v4lue"}
+    if inside_claude:
+        env.update(inbox.session_env())
+    reply = mcp.answer(json.dumps(message).encode(), env)
+    shown = json.dumps(reply)
+    for secret in (inbox.token, inbox.path, THREAD, codex.thread, "s3cr3t-v4lue"):
+        assert secret not in shown
+    if reply is not None:
+        assert set(reply) == {"jsonrpc", "id", "result"} or set(reply) == {"jsonrpc", "id", "error"}
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the server's memory from /proc")
+def test_a_server_keeps_no_memory_or_descriptor_from_one_call_to_the_next(server, postbag, inbox):
+    """Sends, reads and status lines, a thousand of them: the server's peak memory and its
+    open descriptors after them are what they were after the first few. (scripts/bench.py
+    measures 10,000 calls.)"""
+    postbag.ready(limit=100_000)
+    raw = server()
+    meta = {"threadId": THREAD}
+    calls = [("send", {"text": "x" * 70}, meta), ("read", {"count": 10}), ("status", {})]
+
+    def held():
+        with open(f"/proc/{raw.process.pid}/status") as status:
+            peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+        return peak, len(os.listdir(f"/proc/{raw.process.pid}/fd"))
+
+    for made in range(1000):
+        assert raw.tool(*calls[made % 3])[1] is False
+        if made == 20:
+            early_peak, early_fds = held()
+    peak, fds = held()
+    assert fds == early_fds
+    assert peak < early_peak * 1.25, (early_peak, peak)

@@ -119,6 +119,21 @@ class Blocks:
         data, at = self._bytes_near(lo, hi)
         return data[lo - at : hi - at]
 
+    def pieces(self, lo):
+        """The whole lines from byte `lo` (a line's start) to the end, in pieces of about a
+        block, each ending at a newline: a verb that goes through many lines holds a piece
+        at a time, not all of them."""
+        while lo < self.size:
+            end = min(self.size, lo + self.block)
+            data = self.bytes(lo, end) if lo >= self._tail_at else self._pread(end - lo, lo)
+            cut = data.rfind(b"\n") + 1
+            while not cut:  # a line longer than a block: take in more until it ends
+                end = min(self.size, end + len(data))
+                data = self._pread(end - lo, lo)
+                cut = data.rfind(b"\n") + 1
+            yield data[:cut]
+            lo += cut
+
     def _bytes_near(self, lo, hi):
         """A buffer holding bytes lo to hi, and the offset it starts at: the kept end, or
         else the whole blocks around them and one more each side, read from the file and

@@ -130,10 +130,16 @@ class Ledger:
             return Exchange(0, 0, opened=False)
         number, record, end = found
         sent = closed = 0
-        for later in records.each(self._blocks.bytes(end + 1, self._blocks.size), number + 1, self.path):
+        for later in self._records_from(end + 1, number + 1):
             sent += later["kind"] == "letter"
             closed = closed or later["kind"] == "close"
         return Exchange(record["limit"], sent, closed=bool(closed))
+
+    def _records_from(self, start, number):
+        """Every record from byte `start`, line `number`, to the end, validated, read a piece at a time."""
+        for piece in self._blocks.pieces(start):
+            yield from records.each(piece, number, self.path)
+            number += piece.count(b"\n")
 
     def append(self, kind, **fields):
         """Record one line and make it durable, or leave the file as it was and raise OSError."""

@@ -3,7 +3,7 @@
 driven by stand-in models on loopback (standins.py), in throwaway homes (sessions.py)."""
 
 from clients.namespace import Namespace
-from clients.pins import PINS, claude_binary, codex_binary, install, installed_version, missing
+from clients.pins import PINS, claude_binary, codex_binary, install, installed_version, missing, sdk_directory
 from clients.sessions import ClaudeSession, CodexHome, CodexSession, Pair
 from clients.standins import Agent, ClaudeModel, CodexModel, reply_to
 
@@ -23,4 +23,5 @@ __all__ = [
     "installed_version",
     "missing",
     "reply_to",
+    "sdk_directory",
 ]

@@ -18,23 +18,28 @@ from helpers import ROOT
 
 CACHE = os.path.join(ROOT, ".cache", "clients")
 PINS = {"codex": ("@openai/codex", "0.169.0"), "claude": ("@anthropic-ai/claude-code", "2.1.328")}
+# The official TypeScript MCP SDK, a second reference client of `postbag mcp` (test_mcp.py).
+SDK = ("@modelcontextprotocol/sdk", "1.32.2")
 
 
 def install():
-    """npm-install the pinned clients into .cache/clients, unless they are there already."""
-    if missing() is None:
+    """npm-install the pinned clients and the SDK into .cache/clients, unless they are there already."""
+    wanted = [*PINS.values(), SDK]
+    if all(installed_version(name) == version for name, version in wanted):
         return
     if shutil.which("npm") is None:
         raise SystemExit("npm is not installed")
-    packages = [f"{name}@{version}" for name, version in PINS.values()]
+    packages = [f"{name}@{version}" for name, version in wanted]
     os.makedirs(CACHE, exist_ok=True)
     subprocess.run(
         ["npm", "install", "--prefix", CACHE, "--no-audit", "--no-fund", "--loglevel=error", *packages], check=True
     )
 
 
-def installed_version(peer):
-    package = os.path.join(CACHE, "node_modules", *PINS[peer][0].split("/"), "package.json")
+def installed_version(package):
+    """The version of an npm package (a peer names its client's) in .cache/clients, or None."""
+    package = PINS[package][0] if package in PINS else package
+    package = os.path.join(CACHE, "node_modules", *package.split("/"), "package.json")
     try:
         with open(package) as file:
             return json.load(file)["version"]
@@ -47,12 +52,21 @@ def missing():
     for tool in ("node", "npm"):
         if shutil.which(tool) is None:
             return f"{tool} is not installed, so the real clients cannot be"
-    for peer, (name, version) in PINS.items():
-        if installed_version(peer) != version:
+    for name, version in PINS.values():
+        if installed_version(name) != version:
             return f"{name}@{version} is not installed: run python3 tests/clients install"
     if sys.platform != "linux" or os.geteuid() != 0 or shutil.which("nsenter") is None:
         return "no network namespace to keep the clients local (it needs Linux, root and nsenter)"
     return None
+
+
+def sdk_directory():
+    """The pinned TypeScript SDK, with node to run it; or None, with why, when either is missing."""
+    if shutil.which("node") is None:
+        return None, "node is not installed"
+    if installed_version(SDK[0]) != SDK[1]:
+        return None, f"{SDK[0]}@{SDK[1]} is not installed: run python3 tests/clients install"
+    return os.path.join(CACHE, "node_modules", *SDK[0].split("/")), None
 
 
 def codex_binary():
