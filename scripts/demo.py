@@ -81,11 +81,12 @@ def letter_lines(envelope):
 
 
 class SimulatedAgent:
-    """An agent that knows nothing of postbag beyond the letter in front of it."""
+    """An agent that knows nothing of postbag beyond the letter in front of it, and answers
+    with the command the envelope gives."""
 
     def __init__(self, name, show):
         self.name, self.show, self.session_env = name, show, None
-        self.received, self.replies, self.failures = [], [], []
+        self.received, self.failures = [], []
         self.told_to_stop = threading.Event()
         self._answers = iter(ANSWERS[name])
         self._workers = []
@@ -98,26 +99,62 @@ class SimulatedAgent:
             self.show(self.name, "   the letter says not to reply, so it does not")
             self.told_to_stop.set()
             return
-        if "reply with:" not in envelope:
-            self.failures.append(f"letter {number} carried no reply command")
+        if self.ANSWERS_BY not in envelope.split("\n", 1)[0]:
+            self.failures.append(f"letter {number} did not say how to answer it")
             return
-        worker = threading.Thread(target=self._answer, args=(envelope,))
+        worker = threading.Thread(target=self._answer, args=(envelope, next(self._answers, "Nothing more to add.")))
         self._workers.append(worker)
         worker.start()  # the door must return at once: the sender still holds the ledger
 
-    def _answer(self, envelope):
-        script = clients.reply_to(envelope, next(self._answers, "Nothing more to add."))
+    ANSWERS_BY = "reply with:"  # what the envelope's heading says when it gives a command
+
+    def _answer(self, envelope, answer):
+        script = clients.reply_to(envelope, answer)
         first, *rest = script.split("\n")
         self.show(self.name, "$ " + first, *rest)
         result = subprocess.run(
             ["/bin/sh", "-c", script], env=self.session_env, capture_output=True, text=True, timeout=WAIT, check=False
         )
-        self.replies.append(result)
+        if result.returncode:
+            self.failures.append(f"{self.name}'s reply was refused: {result.stderr.strip()}")
         self.show(self.name, "  " + (result.stdout or result.stderr).strip())
 
     def finish(self):
         for worker in self._workers:
             worker.join(WAIT)
+
+
+class SimulatedAgentWithTheDoor(SimulatedAgent):
+    """A simulated agent whose client runs postbag's MCP server, as Codex does in its
+    sandbox: it joins and answers with the server's tools, over the server's own stdin
+    and stdout, its thread in each call as Codex sends it."""
+
+    ANSWERS_BY = "reply with the tool send"
+
+    def start_the_door(self, thread):
+        from rawmcp import RawServer
+
+        self.meta = {"threadId": thread}
+        self.door = RawServer(["postbag", "mcp"], {k: v for k, v in self.session_env.items() if "THREAD" not in k})
+        self.door.handshake()
+        self._calls = threading.Lock()
+
+    def call(self, tool, arguments=None):
+        """Call one of the door's tools, show the call and what it said; whether it succeeded."""
+        self.show(self.name, f"> {tool}, a tool of its postbag MCP server", *(arguments or {}).values())
+        with self._calls:
+            said, refused = self.door.tool(tool, arguments, self.meta)
+        self.show(self.name, "  " + said)
+        if refused:
+            self.failures.append(f"{self.name}'s {tool} was refused: {said}")
+        return not refused
+
+    def _answer(self, envelope, answer):
+        self.call("send", {"text": answer})
+
+    def finish(self):
+        super().finish()
+        self.door.close()
 
 
 class Agents:
@@ -151,7 +188,7 @@ class Simulated(Agents):
     description = "two simulated agents"
 
     def __init__(self, directory, human, show):
-        self.claude, self.codex = SimulatedAgent("claude", show), SimulatedAgent("codex", show)
+        self.claude, self.codex = SimulatedAgent("claude", show), SimulatedAgentWithTheDoor("codex", show)
         token, thread = secrets.token_hex(16), str(uuid.uuid4())
         self.inbox = fakes.FakeInbox(
             os.path.join(directory, "claude-inbox.sock"),
@@ -164,9 +201,12 @@ class Simulated(Agents):
         self.human_env = {**human, "POSTBAG_CODEX": self.queue.path}
         self.claude_env = self.claude.session_env = {**self.human_env, "CLAUDECODE": "1", **self.inbox.session_env()}
         self.codex.session_env = {**self.human_env, **self.queue.session_env()}
+        self.codex.start_the_door(thread)
 
     def join(self, demo):
-        return [demo.postbag(peer.name, peer.session_env, "join", peer.name) for peer in (self.claude, self.codex)]
+        claude = demo.postbag("claude", self.claude.session_env, "join", "claude")
+        joined = self.codex.call("join")
+        return [claude, subprocess.CompletedProcess("join", 0 if joined else 1)]
 
     def await_the_end(self, limit):
         last_reader = self.codex if limit % 2 else self.claude
@@ -175,8 +215,6 @@ class Simulated(Agents):
         self.claude.finish()
         self.codex.finish()
         problems = [f for agent in (self.claude, self.codex) for f in agent.failures]
-        if any(result.returncode for agent in (self.claude, self.codex) for result in agent.replies):
-            problems.append("a reply was refused")
         if len(self.inbox.received) != len(self.claude.received):  # on_letter sees only the right token
             problems.append("the inbox saw a connection without the session's token")
         return problems
@@ -187,29 +225,32 @@ class Simulated(Agents):
     def close(self):
         self.inbox.close()
         self.queue.close()
+        self.codex.door.close()
 
 
 class Real(Agents):
     """A real Claude Code session and a real Codex session, their models stand-ins, all offline."""
 
-    description = "a real Claude Code session and a real Codex session"
+    description = "a real Claude Code session and a real Codex session in its sandbox"
 
     def __init__(self, directory, human, show):
         self.show = show
         agents = clients.Agent(ANSWERS["claude"]), clients.Agent(ANSWERS["codex"])
-        self.pair = clients.Pair(directory, human, *agents)
+        # Codex runs postbag's MCP server as README registers it, the ledger named for it.
+        door = ["postbag", "mcp"], {"POSTBAG_LEDGER": human["POSTBAG_LEDGER"]}
+        self.pair = clients.Pair(directory, human, *agents, codex_door=door)
         self.claude, self.codex, self.codex_model = self.pair.claude, self.pair.codex, self.pair.codex_model
         self.human_env = self.pair.env
         self.claude_env = {**self.human_env, **self.pair.claude_variables()}
 
     def join(self, demo):
         claude = demo.postbag("claude", self.claude_env, "join", "claude")
-        self.show("human", "asks the Codex session: run postbag join codex")
-        self.codex.say("Run: postbag join codex")
+        self.show("human", "asks the Codex session, in its workspace-write sandbox: call postbag's join tool")
+        self.codex.say("Call: join")
         self.codex.wait_for(lambda: self.codex.turns_done() == 1, "the joining turn")
-        [(command, status, said)] = self.codex_model.commands()
-        self.show("codex", f"$ {command}", said.strip())
-        return [claude, subprocess.CompletedProcess(command, status)]
+        [(tool, _, said)] = self.codex_model.tool_results()
+        self.show("codex", f"> {tool}, a tool of its postbag MCP server", said)
+        return [claude, subprocess.CompletedProcess(tool, 0 if said == "codex joined" else 1)]
 
     def await_the_end(self, limit):
         to_codex, to_claude = (limit + 1) // 2, limit // 2

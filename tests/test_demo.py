@@ -25,6 +25,9 @@ def test_the_demo_runs_a_whole_exchange_and_cleans_up(tmp_path):
     result = demo(tmp_path, "--limit", "5")
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
+    # Codex's side goes through the MCP door, Claude's through the command line
+    assert "codex  > join, a tool of its postbag MCP server\ncodex    codex joined\n" in out
+    assert "codex  > send, a tool of its postbag MCP server\n" in out and "claude $ POSTBAG_LEDGER=" in out
     assert "codex  <- letter 8, through codex queue:" in out  # five letters, numbered 4 to 8
     assert "letter 9" not in out
     assert "It is the last letter of the exchange; do not reply." in out
@@ -47,7 +50,8 @@ def test_the_demo_runs_on_the_real_clients_at_its_default_limit(tmp_path):
     result = demo(tmp_path, "--real", timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
-    assert "codex  $ postbag join codex\n        codex joined\n" in out  # from Codex's own shell
+    # Codex in its default sandbox joins and answers through postbag's MCP server
+    assert "codex  > join, a tool of its postbag MCP server\n        codex joined\n" in out
     assert "codex  received, in its thread:\n        | Letter 4 from claude via postbag. If it needs" in out
     assert "claude received, in its transcript:\n        | Letter 9 from codex via postbag. It is the last" in out
     assert "6 letters delivered through both doors" in out

@@ -366,10 +366,14 @@ class Pair:
     """A real Claude Code session and a real Codex thread side by side, offline, as the
     demo and the benchmark use them: the namespace, a stand-in model for each client,
     a Codex home with one thread, Claude's session, and with `app_server` a Codex session
-    that has the thread loaded. `env` gains the Codex home, and POSTBAG_CODEX pointing at
-    the real codex inside the namespace. A failure while starting stops what had started."""
+    that has the thread loaded; with `codex_door`, (argv, env) of `postbag mcp`, that
+    session has postbag's MCP server and runs in the workspace-write sandbox Codex users
+    run by default. `env` gains the Codex home, and POSTBAG_CODEX pointing at the real
+    codex inside the namespace. A failure while starting stops what had started."""
 
-    def __init__(self, directory, env, claude_agent, codex_agent, *, claude_settings=None, app_server=True):
+    def __init__(
+        self, directory, env, claude_agent, codex_agent, *, claude_settings=None, app_server=True, codex_door=None
+    ):
         from clients.namespace import Namespace
         from clients.standins import ClaudeModel, CodexModel
 
@@ -396,8 +400,12 @@ class Pair:
             )
             undo.callback(self.claude.remove)
             self.thread = home.new_thread(self.env)
+            sandboxed = {}
+            if codex_door is not None:
+                home.register_postbag(*codex_door)
+                sandboxed = {"sandbox": "workspace-write", "approval": "on-request"}
             if app_server:
-                self.codex = CodexSession(home, self.thread, self.codex_model, self.env, work)
+                self.codex = CodexSession(home, self.thread, self.codex_model, self.env, work, **sandboxed)
             undo.pop_all()
         self.codex_home = home
 
