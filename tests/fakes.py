@@ -15,6 +15,7 @@ import sys
 import textwrap
 import threading
 import time
+import uuid
 
 WAIT = 10.0  # generous: a wait only ends early when what it waits for has arrived
 # The variables that place a process inside an agent session or point postbag elsewhere:
@@ -96,6 +97,7 @@ class FakeInbox:
 
     def __init__(self, path, token, *, on_letter=None, mode="read"):
         self.path, self.token, self.on_letter = path, token, on_letter
+        self.session = str(uuid.uuid4())  # the session id Claude Code exports beside its inbox
         self.mode = mode
         self.received = []
         self._changed = threading.Condition()
@@ -103,7 +105,11 @@ class FakeInbox:
         self._server = UnixServer(path, self._take)
 
     def session_env(self):
-        return {"CLAUDE_CODE_MESSAGING_SOCKET": self.path, "CLAUDE_CODE_MESSAGING_TOKEN": self.token}
+        return {
+            "CLAUDE_CODE_MESSAGING_SOCKET": self.path,
+            "CLAUDE_CODE_MESSAGING_TOKEN": self.token,
+            "CLAUDE_CODE_SESSION_ID": self.session,
+        }
 
     def wait_for(self, count):
         """The first `count` deliveries, each as the list of JSON lines it held."""

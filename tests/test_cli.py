@@ -46,7 +46,7 @@ def test_version_names_the_program(postbag):
 def test_help_lists_the_verbs_and_each_verb_has_help(postbag):
     text = postbag.ok("--help")
     listed = re.findall(r"^    (\w+) +\S", text.split("\nverbs:\n", 1)[1].split("\n\n", 1)[0], re.MULTILINE)
-    assert listed == ["join", "open", "close", "send", "read", "mcp"]
+    assert listed == ["join", "open", "close", "send", "read", "receipts", "mcp"]
     for verb in listed:
         assert postbag.ok(verb, "--help").startswith(f"usage: postbag {verb} ")
     assert "  POSTBAG_LEDGER   the ledger (default ~/.postbag/ledger.jsonl)" in text
@@ -63,6 +63,7 @@ def test_join_records_each_peers_door(postbag, inbox, codex):
         "peer": "claude",
         "socket": inbox.path,
         "token": inbox.token,
+        "session": inbox.session,
     }
     assert second == {"n": 2, "at": second["at"], "kind": "join", "peer": "codex", "thread": codex.thread}
     assert re.fullmatch(TIMESTAMP, first["at"])
@@ -188,7 +189,7 @@ def test_read_json_gives_records_for_scripts_without_door_fields(postbag, inbox,
     shown = [json.loads(line) for line in postbag.ok("read", "--json").splitlines()]
     kept = records(postbag)
     for record in kept:
-        for door_field in ("socket", "token", "thread"):
+        for door_field in ("socket", "token", "thread", "session"):  # and the session it leads to
             record.pop(door_field, None)
     assert shown == kept
     assert [json.loads(line) for line in postbag.ok("read", "--json", "1").splitlines()] == kept[-1:]

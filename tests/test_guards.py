@@ -118,3 +118,30 @@ def test_no_vendor_session_variable_reaches_codex_queue(postbag, codex):
     env = codex.calls()[0]["env"]
     assert not {*vendor, *postbag.session("claude"), "POSTBAG_LEDGER"} & set(env)
     assert {name: env[name] for name in kept} == kept
+
+
+@pytest.mark.parametrize("marks", [{"CLAUDECODE": "1"}, {"CLAUDE_CODE_SESSION_ID": "s", "CLAUDECODE": "1"}])
+def test_a_claude_session_without_its_inbox_is_told_its_messaging_is_off(postbag, marks):
+    """Claude Code unsets the inbox variables where cross-session messaging is off: such a
+    session is told why nothing can reach it, by the command line and the door alike."""
+    reason = (
+        "this Claude Code session has no inbox for letters: its cross-session messaging is off "
+        "(a --restricted session, or messaging switched off in this Claude Code), so no letter can reach it"
+    )
+    assert postbag.refused("join", "claude", env=marks) == reason
+    server = postbag.mcp(env=marks)
+    server.handshake()
+    assert server.tool("join") == (f"postbag: {reason}; stop and ask the human", True)
+    server.close()
+    assert postbag.ledger_bytes() == b""
+
+
+def test_join_claude_refuses_an_inbox_socket_that_is_not_there(postbag, inbox, tmp_path):
+    gone, plain = tmp_path / "gone.sock", tmp_path / "plain"
+    plain.write_text("")
+    for path, why in ((gone, "it does not exist"), (plain, "it is not a socket")):
+        env = {**inbox.session_env(), "CLAUDE_CODE_MESSAGING_SOCKET": str(path)}
+        assert postbag.refused("join", "claude", env=env) == (
+            f"Claude Code named an inbox socket that is not there ({why}); no letter could reach this session"
+        )
+    assert postbag.ledger_bytes() == b""

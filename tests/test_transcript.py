@@ -36,7 +36,7 @@ def test_one_line_escapes_whatever_would_start_a_line_or_drive_a_terminal():
 
 
 def test_no_output_ever_shows_a_door_field(postbag, inbox, codex, tmp_path):
-    secrets = [inbox.token, inbox.path, codex.thread, os.path.basename(inbox.path)]
+    secrets = [inbox.token, inbox.path, codex.thread, os.path.basename(inbox.path), inbox.session]
     outputs = []
 
     def run(*args, **kwargs):

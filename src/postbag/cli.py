@@ -84,6 +84,33 @@ def read(args, env):
 FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person, idle for the machine
 
 
+def receipts(args, env):
+    import json
+
+    from postbag import guards, verbs
+
+    sender = next((peer for peer in PEERS if guards.inside(peer, env)), None)
+    stood = verbs.receipts(env, sender, args.count)
+    if stood is None:
+        say(f"there is no ledger at {_ledger_path(env)} yet")
+        return
+    if not stood:
+        _tell("no letter has been sent" + (f" by {sender}" if sender else ""))
+        return
+    for letter, receipt in stood:
+        if args.json:
+            shown = {field: letter[field] for field in ("n", "at", "from", "to")}
+            _tell(json.dumps({**shown, "receipt": receipt.as_json()}))
+        else:
+            _tell(f"letter {letter['n']} {letter['from']} -> {letter['to']}: {receipt.words()}")
+
+
+def _ledger_path(env):
+    from postbag.ledger import locate
+
+    return locate(env)
+
+
 def serve_mcp(args, env):
     from postbag import mcp
 
@@ -249,6 +276,20 @@ def _parser():
         "-f", "--follow", action="store_true", help="then print each new record as it is appended, until interrupted"
     )
     verb.set_defaults(verb=read)
+
+    verb = verbs.add_parser(
+        "receipts",
+        allow_abbrev=False,
+        help="whether the other agent's session took each letter, from its own records",
+        description="Say where letters stand, from the records the recipient's client keeps of what its session "
+        "received (Claude Code's transcript, Codex's queue and the thread's rollout): taken, and when; waiting; "
+        "not taken, with the reason the records show; or unknown. Inside a session: your own last letter, or "
+        "last N. Elsewhere: the letters of the latest exchange, or the last N. postbag reads those records, "
+        "never writes them.",
+    )
+    verb.add_argument("count", type=_positive, nargs="?", metavar="N", help="the last N letters")
+    verb.add_argument("--json", action="store_true", help="JSON Lines, for scripts and jq")
+    verb.set_defaults(verb=receipts)
 
     verb = verbs.add_parser(
         "mcp",

@@ -8,6 +8,7 @@ from postbag.refusal import Refusal
 
 CLAUDE_SOCKET = "CLAUDE_CODE_MESSAGING_SOCKET"
 CLAUDE_TOKEN = "CLAUDE_CODE_MESSAGING_TOKEN"
+CLAUDE_SESSION = "CLAUDE_CODE_SESSION_ID"
 CODEX_THREAD = "CODEX_THREAD_ID"
 CODEX_SESSION = "CODEX_SESSION_ID"
 
@@ -19,7 +20,15 @@ SESSION_VARIABLES = (
     CODEX_SESSION,
     CODEX_THREAD,
     "CLAUDECODE",
-    "CLAUDE_CODE_SESSION_ID",
+    CLAUDE_SESSION,
+)
+# Claude Code unsets its inbox variables in a session whose cross-session messaging is
+# off (a --restricted session, or the feature switched off in that Claude Code): a
+# Claude session is still known by these, but it has no door.
+CLAUDE_MARKS = ("CLAUDECODE", CLAUDE_SESSION)
+NO_INBOX = (
+    "this Claude Code session has no inbox for letters: its cross-session messaging is off "
+    "(a --restricted session, or messaging switched off in this Claude Code), so no letter can reach it"
 )
 
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -72,11 +81,14 @@ def require_human_first(argv, env):
 
 
 def door_of_this_session(peer, env):
-    """The door fields `join` records for `peer`, read from its session."""
+    """What `join` records for `peer`, read from its session: its door fields, and for a
+    Claude session its id, by which its transcript is found (receipts.py)."""
     import os
 
     from postbag.records import is_door_field
 
+    if peer == "claude" and _without_an_inbox(env):
+        raise Refusal(NO_INBOX)
     if not inside(peer, env):
         raise Refusal(f"join {peer} from inside a {peer} session")
     if peer == "claude":
@@ -95,7 +107,33 @@ def door_of_this_session(peer, env):
             raise Refusal(f"{name} is not valid text")
     if "socket" in door:
         door["socket"] = os.path.abspath(door["socket"])
+        _require_a_socket(door["socket"])
+        session = env.get(CLAUDE_SESSION)
+        if session and is_door_field(session):
+            door["session"] = session
     return door
+
+
+def _without_an_inbox(env):
+    """Whether `env` is a Claude Code session's, with neither of its inbox variables."""
+    return any(env.get(name) for name in CLAUDE_MARKS) and not (env.get(CLAUDE_SOCKET) or env.get(CLAUDE_TOKEN))
+
+
+def _require_a_socket(path):
+    """Refuse to record an inbox socket that is not there: no one would ever bind it."""
+    import os
+    import stat
+
+    try:
+        is_socket = stat.S_ISSOCK(os.stat(path).st_mode)
+    except OSError as error:
+        why = "it does not exist" if isinstance(error, FileNotFoundError) else error.strerror
+    else:
+        why = None if is_socket else "it is not a socket"
+    if why is not None:
+        raise Refusal(
+            f"Claude Code named an inbox socket that is not there ({why}); no letter could reach this session"
+        )
 
 
 # How to set up the MCP door, for a server that cannot tell whose session calls it.
@@ -111,6 +149,8 @@ def caller_of_mcp(env, meta):
     threadId that Codex puts in each call's _meta, as it gives its servers no variables
     of the thread. Identity is never an argument the model could choose."""
     thread = meta.get("threadId") if isinstance(meta, dict) else None
+    if thread is None and _without_an_inbox(env):
+        raise Refusal(NO_INBOX)
     if inside("claude", env):
         if thread is not None:
             raise Refusal(f"this MCP server sees both a Claude Code session and a Codex thread; {REGISTER}")

@@ -123,12 +123,27 @@ class Ledger:
         found = self._latest(b'"join"', lambda r: r["kind"] == "join" and r["peer"] == peer)
         return None if found is None else found[1]
 
+    def letters(self, count, sender=None):
+        """The last `count` letters (of `sender`, if given), newest first, each with the join
+        of its recipient that was in force when it was sent, or None: (letter, join)."""
+        found, before = [], self._blocks.size
+        while len(found) < count:
+            hit = self._latest(b'"letter"', lambda r: r["kind"] == "letter" and sender in (None, r["from"]), before)
+            if hit is None:
+                break
+            _, letter, start, _ = hit
+            recipient = letter["to"]
+            joined = self._latest(b'"join"', lambda r, peer=recipient: r["kind"] == "join" and r["peer"] == peer, start)
+            found.append((letter, None if joined is None else joined[1]))
+            before = start
+        return found
+
     def exchange(self):
         """The latest exchange the human opened, and what became of it."""
         found = self._latest(b'"open"', lambda r: r["kind"] == "open")
         if found is None:
             return Exchange(0, 0, opened=False)
-        number, record, end = found
+        number, record, _, end = found
         sent = closed = 0
         for later in self._records_from(end + 1, number + 1):
             sent += later["kind"] == "letter"
@@ -167,20 +182,21 @@ class Ledger:
         )
         self.unfinished = None
 
-    def _latest(self, token, accept):
-        """The last record whose line holds `token` and that `accept` takes.
+    def _latest(self, token, accept, before=None):
+        """The last record, before byte `before` (default: the end), whose line holds
+        `token` and that `accept` takes.
 
-        Returns (number, record, end of line), or None. Only the lines holding the token
+        Returns (number, record, start and end of its line), or None. Only the lines holding the token
         are parsed; JSON escapes every quote inside a string, so a kind's quoted name can
         only occur as a whole string value.
         """
-        before = self._blocks.size
+        before = self._blocks.size if before is None else before
         while (hit := self._blocks.rfind(token, before)) >= 0:
             start, end = self._blocks.line_around(hit)
             number = self._blocks.line_number(start)
             record = self._parse_line(number, start, end)
             if accept(record):
-                return number, record, end
+                return number, record, start, end
             before = start
         return None
 

@@ -32,8 +32,10 @@ postbag carries letters between the two coding agents on this machine, a Claude 
 session and a Codex session, through each one's own wake-up door; a human grants each \
 exchange a budget of letters. Call join first, once, so that the other agent's letters \
 reach this session. Then send writes a letter to the other agent; each letter you receive \
-says how to answer it, or that you must not. read shows the latest records, status where \
-the exchange stands. When a tool answers that you should stop and ask the human, do so."""
+says how to answer it, or that you must not. read shows the latest records; status says \
+where the exchange stands, and whether the other agent took your last letter: ask it \
+before you send a letter again. When a tool answers that you should stop and ask the \
+human, do so."""
 
 
 class Tool:
@@ -97,8 +99,18 @@ def _read(env, meta, arguments):
 
 def _status(env, meta, arguments):
     from postbag import verbs
+    from postbag.guards import caller_of_mcp
 
-    return verbs.status(env)
+    standing = verbs.status(env)
+    try:
+        peer, _ = caller_of_mcp(env, meta)
+    except Refusal:
+        return standing  # the exchange is anyone's to see; whose letters these are is not known
+    stood = verbs.receipts(env, peer) or []
+    if not stood:
+        return f"{standing}\nyou have sent no letter"
+    letter, receipt = stood[-1]
+    return f"{standing}\nyour last letter, {letter['n']} to {letter['to']}: {receipt.words()}"
 
 
 READ_DEFAULT, READ_MOST = 10, 100
@@ -144,7 +156,8 @@ TOOLS = {
         Tool(
             "status",
             "Where the exchange stands",
-            "The ledger's exchange: letters granted, sent and left, or closed or spent; and when each agent joined.",
+            "The ledger's exchange: letters granted, sent and left, or closed or spent; when each agent joined; and "
+            "whether the other agent's session took your last letter, from its own records. Ask before resending.",
             _status,
             writes=None,
             usage="status takes no arguments",

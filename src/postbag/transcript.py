@@ -8,9 +8,10 @@ import json
 
 from postbag.escape import LINE_BREAKS, in_lines, one_line
 
-# Every field but the doors (socket, token, thread): they unlock a session, so they stay
-# in the ledger and never reach any output.
-_SHOWN_FIELDS = ("n", "at", "kind", "peer", "limit", "from", "to", "body")
+# Every field but the doors (socket, token, thread) and the Claude session a join names:
+# they lead into a session, so they stay in the ledger and never reach any output. `via`
+# says how a peer joined ("mcp": through the MCP door).
+_SHOWN_FIELDS = ("n", "at", "kind", "peer", "via", "limit", "from", "to", "body")
 INDENT = "      "
 
 

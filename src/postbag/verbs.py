@@ -81,13 +81,32 @@ def send(env, sender, recipient, body, *, handed_over=None, sender_door=None):  
         if handed_over is not None:
             handed_over()
         try:
-            bag.append("letter", **{"from": sender, "to": recipient, "body": body})
+            letter = bag.append("letter", **{"from": sender, "to": recipient, "body": body})
         except OSError as error:
             raise Refusal(
                 f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
                 f"do not resend before checking {recipient}'s session"
             ) from None
-    return f"{receipt}letter {number} delivered to {recipient}, {left} left"
+    from postbag.receipts import at_once
+
+    said = at_once(letter, joined, env)  # once the lock is let go: it reads only the recipient's records
+    return f"{receipt}letter {number} delivered to {recipient}, {left} left" + (f"; {said}" if said else "")
+
+
+def receipts(env, sender=None, count=None):
+    """Where letters stand, from the recipients' own records: `sender`'s last `count`
+    letters (default its last one), or with no sender the last `count` letters (default
+    those of the latest exchange), oldest first, as (letter, Receipt); None without a ledger."""
+    from postbag import receipts as vendor
+
+    with _ledger(env) as bag:
+        if bag.fd is None:
+            return None
+        if count is None:
+            count = 1 if sender else max(1, bag.exchange().sent)
+        letters = bag.letters(count, sender)
+    # Read outside the lock: the vendors' records are theirs, and may take a moment.
+    return [(letter, vendor.of(letter, joined, env)) for letter, joined in reversed(letters)]
 
 
 class Snapshot:

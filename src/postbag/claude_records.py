@@ -1,0 +1,147 @@
+"""What Claude Code records of a letter, read-only: the session's transcript, its live
+session file, and the settings that decide what it does with letters from other sessions.
+
+Claude Code 2.1.328, under its config directory (CLAUDE_CONFIG_DIR, else ~/.claude):
+- projects/<its working directory>/<session id>.jsonl, the transcript: a letter the
+  session took is a {"type": "queue-operation", "operation": "enqueue", "content":
+  ENVELOPE, "timestamp": ...} record, within a moment of the knock, then a user turn;
+- sessions/<pid>.json, {"pid", "sessionId", "cwd", ...}, there while the session runs
+  and removed when it exits cleanly;
+- settings.json, and the project's .claude/settings.json and .claude/settings.local.json:
+  "crossSessionInbound" is "accept", "hold" (held for the person's review, dropped unless
+  approved within "dialogExpiry", five minutes by default) or "refuse" (dropped). A
+  project may only tighten the user's setting; managed settings overrule both. Under
+  hold and refuse the transcript gets nothing.
+"""
+
+import glob
+import json
+import os
+
+from postbag.receipts import (
+    NOT_TAKEN,
+    UNKNOWN,
+    Receipt,
+    is_the_letter,
+    newest,
+    taken_in,
+)
+
+# The strictest setting wins, as Claude Code applies them; an unknown value holds.
+_STRICTNESS = {"accept": 0, "hold": 1, "refuse": 2}
+MANAGED_SETTINGS = (
+    "/etc/claude-code/managed-settings.json",
+    "/Library/Application Support/ClaudeCode/managed-settings.json",
+)
+
+
+def receipt(letter, joined, env):
+    from postbag.guards import is_uuid
+
+    session = joined.get("session")
+    if not isinstance(session, str) or not is_uuid(session):
+        return Receipt(UNKNOWN, "claude's join names no session to look in (a join from before postbag 1.2)")
+    config = config_directory(env)
+    transcripts = glob.glob(os.path.join(glob.escape(config), "projects", "*", f"{session}.jsonl"))
+    taken = taken_in(newest(transcripts), "claude's transcript", letter, _took) if transcripts else None
+    return taken or _why_not(session, config)
+
+
+def _took(record, letter):
+    """Whether a transcript record is the session taking `letter`: its enqueue, or its turn."""
+    if record.get("type") == "queue-operation" and record.get("operation") == "enqueue":
+        return is_the_letter(record.get("content"), letter)
+    return False
+
+
+def _why_not(session, config):
+    """What the records say of a letter the transcript does not hold: the session ended,
+    or its settings hold or refuse letters from other sessions; else nothing known."""
+    alive = live_session(config, session)
+    if alive is False:
+        return Receipt(NOT_TAKEN, "claude's session has ended, and its transcript holds no sign of the letter")
+    setting = inbound_setting(config, alive["cwd"] if alive else None)
+    if setting == "refuse":
+        return Receipt(NOT_TAKEN, REFUSED)
+    if setting == "hold":
+        return Receipt(NOT_TAKEN, HELD)
+    return Receipt(UNKNOWN, "claude's transcript holds no sign of the letter (yet), and its records say nothing of why")
+
+
+REFUSED = "claude's settings refuse letters from other sessions (crossSessionInbound refuse): the session drops them"
+HELD = (
+    "claude's settings hold letters from other sessions for the person's review (crossSessionInbound hold): "
+    "unless approved in that session, a held letter is dropped after dialogExpiry, five minutes by default"
+)
+
+
+def refused_at_once(joined, env):
+    """What a send can say at once of a letter to a session whose settings will not let it
+    take letters from other sessions; None otherwise."""
+    config = config_directory(env)
+    session = joined.get("session")
+    alive = live_session(config, session) if isinstance(session, str) else None
+    setting = inbound_setting(config, alive["cwd"] if alive else None)
+    return {"refuse": f"but {REFUSED}", "hold": f"but {HELD}"}.get(setting)
+
+
+def config_directory(env):
+    named = env.get("CLAUDE_CONFIG_DIR")
+    return named or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")
+
+
+def live_session(config, session):
+    """The session file of the running session `session`, False when it has none (the
+    session has ended), or None when that cannot be told (no session files here)."""
+    directory = os.path.join(config, "sessions")
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return None
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        record = _json_file(os.path.join(directory, name))
+        if isinstance(record, dict) and record.get("sessionId") == session:
+            pid = record.get("pid")
+            return record if type(pid) is int and _running(pid) else False
+    return False
+
+
+def inbound_setting(config, cwd):
+    """The crossSessionInbound that applies to a session working in `cwd` (None: unknown),
+    "accept" where nothing sets it."""
+    for path in MANAGED_SETTINGS:
+        managed = _setting(path)
+        if managed is not None:
+            return managed
+    found = [_setting(os.path.join(config, "settings.json"))]
+    if cwd:
+        found += [_setting(os.path.join(cwd, ".claude", name)) for name in ("settings.json", "settings.local.json")]
+    return max((value for value in found if value is not None), key=_STRICTNESS.__getitem__, default="accept")
+
+
+def _setting(path):
+    settings = _json_file(path)
+    if not isinstance(settings, dict) or "crossSessionInbound" not in settings:
+        return None
+    value = settings["crossSessionInbound"]
+    return value if value in _STRICTNESS else "hold"  # Claude Code holds while a value is not one it knows
+
+
+def _json_file(path):
+    try:
+        with open(path, "rb") as file:
+            return json.loads(file.read(1 << 20))
+    except (OSError, ValueError):
+        return None
+
+
+def _running(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it runs
+        return True
+    return True

@@ -1,0 +1,166 @@
+"""Receipts: where each letter stands, worked out when asked from the recipient's own records.
+
+A door that takes a letter says nothing of what the session then did with it. Both
+vendors keep records of what their sessions received: Claude Code a session's transcript
+(claude_records.py), Codex its queue database and each thread's rollout
+(codex_records.py). postbag reads them, opening each read-only and writing nothing, and
+says of each letter one of four things: taken (and when), waiting, not taken (with the
+likeliest reason the records show), or unknown, whenever the records cannot be read or
+are not of a format known here. Unknown is said rather than a guess. The readers know
+the formats of Claude Code 2.1.328 and Codex 0.169.0, the versions the real-client tier
+proves them against.
+"""
+
+import os
+import re
+
+TAKEN, WAITING, NOT_TAKEN, UNKNOWN = "taken", "waiting", "not taken", "unknown"
+# How far back a search through a transcript or rollout goes at most: records older than
+# the letter end it sooner, since they cannot hold what came after them.
+LOOK_BACK = 64 << 20
+_BLOCK = 1 << 20
+SLACK = 60  # seconds: a vendor's record of a letter may be a little older than the ledger's time for it
+_TIMESTAMP = re.compile(rb'"timestamp":\s*"([^"]+)"')
+
+
+class Receipt:
+    """Where one letter stands: `state` (TAKEN, WAITING, NOT_TAKEN or UNKNOWN), `at` (when
+    it was taken, in the ledger's form of time) and `why` (in words; not for TAKEN)."""
+
+    __slots__ = ("at", "state", "why")
+
+    def __init__(self, state, why="", at=None):
+        self.state, self.why, self.at = state, why, at
+
+    def words(self):
+        if self.state == TAKEN:
+            return f"taken at {self.at}" + (f" ({self.why})" if self.why else "")
+        return f"{self.state}: {self.why}"
+
+    def as_json(self):
+        shown = {"state": self.state, "at": self.at, "why": self.why or None}
+        return {name: value for name, value in shown.items() if value is not None}
+
+
+def of(letter, joined, env):
+    """The receipt of `letter`, sent to the recipient's door `joined` (its join record)."""
+    if joined is None:
+        return Receipt(UNKNOWN, f"no join of {letter['to']} comes before it in the ledger")
+    if letter["to"] == "claude":
+        from postbag import claude_records as reader
+    else:
+        from postbag import codex_records as reader
+    return reader.receipt(letter, joined, env)
+
+
+def at_once(letter, joined, env):
+    """What the recipient's records already say, at the moment of sending, of a letter its
+    door has taken and that its session will not take soon; None when they say nothing.
+    Nothing here waits: whether the session took it belongs to the receipt, asked later."""
+    if joined is None:
+        return None
+    if letter["to"] == "claude":
+        from postbag import claude_records
+
+        return claude_records.refused_at_once(joined, env)
+    from postbag import codex_records
+
+    return codex_records.waits_at_once(joined, env)
+
+
+def is_the_letter(text, letter):
+    """Whether `text`, as a vendor recorded it, is the envelope of `letter`."""
+    heading = f"Letter {letter['n']} from {letter['from']} via postbag. "
+    return isinstance(text, str) and text.startswith(heading) and text.endswith("\n\n" + letter["body"])
+
+
+def heading_of(letter):
+    """What every record of `letter`'s envelope holds as it is, JSON escaping aside: its heading."""
+    return f"Letter {letter['n']} from {letter['from']} via postbag.".encode()
+
+
+def taken_in(path, what, letter, took):
+    """TAKEN, with the record's time, where the JSON Lines file at `path` (`what`) holds a
+    record that `took(record, letter)` accepts; UNKNOWN where it cannot be read; None
+    where it is not there. Only records from about the letter's time on are looked at."""
+    since = moment(letter["at"])
+    found, unreadable = find_back(path, what, heading_of(letter), lambda r: took(r, letter), since and since - SLACK)
+    if unreadable:
+        return Receipt(UNKNOWN, unreadable)
+    return None if found is None else Receipt(TAKEN, at=local(found.get("timestamp", "")))
+
+
+def find_back(path, what, needle, accept, since):
+    """The newest record of the JSON Lines file at `path` (`what`, in words that name no
+    door: its name holds a session or thread id) that `accept` takes, looked for from the
+    end: only lines holding `needle` are parsed, and the search ends at a block whose
+    records are older than `since` (seconds since the epoch, or None). Returns (record or
+    None, None), or (None, why the file cannot be read)."""
+    import json
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError as error:
+        return None, f"cannot read {what} ({error.strerror})"
+    try:
+        end = os.fstat(fd).st_size
+        lowest, carry = max(0, end - LOOK_BACK), b""
+        while end > lowest:
+            start = max(lowest, end - _BLOCK)
+            data = os.pread(fd, end - start, start) + carry
+            cut = data.find(b"\n") + 1 if start > lowest else 0  # a line cut by the block waits for the next
+            data, carry = data[cut:], data[:cut]
+            for line in reversed(data.split(b"\n")):
+                if needle in line:
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue  # a line still being written, or not JSON: not the one
+                    if accept(record):
+                        return record, None
+            if since is not None and (oldest := _oldest_time(data)) is not None and oldest < since:
+                return None, None
+            end = start
+        return None, (f"{what} is longer than postbag reads back" if lowest else None)
+    except OSError as error:
+        return None, f"cannot read {what} ({error.strerror})"
+    finally:
+        os.close(fd)
+
+
+def newest(paths):
+    """The most recently changed of `paths`: the one a vendor writes to now."""
+
+    def modified(path):
+        try:
+            return os.stat(path).st_mtime
+        except OSError:
+            return 0
+
+    return max(paths, key=modified)
+
+
+def _oldest_time(data):
+    stamped = _TIMESTAMP.search(data)
+    return moment(stamped[1].decode(errors="replace")) if stamped else None
+
+
+def moment(text):
+    """Seconds since the epoch of an ISO 8601 time with an offset or Z, or None."""
+    from datetime import datetime
+
+    try:
+        parsed = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
+    except (TypeError, ValueError):
+        return None
+    return parsed.timestamp() if parsed.tzinfo is not None else None
+
+
+def local(text):
+    """A vendor's time, as the ledger writes times: local, to the second, with its offset."""
+    from datetime import datetime
+
+    seconds = moment(text)
+    if seconds is None:
+        return text
+    return datetime.fromtimestamp(seconds).astimezone().isoformat(timespec="seconds")

@@ -1,0 +1,317 @@
+"""Receipts: where each letter stands, from the records each vendor keeps of what its session
+took, written here as Claude Code 2.1.328 and Codex 0.169.0 write them (the real tier
+checks that they still do). Missing, torn, locked or foreign records say "unknown"."""
+
+import fcntl
+import json
+import os
+import sqlite3
+from datetime import datetime, timezone
+
+import pytest
+
+WHEN = "2026-12-02T02:30:41.226Z"  # how both vendors stamp their records
+
+
+def local(stamp):
+    """A vendor's time as postbag shows it: local, to the second, with the offset."""
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone().isoformat(timespec="seconds")
+
+
+def now():
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def write_lines(path, records):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "a") as file:
+        for record in records:
+            file.write((record if isinstance(record, str) else json.dumps(record)) + "\n")
+
+
+class Claude:
+    """Claude Code's records for the fake inbox's session, under the test's HOME."""
+
+    def __init__(self, home, session):
+        self.config, self.session = os.path.join(home, ".claude"), session
+        self.transcript = os.path.join(self.config, "projects", "-work-repo", f"{session}.jsonl")
+
+    def took(self, envelope, at=WHEN):
+        write_lines(
+            self.transcript,
+            [
+                {"type": "summary"},
+                {
+                    "type": "queue-operation",
+                    "operation": "enqueue",
+                    "timestamp": at,
+                    "sessionId": self.session,
+                    "content": envelope,
+                },
+                {"type": "queue-operation", "operation": "dequeue", "timestamp": at},
+            ],
+        )
+
+    def runs(self, cwd, pid=None):
+        record = {"pid": pid or os.getpid(), "sessionId": self.session, "cwd": str(cwd), "version": "2.1.328"}
+        write_lines(os.path.join(self.config, "sessions", f"{record['pid']}.json"), [record])
+
+    def settings(self, directory, inbound):
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, "settings.json"), "w") as file:
+            json.dump({"crossSessionInbound": inbound}, file)
+
+
+class Codex:
+    """Codex's records for the fake codex's thread, under the test's HOME."""
+
+    def __init__(self, home, thread):
+        self.home, self.thread = os.path.join(home, ".codex"), thread
+        name = f"rollout-2026-12-02T02-30-40-{thread}.jsonl"
+        self.rollout = os.path.join(self.home, "sessions", "2026", "12", "02", name)
+        write_lines(self.rollout, [{"timestamp": WHEN, "type": "session_meta", "payload": {"id": thread}}])
+
+    def took(self, envelope, at=WHEN):
+        payload = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": envelope}]}
+        write_lines(self.rollout, [{"timestamp": at, "type": "response_item", "payload": payload}])
+
+    def queued(self, envelope):
+        with sqlite3.connect(os.path.join(self.home, "queue_1.sqlite")) as db:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS queued_items (id TEXT PRIMARY KEY NOT NULL, thread_id TEXT NOT NULL, "
+                "payload_json TEXT NOT NULL, queue_order INTEGER NOT NULL, created_at_ms INTEGER NOT NULL, "
+                "updated_at_ms INTEGER NOT NULL)"
+            )
+            payload = {"UserInput": {"content": [{"type": "text", "text": envelope, "text_elements": []}]}}
+            db.execute("INSERT INTO queued_items VALUES (?, ?, ?, 0, 0, 0)", ("id1", self.thread, json.dumps(payload)))
+        db.close()
+
+    def lock_file(self):
+        path = os.path.join(self.home, "thread-writer-locks", f"{self.thread}.lock")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, "a").close()
+        return path
+
+
+@pytest.fixture
+def exchange(postbag, inbox, codex, tmp_path):
+    """Both peers joined, an exchange open, letter 4 from codex to claude and letter 5 back;
+    the records each vendor keeps, empty so far."""
+    postbag.ready()
+    postbag.ok("send", "claude", "Review it.", inside="codex")
+    postbag.ok("send", "codex", "Reviewed.", inside="claude")
+    home = postbag.env["HOME"]
+    return Claude(home, inbox.session), Codex(home, codex.thread), inbox.envelopes(1)[0], codex.envelopes()[0]
+
+
+def receipts(postbag, *args, inside=None):
+    return postbag.ok("receipts", *args, inside=inside).splitlines()
+
+
+def test_a_letter_each_session_took_is_shown_taken_with_the_time_from_its_record(postbag, exchange):
+    claude, codex, to_claude, to_codex = exchange
+    claude.took(to_claude)
+    codex.took(to_codex, at="2026-12-02T02:30:42.500Z")
+    assert receipts(postbag) == [
+        f"letter 4 codex -> claude: taken at {local(WHEN)}",
+        f"letter 5 claude -> codex: taken at {local('2026-12-02T02:30:42.500Z')}",
+    ]
+    shown = [json.loads(line) for line in receipts(postbag, "--json")]
+    assert shown[0] == {
+        "n": 4,
+        "at": shown[0]["at"],
+        "from": "codex",
+        "to": "claude",
+        "receipt": {"state": "taken", "at": local(WHEN)},
+    }
+
+
+def test_inside_a_session_the_sender_is_told_of_its_own_last_letter(postbag, exchange):
+    claude, _, to_claude, _ = exchange
+    claude.took(to_claude)
+    assert receipts(postbag, inside="codex") == [f"letter 4 codex -> claude: taken at {local(WHEN)}"]
+    assert receipts(postbag, inside="claude")[0].startswith("letter 5 claude -> codex: unknown: ")
+
+
+@pytest.mark.parametrize(
+    ("where", "inbound", "why"),
+    [
+        (
+            "user",
+            "refuse",
+            "claude's settings refuse letters from other sessions (crossSessionInbound refuse): the session drops them",
+        ),
+        (
+            "project",
+            "hold",
+            "claude's settings hold letters from other sessions for the person's review "
+            "(crossSessionInbound hold): unless approved in that session, a held letter is dropped after dialogExpiry, "
+            "five minutes by default",
+        ),
+        ("user", "sometimes", "claude's settings hold letters"),  # a value Claude Code does not know holds
+    ],
+)
+def test_a_letter_claudes_settings_keep_out_is_not_taken_with_that_reason(  # noqa: PLR0917
+    postbag, exchange, tmp_path, where, inbound, why
+):
+    claude, *_ = exchange
+    project = tmp_path / "repo"
+    claude.runs(project)
+    claude.settings(claude.config if where == "user" else project / ".claude", inbound)
+    [line] = receipts(postbag, "1", inside="codex")
+    assert line.startswith(f"letter 4 codex -> claude: not taken: {why}")
+
+
+def test_a_project_may_only_tighten_the_users_setting(postbag, exchange, tmp_path):
+    claude, *_ = exchange
+    claude.runs(tmp_path / "repo")
+    claude.settings(claude.config, "hold")
+    claude.settings(tmp_path / "repo" / ".claude", "accept")
+    assert "(crossSessionInbound hold)" in receipts(postbag, inside="codex")[0]
+
+
+def test_a_letter_to_a_session_that_has_ended_is_not_taken_and_says_so(postbag, exchange):
+    claude, *_ = exchange
+    claude.runs("/work/repo", pid=2**22 + 7)  # a pid no process has: the session's file outlived it
+    assert receipts(postbag, inside="codex") == [
+        "letter 4 codex -> claude: not taken: claude's session has ended, "
+        "and its transcript holds no sign of the letter"
+    ]
+
+
+def test_without_any_sign_or_reason_the_receipt_says_unknown_not_a_guess(postbag, exchange, tmp_path):
+    claude, *_ = exchange
+    claude.runs(tmp_path / "repo")  # running, accepting, and nothing in the transcript yet
+    assert receipts(postbag, inside="codex") == [
+        "letter 4 codex -> claude: unknown: claude's transcript holds no sign of the letter (yet), "
+        "and its records say nothing of why"
+    ]
+
+
+def test_a_torn_or_foreign_transcript_gives_unknown_or_the_truth_never_a_traceback(postbag, exchange, tmp_path):
+    claude, _, to_claude, _ = exchange
+    write_lines(claude.transcript, ["{not json", '{"type": "queue-operation", "operation": "enqueue"', "\x00\xff"])
+    claude.runs(tmp_path / "repo")
+    assert receipts(postbag, inside="codex")[0].startswith("letter 4 codex -> claude: unknown: ")
+    claude.took(to_claude)
+    write_lines(claude.transcript, ['{"type": "assistant", "message": {"content": "half a rec'])
+    assert receipts(postbag, inside="codex") == [f"letter 4 codex -> claude: taken at {local(WHEN)}"]
+
+
+def test_a_claude_join_from_before_receipts_names_no_session_and_gives_unknown(postbag, exchange, inbox):
+    postbag.ok(
+        "join",
+        "claude",
+        env={
+            "CLAUDE_CODE_SESSION_ID": None,
+            **{k: v for k, v in inbox.session_env().items() if k != "CLAUDE_CODE_SESSION_ID"},
+        },
+    )
+    postbag.ok("send", "claude", "again", inside="codex")
+    assert receipts(postbag, inside="codex") == [
+        "letter 7 codex -> claude: unknown: claude's join names no session to look in (a join from before postbag 1.2)"
+    ]
+
+
+def test_a_letter_in_codexs_queue_is_waiting_and_says_whether_a_running_codex_will_take_it(postbag, exchange):
+    _, codex, _, to_codex = exchange
+    codex.queued(to_codex)
+    assert receipts(postbag, inside="claude") == [
+        "letter 5 claude -> codex: waiting: in codex's queue for the thread; whether a running codex has it loaded "
+        "cannot be told here"
+    ]
+    lock = codex.lock_file()  # the thread was loaded once: its lock file stays
+    said = receipts(postbag, inside="claude")[0]
+    assert "which no running codex has loaded: it is taken when the thread is resumed" in said
+    with open(lock) as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as the codex that has the thread loaded holds it
+        assert (
+            "which a running codex has loaded: it takes the letter when it is idle"
+            in receipts(postbag, inside="claude")[0]
+        )
+
+
+def test_a_letter_to_a_thread_codex_no_longer_has_is_not_taken(postbag, exchange):
+    _, codex, _, _ = exchange
+    os.remove(codex.rollout)
+    assert receipts(postbag, inside="claude") == [
+        "letter 5 claude -> codex: not taken: codex no longer has the thread it went to (its rollout is gone), "
+        "so nothing will take it"
+    ]
+
+
+def test_a_locked_or_foreign_queue_database_gives_unknown(postbag, exchange):
+    _, codex, _, to_codex = exchange
+    codex.queued(to_codex)
+    holder = sqlite3.connect(os.path.join(codex.home, "queue_1.sqlite"), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process writing, longer than postbag waits
+    try:
+        said = receipts(postbag, inside="claude")[0]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert said == "letter 5 claude -> codex: unknown: cannot read codex's queue (database is locked)"
+    with open(os.path.join(codex.home, "queue_1.sqlite"), "wb") as foreign:
+        foreign.write(b"not a database at all" * 100)
+    assert receipts(postbag, inside="claude")[0].startswith("letter 5 claude -> codex: unknown: ")
+
+
+def test_reading_the_queue_writes_nothing_in_codexs_home(postbag, exchange):
+    _, codex, _, to_codex = exchange
+    codex.queued(to_codex)
+    before = {name: os.stat(os.path.join(codex.home, name)).st_mtime_ns for name in os.listdir(codex.home)}
+    receipts(postbag, inside="claude")
+    after = {name: os.stat(os.path.join(codex.home, name)).st_mtime_ns for name in os.listdir(codex.home)}
+    assert after == before
+
+
+def test_a_send_says_at_once_what_the_recipients_records_already_show(postbag, exchange, tmp_path, codex):
+    claude, codex_records, _, _ = exchange
+    claude.runs(tmp_path / "repo")
+    claude.settings(claude.config, "refuse")
+    assert postbag.ok("send", "claude", "into the void", inside="codex") == (
+        "letter 6 delivered to claude, 9 left; but claude's settings refuse letters from other sessions "
+        "(crossSessionInbound refuse): the session drops them\n"
+    )
+    codex_records.lock_file()  # loaded once, by nobody now
+    assert postbag.ok("send", "codex", "to a thread nobody has loaded", inside="claude") == (
+        "letter 7 delivered to codex, 8 left; it waits in codex's queue: no running codex has the thread loaded, "
+        "so it is taken when the thread is resumed\n"
+    )
+
+
+def test_with_no_ledger_or_no_letter_receipts_say_so(postbag):
+    result = postbag.run("receipts")
+    assert (result.returncode, result.stderr) == (0, f"postbag: there is no ledger at {postbag.ledger} yet\n")
+    postbag.ready()
+    assert receipts(postbag, inside="claude") == ["no letter has been sent by claude"]
+
+
+def test_through_the_mcp_door_status_tells_the_sender_whether_its_last_letter_was_taken(postbag, exchange, codex):
+    claude, _, to_claude, _ = exchange
+    server = postbag.mcp()
+    server.handshake()
+    try:
+        meta = {"threadId": codex.thread}
+        text, error = server.tool("status", meta=meta)
+        assert not error and text.splitlines()[-1].startswith("your last letter, 4 to claude: unknown: ")
+        claude.took(to_claude)
+        text, _ = server.tool("status", meta=meta)
+        assert text.splitlines()[-1] == f"your last letter, 4 to claude: taken at {local(WHEN)}"
+        assert text.splitlines()[0].startswith(f"ledger {postbag.ledger}: exchange of 12 letters, 2 sent, 10 left")
+    finally:
+        server.close()
+
+
+def test_a_record_further_back_than_postbag_reads_is_unknown_not_absent(postbag, exchange, tmp_path):
+    """A transcript whose records carry no time gives no place to stop: the search goes back
+    64 MiB at most, and then says it did not read all of it."""
+    claude, _, to_claude, _ = exchange
+    claude.took(to_claude)
+    untimed = json.dumps({"type": "attachment", "pad": "x" * 1000})
+    with open(claude.transcript, "a") as file:
+        file.write((untimed + "\n") * (65 * 1024))
+    claude.runs(tmp_path / "repo")
+    assert receipts(postbag, inside="codex") == [
+        "letter 4 codex -> claude: unknown: claude's transcript is longer than postbag reads back"
+    ]
