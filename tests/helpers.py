@@ -32,3 +32,20 @@ def line(**record):
 def many_opens(first, end):
     """Ledger lines `first` to `end - 1`, each an open record: a ledger as long as wanted."""
     return "".join(line(n=n, at=AT, kind="open", limit=12) for n in range(first, end)).encode()
+
+
+def run_demo(tmp_path, *args, timeout=120):
+    """scripts/demo.py as a person runs it, from a terminal, its temporary files under `tmp_path`."""
+    import subprocess
+    import sys
+
+    from fakes import terminal_environment
+
+    return subprocess.run(
+        [sys.executable, os.path.join(ROOT, "scripts", "demo.py"), *args],
+        env=terminal_environment(without=("COVERAGE_",), TMPDIR=str(tmp_path)),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

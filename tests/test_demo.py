@@ -7,22 +7,11 @@ import sys
 import clients
 import pytest
 from fakes import terminal_environment
-from helpers import ROOT
-
-
-def demo(tmp_path, *args, timeout=120):
-    return subprocess.run(
-        [sys.executable, os.path.join(ROOT, "scripts", "demo.py"), *args],
-        env=terminal_environment(without=("COVERAGE_",), TMPDIR=str(tmp_path)),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+from helpers import ROOT, run_demo
 
 
 def test_the_demo_runs_a_whole_exchange_and_cleans_up(tmp_path):
-    result = demo(tmp_path, "--limit", "5")
+    result = run_demo(tmp_path, "--limit", "5")
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     # Codex's side goes through the MCP door, Claude's through the command line
@@ -38,29 +27,16 @@ def test_the_demo_runs_a_whole_exchange_and_cleans_up(tmp_path):
 
 
 def test_the_demo_keeps_its_directory_when_asked(tmp_path):
-    result = demo(tmp_path, "--limit", "1", "--keep")
+    result = run_demo(tmp_path, "--limit", "1", "--keep")
     assert result.returncode == 0, result.stdout + result.stderr
     [kept] = os.listdir(tmp_path)
     assert os.path.exists(tmp_path / kept / "ledger.jsonl")
     assert f"kept {tmp_path / kept}" in result.stdout
 
 
-@pytest.mark.skipif(clients.missing() is not None, reason=f"real clients: {clients.missing()}")
-def test_the_demo_runs_on_the_real_clients_at_its_default_limit(tmp_path):
-    result = demo(tmp_path, "--real", timeout=600)
-    assert result.returncode == 0, result.stdout + result.stderr
-    out = result.stdout
-    # Codex in its default sandbox joins and answers through postbag's MCP server
-    assert "codex  > join, a tool of its postbag MCP server\n        codex joined\n" in out
-    assert "codex  received, in its thread:\n        | Letter 4 from claude via postbag. If it needs" in out
-    assert "claude received, in its transcript:\n        | Letter 9 from codex via postbag. It is the last" in out
-    assert "6 letters delivered through both doors" in out
-    assert [name for name in os.listdir(tmp_path) if name.startswith("postbag-")] == []  # claude keeps a folder
-
-
 @pytest.mark.skipif(clients.missing() is None, reason="the real clients are installed here")
 def test_the_demo_on_real_clients_says_what_is_missing(tmp_path):
-    result = demo(tmp_path, "--real")
+    result = run_demo(tmp_path, "--real")
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == f"demo --real: {clients.missing()}\n"
 

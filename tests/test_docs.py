@@ -156,15 +156,17 @@ def test_every_test_security_names_exists():
         text = file.read()
     tests = os.path.join(ROOT, "tests")
     defined = {}
-    for name in os.listdir(tests):
-        if name.startswith("test_") and name.endswith(".py"):
-            with open(os.path.join(tests, name)) as file:
-                tree = ast.parse(file.read())
-            defined[name] = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    for folder, _, names in os.walk(tests):
+        for name in names:
+            if name.startswith("test_") and name.endswith(".py"):
+                with open(os.path.join(folder, name)) as file:
+                    tree = ast.parse(file.read())
+                named = os.path.relpath(os.path.join(folder, name), tests)
+                defined[named] = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
     missing, named = [], 0
     for row in text.splitlines():
         file_name = None
-        for given, test in re.findall(r"`(test_\w+\.py)?::(test_\w+)`", row):
+        for given, test in re.findall(r"`((?:real/)?test_\w+\.py)?::(test_\w+)`", row):
             file_name = given or file_name
             named += 1
             if test not in defined.get(file_name, ()):

@@ -45,10 +45,10 @@ def receipt(letter, joined, env):
     queued, unreadable = waits_in_the_queue(home, thread, letter)
     if unreadable:
         return Receipt(UNKNOWN, unreadable)
+    if not rollouts:  # queued or not, no session of that thread will ever take it
+        return Receipt(NOT_TAKEN, GONE)
     if queued:
         return Receipt(WAITING, _who_takes_it(home, thread))
-    if not rollouts:
-        return Receipt(NOT_TAKEN, GONE)
     return Receipt(UNKNOWN, "neither codex's queue nor the thread's rollout holds it")
 
 

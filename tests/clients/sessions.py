@@ -133,8 +133,12 @@ class CodexHome:
             payloads = [json.loads(payload) for (payload,) in rows]
         return ["".join(part["text"] for part in p["UserInput"]["content"]) for p in payloads]
 
+    def rollouts(self, thread="*"):
+        """The rollout files of `thread`, or of every thread."""
+        return glob.glob(os.path.join(self.home, "sessions", "*", "*", "*", f"rollout-*-{thread}.jsonl"))
+
     def _rollouts(self):
-        return glob.glob(os.path.join(self.home, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+        return self.rollouts()
 
 
 class CodexSession(_Session):
@@ -191,9 +195,13 @@ class CodexSession(_Session):
         super().wait_for(answered_or_asking, what, timeout)
 
     def stop(self):
+        """Killed with every process it started, and gone: it holds no lock any more."""
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
+        deadline = time.monotonic() + WAIT
+        while _group_lives(self.process.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def _call(self, method, params):
         self._next_id += 1
@@ -241,6 +249,8 @@ class ClaudeSession(_Session):
         os.makedirs(workdir, exist_ok=True)
         self.socket = os.path.join(self.socket_dir, "in.sock")
         self.exported = os.path.join(home, "session.env")
+        if os.path.exists(self.exported):  # an earlier session's, in the same home: this one writes its own
+            os.remove(self.exported)
         # Written aside, then renamed: whoever sees the file sees all of it.
         hook = {
             "type": "command",
@@ -338,6 +348,16 @@ def register_with_claude(namespace, argv, env):
     )
     if added.returncode:
         raise RuntimeError(f"claude mcp add failed: {added.stderr.strip()}")
+
+
+def _group_lives(group):
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _whole_lines(path):

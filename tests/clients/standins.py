@@ -6,6 +6,7 @@ import http.server
 import json
 import os
 import re
+import sys
 import threading
 import traceback
 
@@ -156,7 +157,8 @@ class _StandIn:
 
         class Server(http.server.ThreadingHTTPServer):
             def handle_error(self, request, client_address):
-                model.errors.append(traceback.format_exc())
+                if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):  # a client that left
+                    model.errors.append(traceback.format_exc())
 
         self._server = Server(("127.0.0.1", 0), Handler)
         self._ready.set()

@@ -1,0 +1,162 @@
+"""Receipts on the real clients: what each session did with a letter, told from the records
+Claude Code and Codex keep, and the formats those readers rely on, pinned to the versions
+tests/clients installs: a pin moved to a version that writes them otherwise fails here,
+by name."""
+
+import json
+import os
+import re
+import sqlite3
+
+import clients
+import pytest
+from helpers import TIMESTAMP
+from sessions_helpers import claude_variables, join_both
+
+from postbag import codex_records
+
+CLAUDE, CODEX = (f"{name}@{version}" for name, version in (clients.PINS["claude"], clients.PINS["codex"]))
+HELD = (
+    "claude's settings hold letters from other sessions for the person's review (crossSessionInbound hold): "
+    "unless approved in that session, a held letter is dropped after dialogExpiry, five minutes by default"
+)
+REFUSED = "claude's settings refuse letters from other sessions (crossSessionInbound refuse): the session drops them"
+WAITS = (
+    "in codex's queue for the thread, which no running codex has loaded: it is taken when the thread is resumed "
+    "(in the app or editor, or with codex resume)"
+)
+
+
+def receipts(real, inside, *args):
+    return real.ok("receipts", *args, env=inside).splitlines()
+
+
+@pytest.mark.parametrize(("setting", "why"), [("accept", None), ("hold", HELD), ("refuse", REFUSED)])
+def test_what_a_claude_session_did_with_a_letter_is_told_from_its_own_records(real, claude, codex_home, setting, why):
+    session = claude(crossSessionInbound=setting)
+    thread = codex_home.new_thread(real.env)
+    join_both(real, session, thread)
+    real.ok("open")
+    # The sender asks in the Claude session's own home: one user, one home, as people have.
+    inside_codex = {"CODEX_THREAD_ID": thread, "HOME": session.home}
+    sent = real.ok("send", "claude", "Did this arrive?", env=inside_codex)
+    if why is None:
+        assert sent == "letter 4 delivered to claude, 11 left\n"
+        session.wait_for(session.letters, "the letter's enqueue")
+        [line] = receipts(real, inside_codex)
+        assert re.fullmatch(rf"letter 4 codex -> claude: taken at {TIMESTAMP}", line), line
+    else:  # the settings are known at once, so the send says so, and the receipt after it
+        assert sent == f"letter 4 delivered to claude, 11 left; but {why}\n"
+        assert receipts(real, inside_codex) == [f"letter 4 codex -> claude: not taken: {why}"]
+        assert session.letters() == []
+
+
+def test_after_a_restart_each_letter_is_told_from_the_session_it_went_to(real, claude, codex_home):
+    first = claude()
+    thread = codex_home.new_thread(real.env)
+    join_both(real, first, thread)
+    inside_codex = {"CODEX_THREAD_ID": thread, "HOME": first.home}
+    real.ok("open", "--limit", "1")  # each letter the last of its exchange: no session answers it
+    real.ok("send", "claude", "to the first session", env=inside_codex)
+    first.wait_for(first.letters, "the first letter")
+    first.kill()
+    again = claude(home=first.home)  # the same person's home: a new session, a transcript of its own
+    real.ok("join", "claude", env=claude_variables(again))
+    real.ok("open", "--limit", "1")
+    real.ok("send", "claude", "to the new session", env=inside_codex)
+    again.wait_for(again.letters, "the second letter")
+    lines = receipts(real, inside_codex, "2")  # codex's last two: one to each session
+    taken = [line.partition(": taken at ")[0] for line in lines]
+    assert taken == ["letter 4 codex -> claude", "letter 7 codex -> claude"]
+
+
+def test_a_letter_a_loaded_codex_thread_takes_is_shown_taken(real, claude, codex_home, codex_session):
+    session = claude()
+    thread = codex_home.new_thread(real.env)
+    codex = codex_session(thread)
+    join_both(real, session, thread)
+    real.ok("open", "--limit", "1")  # the last letter: Codex takes it and does not answer
+    inside_claude = claude_variables(session)
+    assert real.ok("send", "codex", "Take this.", env=inside_claude) == "letter 4 delivered to codex, 0 left\n"
+    codex.wait_for(lambda: len(codex.user_messages()) == 1, "the letter's turn")
+    [line] = receipts(real, inside_claude)
+    assert re.fullmatch(rf"letter 4 claude -> codex: taken at {TIMESTAMP}", line), line
+
+
+def test_a_letter_to_a_thread_no_codex_has_loaded_waits_and_is_taken_once_the_thread_is_resumed(
+    real, claude, codex_home, codex_session
+):
+    session = claude()
+    thread = codex_home.new_thread(real.env)  # its codex exec run has ended
+    join_both(real, session, thread)
+    real.ok("open", "--limit", "1")
+    inside_claude = claude_variables(session)
+    assert real.ok("send", "codex", "Still there?", env=inside_claude) == (
+        "letter 4 delivered to codex, 0 left; it waits in codex's queue: no running codex has the thread loaded, "
+        "so it is taken when the thread is resumed\n"
+    )
+    assert receipts(real, inside_claude) == [f"letter 4 claude -> codex: waiting: {WAITS}"]
+    codex = codex_session(thread)  # the person resumes the thread
+    codex.wait_for(lambda: len(codex.user_messages()) == 1, "the waiting letter's turn")
+    [line] = receipts(real, inside_claude)
+    assert re.fullmatch(rf"letter 4 claude -> codex: taken at {TIMESTAMP}", line), line
+
+
+def test_a_letter_to_a_thread_codex_has_lost_is_not_taken(real, claude, codex_home):
+    session = claude()
+    thread = codex_home.new_thread(real.env)
+    join_both(real, session, thread)
+    real.ok("open")
+    inside_claude = claude_variables(session)
+    real.ok("send", "codex", "Anyone?", env=inside_claude)
+    for rollout in codex_home.rollouts(thread):
+        os.remove(rollout)  # the person deleted the session: its letter can never be taken
+    assert receipts(real, inside_claude) == [f"letter 4 claude -> codex: not taken: {codex_records.GONE}"]
+
+
+def test_the_records_receipts_read_are_as_the_pinned_clients_write_them(real, claude, codex_home, codex_session):
+    """Every field each reader relies on, as the pinned clients write it."""
+    session = claude()
+    thread = codex_home.new_thread(real.env)
+    join_both(real, session, thread)
+    real.ok("open", "--limit", "1")  # a last letter each time: no session answers, so one letter a door
+    real.ok("send", "claude", "for the transcript", env={"CODEX_THREAD_ID": thread})
+    session.wait_for(session.letters, "the letter")
+    kinds = [(r, r.get("type"), r.get("operation")) for r in session.transcript()]
+    [enqueued] = [r for r, kind, operation in kinds if (kind, operation) == ("queue-operation", "enqueue")]
+    assert enqueued["content"].endswith("\n\nfor the transcript"), f"{CLAUDE} records a taken letter otherwise"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", enqueued["timestamp"]), f"{CLAUDE}'s times changed"
+    exported = session.session_env()["CLAUDE_CODE_SESSION_ID"]
+    sessions = os.path.join(session.home, ".claude", "sessions")
+    live = []
+    for name in (name for name in os.listdir(sessions) if name.endswith(".json")):
+        with open(os.path.join(sessions, name)) as file:
+            live.append(json.load(file))
+    assert [(type(r["pid"]), r["sessionId"], r["cwd"]) for r in live] == [(int, exported, session.workdir)], (
+        f"{CLAUDE} keeps its live sessions otherwise"
+    )
+    real.ok("open", "--limit", "1")
+    real.ok("send", "codex", "for the queue", env=claude_variables(session))
+    with sqlite3.connect(f"file:{codex_home.home}/queue_1.sqlite?mode=ro", uri=True) as db:
+        columns = [row[1] for row in db.execute("PRAGMA table_info(queued_items)")]
+        [(thread_id, payload)] = db.execute("SELECT thread_id, payload_json FROM queued_items").fetchall()
+    db.close()
+    assert columns == ["id", "thread_id", "payload_json", "queue_order", "created_at_ms", "updated_at_ms"], CODEX
+    assert thread_id == thread and json.loads(payload)["UserInput"]["content"][0]["text"].endswith("\n\nfor the queue")
+    assert codex_records.is_loaded(codex_home.home, thread) is False, f"{CODEX}'s writer lock is not where it was"
+    codex = codex_session(thread)
+    codex.wait_for(lambda: codex_records.is_loaded(codex_home.home, thread), "the writer lock of the loaded thread")
+    codex.wait_for(lambda: len(codex.user_messages()) == 1, "the queued letter's turn")
+    [rollout] = codex_home.rollouts(thread)
+    with open(rollout) as file:
+        taken = [
+            r
+            for r in map(json.loads, file)
+            if r.get("type") == "response_item"
+            and r["payload"].get("role") == "user"
+            and "for the queue" in json.dumps(r)
+        ]
+    assert [part["type"] for part in taken[0]["payload"]["content"]] == ["input_text"], f"{CODEX}'s rollout changed"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", taken[0]["timestamp"]), f"{CODEX}'s times changed"
+    codex.stop()
+    assert codex_records.is_loaded(codex_home.home, thread) is False
