@@ -191,6 +191,7 @@ def report(pyz, work, rounds, other):
         verdicts = tabulate(cases, real)
         verdicts += beside_the_table(cases, pyz, work, rounds, size)
         verdicts += through_the_mcp_door(cases, pyz, work, inbox)
+        verdicts += asking_for_receipts(pyz, work, rounds)
         if other:
             verdicts += against_table(cases, other)
     finally:
@@ -370,6 +371,105 @@ def server_memory_over_a_long_life(server, meta):
             return {}
         peaks[checkpoint] = int(peak.split()[1]) / 1024
     return peaks
+
+
+BIG_RECORDS = 100 << 20  # bytes of a long session's transcript, and of a long thread's rollout
+SESSION = "0b43d9fc-7de4-4289-977d-ce8d8cea3cd1"
+
+
+def asking_for_receipts(pyz, work, rounds):
+    """The cost of a receipt, in-process, on a Claude transcript and a Codex rollout of 100
+    MB each whose letter lies at the end, as for a letter just sent; and what a send's
+    check of the recipient's records at once costs it, with settings, live sessions and a
+    thread's writer lock where a user has them."""
+    sys.path.insert(0, pyz)
+    from postbag import receipts
+
+    home = os.path.join(work, "receipts-home")
+    env = {"HOME": home, "CODEX_HOME": os.path.join(home, ".codex")}
+    at = "2026-12-02T02:30:41+00:00"
+    to_claude = {"n": 9, "at": at, "from": "codex", "to": "claude", "body": BODY}
+    to_codex = {"n": 10, "at": at, "from": "claude", "to": "codex", "body": BODY}
+    claude_join, codex_join = {"peer": "claude", "session": SESSION}, {"peer": "codex", "thread": THREAD}
+    envelope = "Letter {n} from {from} via postbag. It is the last letter of the exchange; do not reply.\n\n{body}"
+    transcript = os.path.join(home, ".claude", "projects", "-work-repo", f"{SESSION}.jsonl")
+    taken = {"type": "queue-operation", "operation": "enqueue", "timestamp": "2026-12-02T02:30:42.000Z"}
+    write_long_records(transcript, {**taken, "content": envelope.format(**to_claude)})
+    rollout = f"{home}/.codex/sessions/2026/12/02/rollout-2026-12-02T00-00-00-{THREAD}.jsonl"
+    said = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": envelope.format(**to_codex)}]}
+    write_long_records(rollout, {"timestamp": "2026-12-02T02:30:42.000Z", "type": "response_item", "payload": said})
+    os.makedirs(os.path.join(home, ".claude", "sessions"))
+    with open(os.path.join(home, ".claude", "sessions", f"{os.getpid()}.json"), "w") as file:
+        json.dump({"pid": os.getpid(), "sessionId": SESSION, "cwd": work}, file)
+    with open(os.path.join(home, ".claude", "settings.json"), "w") as file:
+        json.dump({"crossSessionInbound": "accept", "permissions": {"allow": ["mcp__postbag"]}}, file)
+    os.makedirs(os.path.join(home, ".codex", "thread-writer-locks"))
+    with open(os.path.join(home, ".codex", "thread-writer-locks", f"{THREAD}.lock"), "w"):
+        pass
+    timed = {
+        "a receipt, letter at the end of a 100 MB Claude transcript": lambda: receipts.of(to_claude, claude_join, env),
+        "a receipt, letter at the end of a 100 MB Codex rollout": lambda: receipts.of(to_codex, codex_join, env),
+        "a send's check of Claude's records at once": (to_claude, claude_join),
+        "a send's check of Codex's records at once": (to_codex, codex_join),
+    }
+    print(f"\nreceipts, medians of {rounds} rounds (a send's check in a fresh process, its imports included):")
+    verdicts = []
+    for name, call in timed.items():
+        elapsed = []
+        for _ in range(rounds):
+            if callable(call):
+                started = time.perf_counter()
+                call()
+                elapsed.append(time.perf_counter() - started)
+            else:
+                elapsed.append(at_once_in_a_fresh_process(pyz, *call, env))
+        median = statistics.median(elapsed) * 1000
+        print(f"  {name:<58} {median:6.2f} ms")
+        if "Codex's records at once" in name:  # it runs beside the knock, which takes longer
+            knock = statistics.median(fake_knock(work) for _ in range(rounds)) * 1000
+            print(f"  {'beside the knock on the fake codex, which takes':<58} {knock:6.2f} ms")
+            verdicts.append(("a send's check of Codex's records ends within its knock", median / knock, 1.0))
+        else:
+            bound = 50.0 if "receipt," in name else 10.0
+            verdicts.append((f"{name} under {bound:g} ms", median, bound))
+    return verdicts
+
+
+def fake_knock(work):
+    """How long the suite's fake `codex queue` takes to run, start to exit: the knock's least."""
+    child = fakes.FakeCodex(os.path.join(work, "knock-codex"), THREAD)
+    started = time.perf_counter()
+    subprocess.run([child.path, "queue", "--thread", THREAD, "--message", BODY], check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+# What a send has loaded by the time it checks: the command line, the ledger, both doors.
+AT_ONCE = """import json, socket, subprocess, sys, time
+sys.path.insert(0, sys.argv[1])
+import postbag.__main__
+postbag.__main__._load_compiled_code()  # as the launcher has it: the archive's compiled modules
+from postbag import cli, doors, envelope, guards, ledger, verbs
+cli._parser()
+letter, joined, env = map(json.loads, sys.argv[2:])
+started = time.perf_counter()
+from postbag import receipts
+receipts.at_once(letter["to"], joined, env)
+print(time.perf_counter() - started)"""
+
+
+def at_once_in_a_fresh_process(pyz, letter, joined, env):
+    """What the check costs a send: in a process of its own, as a send runs it, imports included."""
+    argv = [sys.executable, "-I", "-S", "-c", AT_ONCE, pyz, *map(json.dumps, (letter, joined, env))]
+    return float(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)
+
+
+def write_long_records(path, last, size=BIG_RECORDS):
+    """A JSON Lines file of about `size` bytes of records an hour old, then `last`."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    filler = json.dumps({"timestamp": "2026-12-02T01:30:00.000Z", "type": "attachment", "text": "x" * 900}) + "\n"
+    with open(path, "w") as file:
+        file.write(filler * (size // len(filler)))
+        file.write(json.dumps(last) + "\n")
 
 
 def against_table(cases, other):

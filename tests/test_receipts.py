@@ -315,3 +315,40 @@ def test_a_record_further_back_than_postbag_reads_is_unknown_not_absent(postbag,
     assert receipts(postbag, inside="codex") == [
         "letter 4 codex -> claude: unknown: claude's transcript is longer than postbag reads back"
     ]
+
+
+# The readers' own pieces, in-process
+
+
+def test_times_of_every_form_the_vendors_and_the_ledger_write_are_read_or_left_alone():
+    from postbag.receipts import local, moment
+
+    assert moment("2026-12-02T02:30:41.226Z") == moment("2026-12-02T02:30:41.226+00:00") == 1796178641.226
+    assert moment("2026-12-02T04:30:41+02:00") == 1796178641
+    assert [moment(text) for text in ("2026-12-02T02:30:41", "yesterday", "", None)] == [None, None, None, None]
+    assert local("not a time") == "not a time"
+
+
+def test_a_receipt_without_a_join_or_a_file_is_unknown_and_says_why(tmp_path):
+    from postbag import receipts
+
+    letter = {"n": 4, "at": "2026-12-02T02:30:41+00:00", "from": "codex", "to": "claude", "body": "hi"}
+    assert receipts.of(letter, None, {}).words() == "unknown: no join of claude comes before it in the ledger"
+    assert receipts.at_once("claude", None, {}) is None
+    found = receipts.find_back(str(tmp_path / "none.jsonl"), "claude's transcript", b"x", bool, None)
+    assert found == (None, "cannot read claude's transcript (No such file or directory)")
+    assert receipts.newest([str(tmp_path / "gone-a"), str(tmp_path / "gone-b")]) in (
+        str(tmp_path / "gone-a"),
+        str(tmp_path / "gone-b"),
+    )
+
+
+def test_a_thread_whose_lock_file_is_unknown_to_proc_locks_is_not_loaded_and_one_it_cannot_read_is_unknown(tmp_path):
+    from postbag.codex_records import is_loaded
+
+    thread = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
+    assert is_loaded(str(tmp_path), thread) is None  # no lock file: this is not that codex's home
+    (tmp_path / "thread-writer-locks").mkdir()
+    (tmp_path / "thread-writer-locks" / f"{thread}.lock").write_text("")
+    assert is_loaded(str(tmp_path), thread, locks=str(tmp_path / "no-such-proc-locks")) is None  # macOS, say
+    assert is_loaded(str(tmp_path), thread) is False

@@ -136,8 +136,6 @@ def _finish(child, seconds):
     the child exits: Popen.wait(timeout) would poll with growing sleeps, and a helper of
     codex's that kept stderr open would hide the exit."""
     import select
-    import signal
-    import threading
     import time
 
     deadline = time.monotonic() + seconds
@@ -152,14 +150,7 @@ def _finish(child, seconds):
         finally:
             os.close(woken)
 
-    # The thread is born with every signal blocked: a signal sent to the process must reach
-    # the main thread, which holds it back while it appends. Taken by this thread, it would
-    # kill the process halfway through the record.
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
-    try:
-        threading.Thread(target=wait_for_exit, daemon=True).start()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    start_beside_the_append(wait_for_exit)
     said, streams = b"", [child.stderr.fileno(), wake]
     try:
         while (remaining := deadline - time.monotonic()) > 0:
@@ -179,6 +170,22 @@ def _finish(child, seconds):
     finally:
         child.stderr.close()
         os.close(wake)  # the writing end stays with the thread, which may still be waiting
+
+
+def start_beside_the_append(work):
+    """Start `work` on a daemon thread born with every signal blocked: a signal sent to the
+    process must reach the main thread, which holds it back while it appends. Taken by
+    another thread, it would end the process halfway through the record. The thread."""
+    import signal
+    import threading
+
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        thread = threading.Thread(target=work, daemon=True)
+        thread.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    return thread
 
 
 def _rest(stream):

@@ -53,19 +53,44 @@ def of(letter, joined, env):
     return reader.receipt(letter, joined, env)
 
 
-def at_once(letter, joined, env):
-    """What the recipient's records already say, at the moment of sending, of a letter its
-    door has taken and that its session will not take soon; None when they say nothing.
+def at_once(recipient, joined, env):
+    """What the recipient's records already say, at the moment of sending, of a letter to
+    the door `joined` that its session will not take soon; None when they say nothing.
     Nothing here waits: whether the session took it belongs to the receipt, asked later."""
     if joined is None:
         return None
-    if letter["to"] == "claude":
+    if recipient == "claude":
         from postbag import claude_records
 
         return claude_records.refused_at_once(joined, env)
     from postbag import codex_records
 
     return codex_records.waits_at_once(joined, env)
+
+
+class Beside:
+    """`at_once`, worked out on a thread of its own while the door takes the letter: some
+    kernels make a process's first read of /proc/locks cost more than the send may
+    spend (15 ms), and a knock on Codex's door takes longer than that anyway."""
+
+    WAIT = 1.0  # seconds, at most, once the letter is recorded: a slow disk must not hold the send
+
+    def __init__(self, recipient, joined, env):
+        from postbag.doors import start_beside_the_append
+
+        self.said = None
+
+        def look():
+            try:
+                self.said = at_once(recipient, joined, env)
+            except Exception:  # noqa: S110 - a note that cannot be had is left out, not a failure
+                pass
+
+        self._thread = start_beside_the_append(look)
+
+    def words(self):
+        self._thread.join(self.WAIT)
+        return self.said
 
 
 def is_the_letter(text, letter):
@@ -149,6 +174,8 @@ def moment(text):
     """Seconds since the epoch of an ISO 8601 time with an offset or Z, or None."""
     from datetime import datetime
 
+    if not isinstance(text, str):
+        return None
     try:
         parsed = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
     except (TypeError, ValueError):

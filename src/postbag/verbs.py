@@ -77,19 +77,20 @@ def send(env, sender, recipient, body, *, handed_over=None, sender_door=None):  
             receipt = f"{sender} joined; "
         number, left = bag.next_number, exchange.left - 1
         text = envelope.wrap(number, sender, body, last=left == 0, ledger_path=path, answer_by=joined.get("via"))
+        from postbag.receipts import Beside
+
+        looked = Beside(recipient, joined, env)  # what the recipient's records say, read while the door works
         doors.knock(recipient, records.door_of(joined), text, env, sandboxed=sandboxed)
         if handed_over is not None:
             handed_over()
         try:
-            letter = bag.append("letter", **{"from": sender, "to": recipient, "body": body})
+            bag.append("letter", **{"from": sender, "to": recipient, "body": body})
         except OSError as error:
             raise Refusal(
                 f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
                 f"do not resend before checking {recipient}'s session"
             ) from None
-    from postbag.receipts import at_once
-
-    said = at_once(letter, joined, env)  # once the lock is let go: it reads only the recipient's records
+    said = looked.words()
     return f"{receipt}letter {number} delivered to {recipient}, {left} left" + (f"; {said}" if said else "")
 
 
