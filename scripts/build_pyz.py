@@ -29,28 +29,34 @@ import zipfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "src", "postbag")
 # The archive's first lines, which Python skips to find the zip after them. Run as a
-# program, /bin/sh reads just these lines and starts python3 on the archive itself, in
-# isolated mode without `site` (-I -S): no PYTHON* variable, user site-packages or
-# current directory can change what runs, and start-up skips `site` and `runpy`, which
-# `python3 postbag.pyz` pays for. The Python below runs the entry point from the code
-# compiled for this Python, as runpy would run the archive's __main__.py: with the
-# archive first on sys.path and as sys.argv[0]. Older Pythons must parse it to refuse.
+# program, /bin/sh reads just these lines and starts python3 on the archive itself,
+# isolated and without `site`: -E -s -S, and the current directory taken off sys.path,
+# which is what -I does, in words a python3 that is Python 2 also takes, so that it
+# reaches the entry point and is refused politely. No PYTHON* variable, user
+# site-packages or current directory can change what runs, and start-up skips `site`
+# and `runpy`, which `python3 postbag.pyz` pays for. The Python below runs the entry
+# point from the code compiled for this Python, as runpy would run the archive's
+# __main__.py: with the archive first on sys.path and as sys.argv[0]. Every Python from
+# 2.7 on must parse it.
 LAUNCHER = b"""#!/bin/sh
 command -v python3 >/dev/null || {
   echo "postbag needs Python 3.10 or later: there is no python3 on PATH" >&2
   exit 127
 }
-exec python3 -I -S -c '
+exec python3 -E -s -S -c '
 import sys
+if sys.path and sys.path[0] == "":
+    del sys.path[0]
 archive = sys.argv[1]
 sys.argv[:2] = [archive]
 sys.path.insert(0, archive)
 from zipimport import zipimporter
 loader = zipimporter(archive)
 magic = getattr(sys.modules.get("_frozen_importlib_external"), "MAGIC_NUMBER", None)
+tag = getattr(getattr(sys, "implementation", None), "cache_tag", None)
 try:
-    compiled = loader.get_data("postbag/__pycache__/__main__.%s.pyc" % sys.implementation.cache_tag)
-except OSError:
+    compiled = loader.get_data("postbag/__pycache__/__main__.%s.pyc" % tag)
+except (IOError, OSError):
     compiled = b""
 if magic and compiled[:4] == magic:
     import marshal

@@ -3,7 +3,8 @@
 
     python3 scripts/release_notes.py vX.Y.Z > NOTES.md
 
-Exits 1 with a reason when the tag is not `v` + the version in src/postbag/__init__.py,
+Exits 1 with a reason when the version in src/postbag/__init__.py is a development one
+(X.Y.Z.devN, what main carries between releases), when the tag is not `v` + that version,
 or when CHANGELOG.md has no non-empty `## [X.Y.Z]` entry or no `[X.Y.Z]: URL` link line.
 """
 
@@ -38,6 +39,8 @@ def main(argv):
     if len(argv) != 1:
         sys.exit(__doc__.strip().splitlines()[2].strip())
     tag, version = argv[0], package_version()
+    if ".dev" in version:
+        sys.exit(f"release_notes: the package version {version} is a development one; set the release's first")
     if tag != f"v{version}":
         sys.exit(f"release_notes: tag {tag} does not match the package version {version} (expected v{version})")
     with open(os.path.join(ROOT, "CHANGELOG.md")) as file:

@@ -7,6 +7,7 @@ for the session with scripts/build_pyz.py.
 
 import copy
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,6 +16,11 @@ import uuid
 import pytest
 from fakes import FakeCodex, FakeInbox, less, path_with_python3, terminal_environment
 from helpers import ROOT, SRC, STOP
+
+NOT_JOINED = (
+    r"postbag: (neither agent has|claude has not|codex has not) joined yet: "
+    r"no letter can reach them until each joins from its own session\n"
+)
 
 # A test run started in the background inherits SIGINT and SIGQUIT ignored (and SIGHUP
 # under nohup), and every postbag it starts would inherit that too; the tests that signal
@@ -130,6 +136,14 @@ class Postbag:
         assert (result.returncode, result.stderr) == (0, ""), result.stderr
         return result.stdout
 
+    def open(self, *args, **kwargs):
+        """`postbag open ARGS`, insisting on success; its stdout. On stderr it may tell the
+        human who has not joined yet (test_human.py holds it to the truth of that)."""
+        result = self.run("open", *args, **kwargs)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr == "" or re.fullmatch(NOT_JOINED, result.stderr), result.stderr
+        return result.stdout
+
     def refused(self, *args, streamed="", **kwargs):
         """Run and insist on a refusal; return the reason, without prefix and stop.
 
@@ -160,7 +174,7 @@ class Postbag:
         """Both peers joined and an exchange of `limit` letters open."""
         self.ok("join", "claude", inside="claude")
         self.ok("join", "codex", inside="codex")
-        self.ok("open", "--limit", str(limit))
+        self.open("--limit", str(limit))
 
 
 @pytest.fixture

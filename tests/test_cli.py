@@ -70,8 +70,8 @@ def test_join_records_each_peers_door(postbag, inbox, codex):
 
 
 def test_open_grants_twelve_letters_by_default(postbag):
-    assert postbag.ok("open") == "exchange open: 12 letters\n"
-    assert postbag.ok("open", "--limit", "3") == "exchange open: 3 letters\n"
+    assert postbag.open() == "exchange open: 12 letters\n"
+    assert postbag.open("--limit", "3") == "exchange open: 3 letters\n"
     assert [(r["kind"], r["limit"]) for r in records(postbag)] == [("open", 12), ("open", 3)]
 
 
@@ -146,7 +146,7 @@ def test_a_new_exchange_replaces_the_spent_one(postbag):
     postbag.ready(limit=1)
     postbag.ok("send", "codex", "one", inside="claude")
     assert postbag.refused("send", "claude", "two", inside="codex") == "the exchange's letters are spent"
-    postbag.ok("open", "--limit", "2")
+    postbag.open("--limit", "2")
     assert postbag.ok("send", "claude", "two", inside="codex") == "letter 6 delivered to claude, 1 left\n"
 
 

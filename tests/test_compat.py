@@ -66,7 +66,7 @@ def test_postbag_codex_may_name_a_program_on_path(postbag, codex):
 def test_any_limit_1_0_took_opens_and_continues(postbag, codex):
     postbag.ok("join", "claude", inside="claude")
     postbag.ok("join", "codex", inside="codex")
-    assert postbag.ok("open", "--limit", "2000000000") == "exchange open: 2000000000 letters\n"
+    assert postbag.open("--limit", "2000000000") == "exchange open: 2000000000 letters\n"
     assert postbag.ok("send", "codex", "hi", inside="claude") == "letter 4 delivered to codex, 1999999999 left\n"
     postbag.write_ledger(postbag.ledger_bytes() + line(n=5, at=AT, kind="open", limit=10**30).encode())
     assert postbag.ok("read", "1").endswith(f"open   {10**30} letters\n")
@@ -118,7 +118,7 @@ def test_any_timestamp_1_0_took_reads_as_written_with_unsafe_characters_escaped(
 
 
 def test_an_offset_with_seconds_is_written_exactly(postbag):
-    postbag.ok("open", env={"TZ": "XXX-01:00:30"})  # POSIX: local time is UTC+01:00:30
+    postbag.open(env={"TZ": "XXX-01:00:30"})  # POSIX: local time is UTC+01:00:30
     assert json.loads(postbag.ledger_bytes())["at"].endswith("+01:00:30")
 
 
@@ -188,7 +188,7 @@ def test_a_ledger_whose_peers_joined_through_the_mcp_door_reads_and_sends_in_1_0
         server.handshake()
         assert server.tool("join", meta=meta)[0].endswith("joined")
         server.close()
-    postbag.ok("open", "--limit", "3")
+    postbag.open("--limit", "3")
     assert postbag.ledger_bytes().count(b'"via": "mcp"') == 2
     env = {**postbag.env, "PYTHONIOENCODING": "utf-8", "CODEX_SESSION_ID": codex.thread}
     theirs = subprocess.run([*postbag_1_0, "read"], env=env, capture_output=True, check=False)

@@ -162,7 +162,7 @@ def test_a_socket_path_longer_than_sun_path_still_delivers(postbag, tmp_path):
     try:
         postbag.ok("join", "claude", inside="claude", env=far.session_env())
         postbag.ok("join", "codex", inside="codex")
-        postbag.ok("open")
+        postbag.open()
         postbag.ok("send", "claude", "from afar", inside="codex")
         assert far.envelopes(1)[0].endswith("\n\nfrom afar")
     finally:
@@ -188,7 +188,7 @@ def test_claude_inbox_with_a_full_backlog_did_not_answer(postbag, tmp_path):
     try:
         postbag.ok("join", "claude", inside="claude", env={"CLAUDE_CODE_MESSAGING_SOCKET": path})
         postbag.ok("join", "codex", inside="codex")
-        postbag.ok("open")
+        postbag.open()
         reason = postbag.refused("send", "claude", "hi", inside="codex")
         assert reason.startswith("claude's door did not answer (")
     finally:
@@ -237,7 +237,7 @@ def executable(path):
 @pytest.mark.parametrize(("recipient", "sender"), [("codex", "claude"), ("claude", "codex")])
 def test_send_to_a_peer_that_never_joined_knocks_on_no_door(postbag, recipient, sender, inbox, codex):
     postbag.ok("join", sender, inside=sender)
-    postbag.ok("open")
+    postbag.open()
     assert postbag.refused("send", recipient, "hi", inside=sender) == f"{recipient} has not joined"
     assert codex.calls() == [] and inbox.received == []
 

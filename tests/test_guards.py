@@ -63,7 +63,7 @@ def test_send_belongs_to_the_other_peer(postbag, recipient, sender):
 def test_codex_thread_id_is_preferred_to_the_session_root(postbag, codex):
     thread = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
     postbag.ok("join", "codex", inside="codex", env={"CODEX_THREAD_ID": thread, "CODEX_SESSION_ID": "root"})
-    postbag.ok("open")
+    postbag.open()
     postbag.ok("send", "codex", "hi", inside="claude")
     assert codex.calls()[0]["argv"][2] == thread
 

@@ -13,6 +13,19 @@ import threading
 import pytest
 from helpers import TIMESTAMP
 
+# open
+
+
+def test_open_tells_the_human_once_who_has_yet_to_join(postbag):
+    notice = "joined yet: no letter can reach them until each joins from its own session"
+    opened = postbag.run("open", "--limit", "6")
+    assert (opened.stdout, opened.stderr) == ("exchange open: 6 letters\n", f"postbag: neither agent has {notice}\n")
+    postbag.ok("join", "claude", inside="claude")
+    assert postbag.run("open").stderr == f"postbag: codex has not {notice}\n"
+    postbag.ok("join", "codex", inside="codex")
+    assert postbag.ok("open") == "exchange open: 12 letters\n"  # both have: nothing more to say
+
+
 # close
 
 
@@ -26,7 +39,7 @@ def test_close_ends_the_exchange_at_once_and_the_next_send_is_refused(postbag, c
     assert len(codex.envelopes()) == 1
     assert re.fullmatch(rf"   5  {TIMESTAMP}  close  by the human\n", postbag.ok("read", "1"))
     assert json.loads(postbag.ok("read", "--json", "1")) == {"n": 5, "at": last["at"], "kind": "close"}
-    postbag.ok("open", "--limit", "2")
+    postbag.open("--limit", "2")
     assert postbag.ok("send", "codex", "again", inside="claude") == "letter 7 delivered to codex, 1 left\n"
 
 
@@ -159,7 +172,7 @@ def test_follow_with_a_count_starts_from_the_last_n_records(postbag, follow):
     postbag.ready()
     follower = follow("2")
     assert [line.split()[2] for line in follower.lines(2)] == ["join", "open"]
-    postbag.ok("open", "--limit", "5")
+    postbag.open("--limit", "5")
     assert follower.lines(1)[0].endswith("  open   5 letters\n")
     assert follower.end() == (130, "")
 
@@ -185,7 +198,7 @@ def test_follow_waits_for_a_ledger_that_does_not_exist_yet(postbag, follow):
     assert select.select([follower.process.stderr], [], [], 20)[0], "read --follow said nothing"
     said = follower.process.stderr.readline().decode()
     assert said == f"postbag: there is no ledger at {postbag.ledger} yet\n"
-    postbag.ok("open", "--limit", "3")
+    postbag.open("--limit", "3")
     assert re.fullmatch(rf"   1  {TIMESTAMP}  open   3 letters\n", follower.lines(1)[0])
     assert follower.end() == (130, "")
 

@@ -25,18 +25,18 @@ def legacy_ledger(thread="0f0e0d0c-0b0a-4999-8888-777766665555", at=AT):
 
 def test_created_private_whatever_the_umask(postbag, tmp_path):
     postbag.env["POSTBAG_LEDGER"] = str(tmp_path / "deep" / "er" / "ledger.jsonl")
-    postbag.ok("open", umask=0)
+    postbag.open(umask=0)
     for directory in (tmp_path / "deep", tmp_path / "deep" / "er"):
         assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700
     assert stat.S_IMODE(os.stat(tmp_path / "deep" / "er" / "ledger.jsonl").st_mode) == 0o600
 
 
 def test_a_loosened_ledger_is_made_private_again_on_write(postbag):
-    postbag.ok("open")
+    postbag.open()
     os.chmod(postbag.ledger, 0o644)
     postbag.ok("read")
     assert stat.S_IMODE(os.stat(postbag.ledger).st_mode) == 0o644  # reading changes nothing
-    postbag.ok("open", umask=0)
+    postbag.open(umask=0)
     assert stat.S_IMODE(os.stat(postbag.ledger).st_mode) == 0o600
 
 
@@ -45,7 +45,7 @@ def test_an_existing_directory_keeps_its_mode(postbag, tmp_path):
     shared.mkdir(mode=0o755)
     os.chmod(shared, 0o755)
     postbag.env["POSTBAG_LEDGER"] = str(shared / "ledger.jsonl")
-    postbag.ok("open")
+    postbag.open()
     assert stat.S_IMODE(os.stat(shared).st_mode) == 0o755
 
 
@@ -90,7 +90,7 @@ def test_a_1_0_ledger_reads_and_continues(postbag, inbox, codex):
 def test_older_timestamps_without_offset_still_read(postbag, codex, at):
     postbag.write_ledger(legacy_ledger(thread=codex.thread, at=at))
     assert f"   1  {at}  join   codex\n" in postbag.ok("read")
-    postbag.ok("open")
+    postbag.open()
 
 
 GOOD_LETTER = {"n": 4, "at": AT, "kind": "letter", "from": "claude", "to": "codex", "body": "x"}
@@ -216,7 +216,7 @@ def test_a_ledger_a_thousand_directories_deep_is_created(postbag, tmp_path):
     deep = os.path.join(str(tmp_path), *["d"] * 1000, "ledger.jsonl")
     postbag.env["POSTBAG_LEDGER"] = deep
     try:
-        assert postbag.ok("open") == "exchange open: 12 letters\n"
+        assert postbag.open() == "exchange open: 12 letters\n"
         assert stat.S_IMODE(os.stat(os.path.dirname(deep)).st_mode) == 0o700
     finally:  # from the bottom up: a recursive removal would exhaust pytest's own stack
         if os.path.exists(deep):
@@ -402,7 +402,7 @@ def test_a_file_size_limit_is_a_refusal_not_a_crash(postbag, codex):
 
 
 def test_join_and_open_that_cannot_write_say_so(postbag):
-    postbag.ok("open")
+    postbag.open()
     before = postbag.ledger_bytes()
     refusal = postbag.with_faults("write=ENOSPC").refused("open")
     assert refusal == "cannot write the ledger (No space left on device)"
@@ -431,7 +431,7 @@ def test_a_relative_ledger_is_made_absolute_before_stdin_is_read(postbag, codex,
     work.mkdir()
     postbag.env["POSTBAG_LEDGER"] = "rel/ledger.jsonl"
     postbag.ok("join", "codex", inside="codex", cwd=work)
-    postbag.ok("open", cwd=work)
+    postbag.open(cwd=work)
     postbag.ok("send", "codex", "-", inside="claude", input="hi", cwd=work)
     assert (work / "rel" / "ledger.jsonl").exists()
     assert f"POSTBAG_LEDGER={work}/rel/ledger.jsonl " in codex.envelopes()[0]

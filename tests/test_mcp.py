@@ -105,7 +105,7 @@ def test_the_sdk_calls_every_tool_from_each_peers_session(postbag, inbox, codex)
 
     async def as_claude(client):
         said = [(await client.call_tool("join", {})).content[0].text]
-        postbag.ok("open", "--limit", "3")
+        postbag.open("--limit", "3")
         said.append((await client.call_tool("send", {"text": "Review parser.py."})).content[0].text)
         said.append((await client.call_tool("read", {"count": 2})).content[0].text)
         said.append((await client.call_tool("status", {})).content[0].text)
@@ -326,7 +326,7 @@ def test_through_mcp_each_refusal_is_the_command_lines_sentence_and_records_noth
     as_codex, as_claude = server(), server("claude")
     meta = {"threadId": codex.thread}
     assert as_codex.tool("send", {"text": "hi"}, meta) == (refused("no exchange is open"), True)
-    postbag.ok("open", "--limit", "2")
+    postbag.open("--limit", "2")
     assert as_codex.tool("send", {"text": "hi"}, meta) == (refused("claude has not joined"), True)
     as_claude.tool("join")
     as_codex.tool("join", meta=meta)
@@ -371,7 +371,7 @@ def test_a_spent_budget_refuses_the_next_send_through_mcp(server, postbag, codex
 
 def test_a_send_through_mcp_joins_its_session_first_so_the_answer_comes_back_to_it(server, postbag, inbox):
     postbag.ok("join", "claude", inside="claude")
-    postbag.ok("open")
+    postbag.open()
     as_codex = server()
     assert as_codex.tool("send", {"text": "first word"}, {"threadId": THREAD}) == (
         "codex joined; letter 4 delivered to claude, 11 left",
@@ -399,7 +399,7 @@ def test_between_calls_the_server_holds_no_lock_and_each_call_sees_what_others_w
     with open(postbag.ledger, "rb+") as ledger:
         fcntl.flock(ledger, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: the server holds nothing between calls
         fcntl.flock(ledger, fcntl.LOCK_UN)
-    postbag.ok("open", "--limit", "1")  # another process's record, seen by the next call
+    postbag.open("--limit", "1")  # another process's record, seen by the next call
     assert "exchange of 1 letters, 0 sent, 1 left" in as_codex.tool("status")[0]
     from fakes import FakeInbox
 

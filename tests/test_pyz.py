@@ -169,8 +169,8 @@ def old_pythons():
 def test_an_old_python_is_refused_politely(pyz, version, python, tmp_path):
     path = path_with_python3(str(tmp_path / "old-bin"), python)
     env = terminal_environment(without=("PYTHON", "COVERAGE_"), PATH=path)
-    # `python3.9 postbag.pyz`, and the program found on PATH whose python3 is a 3.9
-    ways = [[python, pyz], [pyz]] if version.startswith("3.") else [[python, pyz]]
+    # `python3.9 postbag.pyz`, and the program found on PATH whose python3 is a 3.9, or a 2.7
+    ways = [[python, pyz], [pyz]]
     for way in ways:
         result = subprocess.run([*way, "--version"], env=env, capture_output=True, text=True)
         assert (result.returncode, result.stdout) == (1, ""), way

@@ -49,7 +49,16 @@ def test_a_release_without_its_link_line_is_refused(tree):
     )
 
 
-def test_the_tree_itself_names_its_version_in_the_changelog():
+def test_a_development_version_is_no_release(tree):
+    (tree / "src" / "postbag" / "__init__.py").write_text(VERSION_FILE.format("2.1.0.dev0"))
+    result = notes(tree, "v2.1.0.dev0")
+    assert (result.returncode, result.stderr) == (
+        1,
+        "release_notes: the package version 2.1.0.dev0 is a development one; set the release's first\n",
+    )
+
+
+def test_the_tree_itself_is_a_release_named_in_the_changelog_or_a_development_build_with_news():
     from postbag import __version__
 
     result = subprocess.run(
@@ -58,4 +67,9 @@ def test_the_tree_itself_names_its_version_in_the_changelog():
         text=True,
         check=False,
     )
-    assert result.returncode == 0, result.stderr
+    if ".dev" in __version__:  # main between releases: what it carries is under Unreleased
+        with open(os.path.join(ROOT, "CHANGELOG.md")) as file:
+            unreleased = file.read().split("## [Unreleased]", 1)[1].split("\n## [", 1)[0]
+        assert result.returncode == 1 and unreleased.strip()
+    else:
+        assert result.returncode == 0, result.stderr

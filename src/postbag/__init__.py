@@ -1,5 +1,6 @@
 """postbag: two coding agents on one machine correspond by letters."""
 
-__version__ = "1.1.0"
+# A build from main says it is a development one; a release sets X.Y.Z (CONTRIBUTING.md).
+__version__ = "1.2.0.dev0"
 
 PEERS = ("claude", "codex")

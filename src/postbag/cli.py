@@ -40,7 +40,10 @@ def join(args, env):
 def open_exchange(args, env):
     from postbag import verbs
 
-    _tell(verbs.open_exchange(env, args.limit))
+    opened, absent = verbs.open_exchange(env, args.limit)
+    _tell(opened)
+    if absent:
+        say(absent)
 
 
 def close_exchange(args, env):

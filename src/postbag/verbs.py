@@ -34,12 +34,21 @@ def join(env, peer, door, *, again=True):
 
 
 def open_exchange(env, limit):
+    """Grant `limit` letters; (the receipt, and who has yet to join, in words, or None)."""
     from postbag.guards import require_human
 
     require_human("open", env)
     with _ledger(env, write=True, create=True) as bag:
         _write_record(bag, "open", limit=limit)
-    return f"exchange open: {limit} letters"
+        absent = [peer for peer in PEERS if bag.latest_join(peer) is None]
+    return f"exchange open: {limit} letters", _not_joined(absent)
+
+
+def _not_joined(absent):
+    if not absent:
+        return None
+    who = "neither agent has" if len(absent) == len(PEERS) else f"{absent[0]} has not"
+    return f"{who} joined yet: no letter can reach them until each joins from its own session"
 
 
 def close_exchange(env):

@@ -41,7 +41,7 @@ def test_a_sandboxed_codex_joins_writes_and_answers_through_the_mcp_door(real, c
     session = claude()
     codex = codex_through_mcp()
     real.ok("join", "claude", env=claude_variables(session))
-    real.ok("open", "--limit", "3")
+    real.open("--limit", "3")
     # One tool call of its own makes the session reachable; no shell command, no approval asked.
     codex.say("Call: join")
     codex.wait_for(lambda: codex.turns_done() == 1, "the joining turn")
@@ -78,7 +78,7 @@ def test_a_codex_exec_run_in_its_sandbox_reaches_a_real_claude_session_through_t
 
     session = claude()
     real.ok("join", "claude", env=claude_variables(session))
-    real.ok("open", "--limit", "2")
+    real.open("--limit", "2")
     codex_home.register_postbag(*mcp_server(real))
     # codex exec asks nobody: a tool that needed approval would fail here.
     argv = [clients.codex_binary(), "exec", "--skip-git-repo-check", "--sandbox", "workspace-write"]
@@ -106,7 +106,7 @@ def test_a_real_claude_session_registered_with_claude_mcp_add_corresponds_throug
     codex.wait_for(lambda: codex.turns_done() == 1, "codex's join")
     session.say("Call: join")
     session.wait_for(lambda: real.ledger_bytes().count(b'"via": "mcp"') == 2, "claude's join")
-    real.ok("open", "--limit", "4")
+    real.open("--limit", "4")
     session.say("Call: send Review src/parser.py for unhandled input.")
     # Codex answers through its tool, Claude through its own, Codex once more: the last letter.
     codex.wait_for(lambda: real.ledger_bytes().count(b'"kind": "letter"') == 4, "four letters", timeout=90)
@@ -133,7 +133,7 @@ def test_through_the_door_a_closed_exchange_a_restarted_claude_and_a_stale_threa
     real.ok("join", "claude", env=claude_variables(first))
     codex.say("Call: join")
     codex.wait_for(lambda: codex.turns_done() == 1, "codex's join")
-    real.ok("open")
+    real.open()
     first.kill()  # a crash: the socket stays behind, nobody listens
     before = real.ledger_bytes()
     codex.say("Call: send are you there?")

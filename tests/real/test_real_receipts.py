@@ -36,7 +36,7 @@ def test_what_a_claude_session_did_with_a_letter_is_told_from_its_own_records(re
     session = claude(crossSessionInbound=setting)
     thread = codex_home.new_thread(real.env)
     join_both(real, session, thread)
-    real.ok("open")
+    real.open()
     # The sender asks in the Claude session's own home: one user, one home, as people have.
     inside_codex = {"CODEX_THREAD_ID": thread, "HOME": session.home}
     sent = real.ok("send", "claude", "Did this arrive?", env=inside_codex)
@@ -56,13 +56,13 @@ def test_after_a_restart_each_letter_is_told_from_the_session_it_went_to(real, c
     thread = codex_home.new_thread(real.env)
     join_both(real, first, thread)
     inside_codex = {"CODEX_THREAD_ID": thread, "HOME": first.home}
-    real.ok("open", "--limit", "1")  # each letter the last of its exchange: no session answers it
+    real.open("--limit", "1")  # each letter the last of its exchange: no session answers it
     real.ok("send", "claude", "to the first session", env=inside_codex)
     first.wait_for(first.letters, "the first letter")
     first.kill()
     again = claude(home=first.home)  # the same person's home: a new session, a transcript of its own
     real.ok("join", "claude", env=claude_variables(again))
-    real.ok("open", "--limit", "1")
+    real.open("--limit", "1")
     real.ok("send", "claude", "to the new session", env=inside_codex)
     again.wait_for(again.letters, "the second letter")
     lines = receipts(real, inside_codex, "2")  # codex's last two: one to each session
@@ -75,7 +75,7 @@ def test_a_letter_a_loaded_codex_thread_takes_is_shown_taken(real, claude, codex
     thread = codex_home.new_thread(real.env)
     codex = codex_session(thread)
     join_both(real, session, thread)
-    real.ok("open", "--limit", "1")  # the last letter: Codex takes it and does not answer
+    real.open("--limit", "1")  # the last letter: Codex takes it and does not answer
     inside_claude = claude_variables(session)
     assert real.ok("send", "codex", "Take this.", env=inside_claude) == "letter 4 delivered to codex, 0 left\n"
     codex.wait_for(lambda: len(codex.user_messages()) == 1, "the letter's turn")
@@ -89,7 +89,7 @@ def test_a_letter_to_a_thread_no_codex_has_loaded_waits_and_is_taken_once_the_th
     session = claude()
     thread = codex_home.new_thread(real.env)  # its codex exec run has ended
     join_both(real, session, thread)
-    real.ok("open", "--limit", "1")
+    real.open("--limit", "1")
     inside_claude = claude_variables(session)
     assert real.ok("send", "codex", "Still there?", env=inside_claude) == (
         "letter 4 delivered to codex, 0 left; it waits in codex's queue: no running codex has the thread loaded, "
@@ -106,7 +106,7 @@ def test_a_letter_to_a_thread_codex_has_lost_is_not_taken(real, claude, codex_ho
     session = claude()
     thread = codex_home.new_thread(real.env)
     join_both(real, session, thread)
-    real.ok("open")
+    real.open()
     inside_claude = claude_variables(session)
     real.ok("send", "codex", "Anyone?", env=inside_claude)
     for rollout in codex_home.rollouts(thread):
@@ -119,7 +119,7 @@ def test_the_records_receipts_read_are_as_the_pinned_clients_write_them(real, cl
     session = claude()
     thread = codex_home.new_thread(real.env)
     join_both(real, session, thread)
-    real.ok("open", "--limit", "1")  # a last letter each time: no session answers, so one letter a door
+    real.open("--limit", "1")  # a last letter each time: no session answers, so one letter a door
     real.ok("send", "claude", "for the transcript", env={"CODEX_THREAD_ID": thread})
     session.wait_for(session.letters, "the letter")
     kinds = [(r, r.get("type"), r.get("operation")) for r in session.transcript()]
@@ -135,7 +135,7 @@ def test_the_records_receipts_read_are_as_the_pinned_clients_write_them(real, cl
     assert [(type(r["pid"]), r["sessionId"], r["cwd"]) for r in live] == [(int, exported, session.workdir)], (
         f"{CLAUDE} keeps its live sessions otherwise"
     )
-    real.ok("open", "--limit", "1")
+    real.open("--limit", "1")
     real.ok("send", "codex", "for the queue", env=claude_variables(session))
     with sqlite3.connect(f"file:{codex_home.home}/queue_1.sqlite?mode=ro", uri=True) as db:
         columns = [row[1] for row in db.execute("PRAGMA table_info(queued_items)")]

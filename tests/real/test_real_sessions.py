@@ -21,7 +21,7 @@ def test_a_letter_each_way_and_a_real_answer_through_the_reply_command(real, cla
     session = claude()
     thread = codex_home.new_thread(real.env)
     join_both(real, session, thread)
-    real.ok("open", "--limit", "3")
+    real.open("--limit", "3")
     inside_claude, inside_codex = claude_variables(session), {"CODEX_THREAD_ID": thread}
 
     question = "Review src/parser.py for unhandled input.\nReply with the top finding."
@@ -48,7 +48,7 @@ def test_a_letter_each_way_and_a_real_answer_through_the_reply_command(real, cla
 def test_a_last_letter_is_not_answered(real, claude, codex_home, model):
     session = claude()
     join_both(real, session, codex_home.new_thread(real.env))
-    real.ok("open", "--limit", "1")
+    real.open("--limit", "1")
     real.ok("send", "claude", "That settles it. Thanks.", env={"CODEX_THREAD_ID": str(uuid.uuid4())})
     session.wait_for(lambda: len(model.requests) >= 1 and session.process.poll() is None, "the model's turn")
     session.wait_for(lambda: any(e.get("type") == "result" for e in session.stream()), "the end of its turn")
@@ -62,7 +62,7 @@ def test_a_body_at_the_size_cap_arrives_whole_through_each_real_door(real, claud
     session = claude()
     thread = codex_home.new_thread(real.env)
     join_both(real, session, thread)
-    real.ok("open", "--limit", "2")
+    real.open("--limit", "2")
     body = "é" * (96 * 1024 // 2 - 1) + "ok"  # 98,304 bytes: exactly the cap
     inside = claude_variables(session) if recipient == "codex" else {"CODEX_THREAD_ID": thread}
     real.ok("send", recipient, "-", input=body, env=inside)
@@ -78,7 +78,7 @@ def test_a_restarted_claude_session_is_told_apart_and_nothing_is_recorded(real, 
     session = claude()
     thread = codex_home.new_thread(real.env)
     join_both(real, session, thread)
-    real.ok("open")
+    real.open()
     session.kill() if how == "killed" else session.stop()
     assert os.path.exists(session.socket) == (how == "killed")  # a crash leaves the socket behind
     before = real.ledger_bytes()
@@ -96,7 +96,7 @@ def test_a_restarted_claude_session_is_told_apart_and_nothing_is_recorded(real, 
 def test_a_stale_codex_thread_asks_for_a_rejoin_and_records_nothing(real, codex_home):
     real.ok("join", "codex", env={"CODEX_THREAD_ID": str(uuid.uuid4())})  # a thread codex never had
     real.ok("join", "claude", inside="claude")  # the suite's fake inbox: this test is about codex
-    real.ok("open")
+    real.open()
     before = real.ledger_bytes()
     assert real.refused("send", "codex", "hello?", inside="claude") == (
         "codex's door did not answer (codex queue exited 1: codex knows no such thread); "
@@ -142,7 +142,7 @@ def test_inside_codexs_sandbox_the_socket_and_the_ledger_refusals_say_sandbox(re
 
     # A ledger outside the sandbox's writable roots is read-only inside it.
     join_both(real, session, thread)
-    real.ok("open")
+    real.open()
     blocked = in_codex_sandbox(real, codex_home, str(workspace), "send", "claude", "hi", env=inside_codex)
     assert blocked.returncode == 1
     assert "; Codex's sandbox keeps it from being written. " in blocked.stderr
@@ -151,7 +151,7 @@ def test_inside_codexs_sandbox_the_socket_and_the_ledger_refusals_say_sandbox(re
     # A ledger inside the workspace is writable, and then the socket is what the sandbox blocks.
     real.env["POSTBAG_LEDGER"] = str(workspace / "ledger.jsonl")
     join_both(real, session, thread)
-    real.ok("open")
+    real.open()
     before = real.ledger_bytes()
     blocked = in_codex_sandbox(real, codex_home, str(workspace), "send", "claude", "hi", env=inside_codex)
     assert (blocked.returncode, blocked.stdout) == (1, "")
@@ -171,7 +171,7 @@ def test_claudes_cross_session_setting_decides_what_the_session_does_with_a_lett
     session = claude(crossSessionInbound=setting)
     thread = codex_home.new_thread(real.env)
     join_both(real, session, thread)
-    real.ok("open", "--limit", "1")
+    real.open("--limit", "1")
     letter = "A letter for a session that decides for itself."
     # postbag reports it delivered whatever the setting: the socket answers nothing either way.
     assert (
@@ -201,7 +201,7 @@ def hooked(real):
 def test_a_session_started_with_the_hook_can_be_written_to_at_once_and_after_a_restart(real, claude, codex_home, model):
     thread = codex_home.new_thread(real.env)
     real.ok("join", "codex", env={"CODEX_THREAD_ID": thread})
-    real.ok("open", "--limit", "4")
+    real.open("--limit", "4")
     session = claude(**hooked(real))
     session.wait_for(lambda: b'"peer": "claude"' in real.ledger_bytes(), "the hook's join")
     real.ok("send", "claude", "first letter", env={"CODEX_THREAD_ID": thread})
@@ -248,7 +248,7 @@ def test_a_real_codex_session_joins_from_its_shell_and_answers_through_its_reply
     assert (status, said) == (0, "codex joined\n")
     assert f'"peer": "codex", "thread": "{thread}"' in real.ledger_bytes().decode()
     real.ok("join", "claude", env=claude_variables(session))
-    real.ok("open", "--limit", "3")
+    real.open("--limit", "3")
 
     question = "Where does the parser drop errors?"
     assert real.ok("send", "codex", question, env=claude_variables(session)) == "letter 4 delivered to codex, 2 left\n"
