@@ -5,7 +5,7 @@ driven by stand-in models on loopback (standins.py), in throwaway homes (session
 from clients.namespace import Namespace
 from clients.pins import PINS, claude_binary, codex_binary, install, installed_version, missing, sdk_directory
 from clients.sessions import ClaudeSession, CodexHome, CodexSession, Pair
-from clients.standins import Agent, ClaudeModel, CodexModel, reply_to
+from clients.standins import Agent, ClaudeModel, CodexModel, ToolCall, claude_news, codex_news, reply_to
 
 __all__ = [
     "PINS",
@@ -17,8 +17,11 @@ __all__ = [
     "CodexSession",
     "Namespace",
     "Pair",
+    "ToolCall",
     "claude_binary",
+    "claude_news",
     "codex_binary",
+    "codex_news",
     "install",
     "installed_version",
     "missing",

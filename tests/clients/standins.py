@@ -176,15 +176,7 @@ class ClaudeModel(_StandIn):
     PATH = "/v1/messages"
 
     def events(self, body):
-        last = next((m for m in reversed(body.get("messages", [])) if m.get("role") == "user"), {})
-        content = last.get("content", "")
-        if isinstance(content, str):
-            texts, results = [content], []
-        else:
-            texts = [block.get("text", "") for block in content if block.get("type") == "text"]
-            results = [block for block in content if block.get("type") == "tool_result"]
-        # Everything in the last user message is new, the result of the last command
-        # included: Claude Code puts a letter or a person's words beside that result.
+        texts, results = claude_news(body)
         command = self.agent.decide(texts)
         if command is None:
             block = {"type": "text", "text": "Sent." if results else "Noted; no reply is needed."}
@@ -210,6 +202,18 @@ class ClaudeModel(_StandIn):
         return list(given.values())
 
 
+def claude_news(body):
+    """What a Claude Code request brings that is new: the texts of its last user-role
+    message, whatever else that message holds, and the tool results in it. The request may
+    end with a system-role entry; a letter arrives framed by Claude Code's own words."""
+    last = next((m for m in reversed(body.get("messages", [])) if m.get("role") == "user"), {})
+    content = last.get("content", "")
+    if isinstance(content, str):
+        return [content], []
+    texts = [block.get("text", "") for block in content if block.get("type") == "text"]
+    return texts, [block for block in content if block.get("type") == "tool_result"]
+
+
 def _messages_stream(block, n):
     # A reply of its own id: Claude Code takes replies that share one for parts of one message.
     message = {"id": f"msg_standin_{n}", "type": "message", "role": "assistant", "model": "stand-in", "content": []}
@@ -231,6 +235,17 @@ def _messages_stream(block, n):
     yield _event("message_stop", {})
 
 
+def codex_news(body):
+    """What a Codex request brings that is new: the texts of the turn's user input, which
+    stays in every request of the turn, so only until a call's output follows it; and
+    whether one does."""
+    items = body.get("input") or []
+    asked = max((i for i, item in enumerate(items) if item.get("role") == "user"), default=-1)
+    texts = [part.get("text", "") for part in items[asked].get("content", [])] if asked >= 0 else []
+    after = any(item.get("type") == "function_call_output" for item in items[asked + 1 :])
+    return ([] if after else texts), after
+
+
 class CodexModel(_StandIn):
     """The part of the Responses streaming API that Codex uses with a custom provider: a
     command is an `exec_command` function call (its shell tool), whose output comes back
@@ -239,13 +254,8 @@ class CodexModel(_StandIn):
     PATH = "/v1/responses"
 
     def events(self, body):
-        items = body.get("input") or []
-        asked = max((i for i, item in enumerate(items) if item.get("role") == "user"), default=-1)
-        texts = [part.get("text", "") for part in items[asked].get("content", [])] if asked >= 0 else []
-        # The turn's own input stays in the request after each call's output; only before
-        # the first output is it new.
-        after = any(item.get("type") == "function_call_output" for item in items[asked + 1 :])
-        command = self.agent.decide([] if after else texts)
+        texts, after = codex_news(body)
+        command = self.agent.decide(texts)
         n = len(self.requests)
         if command is None:
             text = "Sent." if after else "Noted; no reply is needed."
