@@ -18,8 +18,8 @@ from fakes import FakeCodex, FakeInbox, less, path_with_python3, terminal_enviro
 from helpers import ROOT, SRC, STOP
 
 NOT_JOINED = (
-    r"postbag: (neither agent has|claude has not|codex has not) joined yet: "
-    r"no letter can reach them until each joins from its own session\n"
+    r"postbag: (neither agent has joined yet: no letter can reach them until each joins|"
+    r"(claude|codex) has not joined yet: no letter can reach it until it joins) from its own session\n"
 )
 
 # A test run started in the background inherits SIGINT and SIGQUIT ignored (and SIGHUP

@@ -1,6 +1,7 @@
 """The demo is the protocol run end to end; as a test it cannot rot."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -57,3 +58,15 @@ def test_the_demo_into_a_pipe_that_closes_early_ends_quietly_and_cleans_up(tmp_p
     assert demo.wait(120) == 0
     assert first.startswith(b"postbag demo: ") and stderr == b""
     assert os.listdir(tmp_path) == []
+
+
+def test_the_readmes_copy_of_the_demos_first_lines_is_what_it_prints(tmp_path):
+    with open(os.path.join(ROOT, "README.md")) as file:
+        shown = file.read().split("<!-- demo: first lines -->\n```\n", 1)[1].split("```", 1)[0].splitlines()
+    printed = run_demo(tmp_path).stdout.splitlines()[: len(shown)]
+
+    def same_but_for_paths(line):  # where the clone and the temporary directory lie, and whether it built just now
+        return re.sub(r"(/[^ ]*)+", "PATH", line).removesuffix(" (just built)").rstrip()
+
+    assert printed[0] == shown[0]
+    assert [same_but_for_paths(line) for line in printed] == [same_but_for_paths(line) for line in shown]

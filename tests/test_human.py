@@ -17,11 +17,15 @@ from helpers import TIMESTAMP
 
 
 def test_open_tells_the_human_once_who_has_yet_to_join(postbag):
-    notice = "joined yet: no letter can reach them until each joins from its own session"
     opened = postbag.run("open", "--limit", "6")
-    assert (opened.stdout, opened.stderr) == ("exchange open: 6 letters\n", f"postbag: neither agent has {notice}\n")
+    assert (opened.stdout, opened.stderr) == (
+        "exchange open: 6 letters\n",
+        "postbag: neither agent has joined yet: no letter can reach them until each joins from its own session\n",
+    )
     postbag.ok("join", "claude", inside="claude")
-    assert postbag.run("open").stderr == f"postbag: codex has not {notice}\n"
+    assert postbag.run("open").stderr == (
+        "postbag: codex has not joined yet: no letter can reach it until it joins from its own session\n"
+    )
     postbag.ok("join", "codex", inside="codex")
     assert postbag.ok("open") == "exchange open: 12 letters\n"  # both have: nothing more to say
 

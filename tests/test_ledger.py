@@ -11,7 +11,7 @@ import sys
 import pytest
 from helpers import AT, line, many_opens
 
-from postbag import ledger
+from postbag import ledger, ledger_file
 from postbag.refusal import Refusal
 
 
@@ -458,9 +458,9 @@ def test_the_latest_door_is_found_wherever_the_blocks_of_the_pass_end(tmp_path):
 
 def test_appends_use_the_full_flush_where_the_system_has_one(tmp_path, monkeypatch):
     calls = []
-    monkeypatch.setattr(ledger.fcntl, "F_FULLFSYNC", 51, raising=False)
-    monkeypatch.setattr(ledger.fcntl, "fcntl", lambda fd, command: calls.append(command))
-    monkeypatch.setattr(ledger.os, "fsync", lambda fd: calls.append("fsync"))
+    monkeypatch.setattr(ledger_file.fcntl, "F_FULLFSYNC", 51, raising=False)
+    monkeypatch.setattr(ledger_file.fcntl, "fcntl", lambda fd, command: calls.append(command))
+    monkeypatch.setattr(ledger_file.os, "fsync", lambda fd: calls.append("fsync"))
     with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True) as bag:
         bag.append("open", limit=3)
     assert calls == [51]
@@ -472,9 +472,9 @@ def test_a_file_system_without_the_full_flush_falls_back_to_fsync(tmp_path, monk
     def refuse(fd, command):
         raise OSError(22, "Invalid argument")
 
-    monkeypatch.setattr(ledger.fcntl, "F_FULLFSYNC", 51, raising=False)
-    monkeypatch.setattr(ledger.fcntl, "fcntl", refuse)
-    monkeypatch.setattr(ledger.os, "fsync", lambda fd: calls.append("fsync"))
+    monkeypatch.setattr(ledger_file.fcntl, "F_FULLFSYNC", 51, raising=False)
+    monkeypatch.setattr(ledger_file.fcntl, "fcntl", refuse)
+    monkeypatch.setattr(ledger_file.os, "fsync", lambda fd: calls.append("fsync"))
     with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True) as bag:
         bag.append("open", limit=3)
     assert calls == ["fsync"]

@@ -300,8 +300,8 @@ def test_the_archives_finder_loads_compiled_modules_and_declines_the_rest(tmp_pa
     assert sum(isinstance(f, entry._CompiledCode) for f in sys.meta_path) == 1
 
 
-def test_the_readme_shows_the_whole_launcher(pyz):
-    with open(os.path.join(ROOT, "README.md")) as file:
+def test_the_docs_show_the_whole_launcher(pyz):
+    with open(os.path.join(ROOT, "docs", "ledger.md")) as file:
         [shown] = re.findall(r"`head -n (\d+) postbag\.pyz`", file.read())
     with open(pyz, "rb") as file, zipfile.ZipFile(pyz) as archive:
         launcher = file.read(archive.infolist()[0].header_offset)

@@ -8,14 +8,11 @@ the whole file is scanned once more to name the first line that is not a record 
 place, as 1.0 did.
 """
 
-import errno
-import fcntl
 import os
-import signal
 import stat
 import time
 
-from postbag import records
+from postbag import ledger_file, records
 from postbag.blocks import Blocks
 from postbag.escape import has_unsafe
 from postbag.refusal import Refusal, say
@@ -52,12 +49,12 @@ class Ledger:
 
     def __init__(self, path, *, write=False, create=False, on_wait=None, sandboxed=False, block=None):  # noqa: PLR0913
         self.path = path
-        self.fd, status = _open(path, write=write, create=create, sandboxed=sandboxed)
+        self.fd, status = ledger_file.open_checked(path, write=write, create=create, sandboxed=sandboxed)
         self.identity = (status.st_dev, status.st_ino) if status else None
         self.unfinished = None
         try:
             if self.fd is not None:
-                _lock(self.fd, write, path, on_wait)
+                ledger_file.lock(self.fd, write, path, on_wait)
             self._blocks = Blocks(self.fd, path, block)
             if self._blocks.size and self._blocks.unfinished():
                 self._set_aside_unfinished_line()
@@ -160,7 +157,7 @@ class Ledger:
         """Record one line and make it durable, or leave the file as it was and raise OSError."""
         record = records.new(self.next_number, kind, **fields)
         line = records.line_of(record)
-        _append_whole(self.fd, line, self._blocks.size)
+        ledger_file.append_whole(self.fd, line, self._blocks.size)
         self._blocks.appended(line)
         return record
 
@@ -262,7 +259,7 @@ class Position:
         try:
             while True:
                 if fd is None:
-                    fd = _open_to_follow(self.path)
+                    fd = ledger_file.open_to_follow(self.path)
                     if fd is None and identity is not None:  # gone since the snapshot was read
                         raise self._moved()
                     if fd is not None and identity is None:
@@ -293,143 +290,3 @@ class Position:
             raise self._moved()
         if os.fstat(fd).st_size < offset:
             raise Refusal(f"the ledger was cut short while read followed it ({self.path})")
-
-
-def _open_to_follow(path):
-    try:
-        return os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise Refusal(f"cannot open the ledger ({_open_failure(error, path)})") from None
-
-
-def _open(path, *, write, create, sandboxed):
-    """A descriptor on the ledger and its fstat, or (None, None) when it does not exist and need not."""
-    # O_NONBLOCK keeps a FIFO planted at the path from hanging the open; O_NOFOLLOW refuses
-    # a symlink that could point the appends, and the session token, anywhere.
-    flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    flags |= os.O_RDWR | os.O_APPEND if write else os.O_RDONLY
-    try:
-        if create:
-            _make_private_directories(os.path.dirname(path))
-            flags |= os.O_CREAT
-        fd = os.open(path, flags, 0o600)
-    except FileNotFoundError:
-        if not create:
-            return None, None
-        raise Refusal(f"cannot open the ledger (no such directory: {os.path.dirname(path)})") from None
-    except OSError as error:
-        if error.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a socket
-            raise Refusal(f"the ledger is not a regular file ({path})") from None
-        reason = f"cannot open the ledger ({_open_failure(error, path)})"
-        if sandboxed and error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-            reason += (
-                "; Codex's sandbox keeps it from being written. The human can add the ledger's directory to the "
-                "sandbox's writable roots, or point POSTBAG_LEDGER at a path inside them"
-            )
-        raise Refusal(reason) from None
-    try:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            raise Refusal(f"the ledger is not a regular file ({path})")
-        if status.st_uid != os.geteuid():
-            # Root writing its session token into a file that another user can read, or
-            # changing that user's file, would be worse than refusing.
-            raise Refusal(f"the ledger belongs to another user, {_user_name(status.st_uid)} ({path})")
-    except OSError as error:
-        os.close(fd)
-        raise Refusal(f"cannot open the ledger ({error.strerror}: {path})") from None
-    except Refusal:
-        os.close(fd)
-        raise
-    return fd, status
-
-
-def _user_name(uid):
-    import pwd
-
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return f"uid {uid}"
-
-
-def _open_failure(error, path):
-    if error.errno == errno.ELOOP or (error.errno == errno.EMLINK and os.path.islink(path)):
-        return f"it is a symbolic link: {path}"
-    return f"{error.strerror}: {path}"
-
-
-def _make_private_directories(path):
-    """Create `path` and any missing parents, each 0700; directories that exist keep their mode."""
-    missing = []
-    while path and not os.path.isdir(path):
-        missing.append(path)
-        parent = os.path.dirname(path)
-        if parent == path:
-            break
-        path = parent
-    for directory in reversed(missing):
-        try:
-            os.mkdir(directory, 0o700)
-        except FileExistsError:
-            continue
-        os.chmod(directory, 0o700)  # mkdir's mode is masked by the umask
-
-
-def _lock(fd, write, path, on_wait):
-    """Lock the file, shared to read and exclusive to write. `on_wait` is called once if it is held."""
-    kind = fcntl.LOCK_EX if write else fcntl.LOCK_SH
-    try:
-        try:
-            fcntl.flock(fd, kind | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if on_wait is not None:
-                on_wait()
-            fcntl.flock(fd, kind)
-    except OSError as error:  # ENOLCK on some network file systems
-        raise Refusal(f"cannot lock the ledger ({error.strerror}: {path})") from None
-
-
-def _append_whole(fd, line, size):
-    """Append `line` and make it durable, or cut the file back to `size` and raise OSError.
-
-    Every signal that can be blocked waits until the append is whole or undone: a send
-    stopped by one never leaves half a record. SIGKILL cannot wait; the next writer cuts
-    what it left (`Ledger`).
-    """
-    # Past RLIMIT_FSIZE the kernel would kill the process mid-append; ignoring the signal
-    # turns it into an EFBIG that can be answered. A long-lived caller gets its own back.
-    file_size_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
-    try:
-        _write_durably(fd, line)
-    except OSError:
-        _cut_back(fd, size)
-        raise
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        signal.signal(signal.SIGXFSZ, file_size_handler)
-
-
-def _write_durably(fd, line):
-    # One write of the whole line on an O_APPEND descriptor: a reader never sees half of it.
-    if os.write(fd, line) != len(line):
-        raise OSError(errno.EIO, "the disk took only part of the record")
-    full_sync = getattr(fcntl, "F_FULLFSYNC", None)  # macOS: fsync alone stops at the drive's cache
-    if full_sync is not None:
-        try:
-            fcntl.fcntl(fd, full_sync)
-            return
-        except OSError:  # not every file system takes it
-            pass
-    os.fsync(fd)
-
-
-def _cut_back(fd, size):
-    """Remove whatever part of a failed append reached the file."""
-    try:
-        os.ftruncate(fd, size)
-    except OSError:
-        pass

@@ -47,8 +47,9 @@ def open_exchange(env, limit):
 def _not_joined(absent):
     if not absent:
         return None
-    who = "neither agent has" if len(absent) == len(PEERS) else f"{absent[0]} has not"
-    return f"{who} joined yet: no letter can reach them until each joins from its own session"
+    if len(absent) == len(PEERS):
+        return "neither agent has joined yet: no letter can reach them until each joins from its own session"
+    return f"{absent[0]} has not joined yet: no letter can reach it until it joins from its own session"
 
 
 def close_exchange(env):

@@ -1,0 +1,154 @@
+"""The ledger's file on disk: opened only when it is a regular file of this user's,
+locked, and appended to one whole line at a time, durably.
+
+Everything here is about the file, nothing about what its lines mean (ledger.py).
+"""
+
+import errno
+import fcntl
+import os
+import signal
+import stat
+
+from postbag.refusal import Refusal
+
+
+def open_to_follow(path):
+    """A descriptor to read the ledger by, without a lock; None while it does not exist."""
+    try:
+        return os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise Refusal(f"cannot open the ledger ({_open_failure(error, path)})") from None
+
+
+def open_checked(path, *, write, create, sandboxed):
+    """A descriptor on the ledger and its fstat, or (None, None) when it does not exist and need not."""
+    # O_NONBLOCK keeps a FIFO planted at the path from hanging the open; O_NOFOLLOW refuses
+    # a symlink that could point the appends, and the session token, anywhere.
+    flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    flags |= os.O_RDWR | os.O_APPEND if write else os.O_RDONLY
+    try:
+        if create:
+            _make_private_directories(os.path.dirname(path))
+            flags |= os.O_CREAT
+        fd = os.open(path, flags, 0o600)
+    except FileNotFoundError:
+        if not create:
+            return None, None
+        raise Refusal(f"cannot open the ledger (no such directory: {os.path.dirname(path)})") from None
+    except OSError as error:
+        if error.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a socket
+            raise Refusal(f"the ledger is not a regular file ({path})") from None
+        reason = f"cannot open the ledger ({_open_failure(error, path)})"
+        if sandboxed and error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            reason += (
+                "; Codex's sandbox keeps it from being written. The human can add the ledger's directory to the "
+                "sandbox's writable roots, or point POSTBAG_LEDGER at a path inside them"
+            )
+        raise Refusal(reason) from None
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise Refusal(f"the ledger is not a regular file ({path})")
+        if status.st_uid != os.geteuid():
+            # Root writing its session token into a file that another user can read, or
+            # changing that user's file, would be worse than refusing.
+            raise Refusal(f"the ledger belongs to another user, {_user_name(status.st_uid)} ({path})")
+    except OSError as error:
+        os.close(fd)
+        raise Refusal(f"cannot open the ledger ({error.strerror}: {path})") from None
+    except Refusal:
+        os.close(fd)
+        raise
+    return fd, status
+
+
+def _user_name(uid):
+    import pwd
+
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+def _open_failure(error, path):
+    if error.errno == errno.ELOOP or (error.errno == errno.EMLINK and os.path.islink(path)):
+        return f"it is a symbolic link: {path}"
+    return f"{error.strerror}: {path}"
+
+
+def _make_private_directories(path):
+    """Create `path` and any missing parents, each 0700; directories that exist keep their mode."""
+    missing = []
+    while path and not os.path.isdir(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            continue
+        os.chmod(directory, 0o700)  # mkdir's mode is masked by the umask
+
+
+def lock(fd, write, path, on_wait):
+    """Lock the file, shared to read and exclusive to write. `on_wait` is called once if it is held."""
+    kind = fcntl.LOCK_EX if write else fcntl.LOCK_SH
+    try:
+        try:
+            fcntl.flock(fd, kind | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fd, kind)
+    except OSError as error:  # ENOLCK on some network file systems
+        raise Refusal(f"cannot lock the ledger ({error.strerror}: {path})") from None
+
+
+def append_whole(fd, line, size):
+    """Append `line` and make it durable, or cut the file back to `size` and raise OSError.
+
+    Every signal that can be blocked waits until the append is whole or undone: a send
+    stopped by one never leaves half a record. SIGKILL cannot wait; the next writer cuts
+    what it left (ledger.py).
+    """
+    # Past RLIMIT_FSIZE the kernel would kill the process mid-append; ignoring the signal
+    # turns it into an EFBIG that can be answered. A long-lived caller gets its own back.
+    file_size_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        _write_durably(fd, line)
+    except OSError:
+        _cut_back(fd, size)
+        raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        signal.signal(signal.SIGXFSZ, file_size_handler)
+
+
+def _write_durably(fd, line):
+    # One write of the whole line on an O_APPEND descriptor: a reader never sees half of it.
+    if os.write(fd, line) != len(line):
+        raise OSError(errno.EIO, "the disk took only part of the record")
+    full_sync = getattr(fcntl, "F_FULLFSYNC", None)  # macOS: fsync alone stops at the drive's cache
+    if full_sync is not None:
+        try:
+            fcntl.fcntl(fd, full_sync)
+            return
+        except OSError:  # not every file system takes it
+            pass
+    os.fsync(fd)
+
+
+def _cut_back(fd, size):
+    """Remove whatever part of a failed append reached the file."""
+    try:
+        os.ftruncate(fd, size)
+    except OSError:
+        pass

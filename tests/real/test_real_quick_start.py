@@ -1,0 +1,104 @@
+"""README's Quick start, word for word, on the real clients: its own registration command
+and blocks, its own open command, in one fresh home with postbag.pyz installed on PATH
+as `postbag`, as a new user has it. The only words not README's are the stand-in models'
+(what "Join postbag." and a request to write mean to them: "Call: join", "Call: send")."""
+
+import json
+import os
+import re
+import shlex
+import subprocess
+
+import clients
+from fakes import path_with_python3, terminal_environment
+from helpers import ROOT, TIMESTAMP
+
+
+def quick_start(marker):
+    """The fenced block that follows `<!-- quick-start: MARKER -->` in README.md."""
+    with open(os.path.join(ROOT, "README.md")) as file:
+        after = file.read().split(f"<!-- quick-start: {marker} -->", 1)[1]
+    return after.split("```", 2)[1].split("\n", 1)[1]
+
+
+def test_the_quick_start_works_as_written_on_the_real_clients(pyz, namespace, model, codex_model, tmp_path):
+    home, bin_dir = tmp_path / "home", tmp_path / "bin"
+    path = path_with_python3(str(bin_dir))
+    os.symlink(pyz, bin_dir / "postbag")  # the Install section's ~/.local/bin/postbag
+    env = terminal_environment(HOME=str(home), PATH=path)
+    (home / ".claude").mkdir(parents=True)
+
+    # Codex first: its offline settings (a stand-in model and its key) and `codex` on PATH,
+    # as a user's install has them; then README's block, appended to that config.toml.
+    codex_home = clients.CodexHome(str(home / ".codex"), namespace)
+    codex_home.wrapper(str(bin_dir))
+    env.update(codex_home.env)
+    with open(home / ".codex" / "config.toml", "a") as config:
+        config.write("\n" + quick_start("codex"))
+
+    # Claude Code: README's command, `claude` being the pinned client, then its settings.
+    command = shlex.split(quick_start("claude"))
+    assert command[0] == "claude"
+    added = subprocess.run(
+        namespace.inside([clients.claude_binary(), *command[1:]]),
+        env={**env, **clients.sessions.CLAUDE_OFFLINE},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert added.returncode == 0, added.stderr
+    settings = json.loads(quick_start("claude settings"))
+    claude = clients.ClaudeSession(str(home), str(tmp_path / "work"), namespace, model, env, settings=settings)
+    try:
+        thread = codex_home.new_thread(env)
+        # The sandbox and approvals a Codex user has by default.
+        default = {"sandbox": "workspace-write", "approval": "on-request"}
+        codex = clients.CodexSession(codex_home, thread, codex_model, env, str(tmp_path / "work"), **default)
+        try:
+            journey(env, claude, codex, model)
+        finally:
+            codex.stop()
+    finally:
+        claude.remove()
+
+
+def joins(ledger):
+    try:
+        with open(ledger) as file:
+            return file.read().count('"kind": "join"')
+    except FileNotFoundError:
+        return 0
+
+
+def journey(env, claude, codex, model):
+    def postbag(*args):
+        done = subprocess.run(["postbag", *args], env=env, capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    # 3. Each agent joins.
+    claude.say("Call: join")
+    codex.say("Call: join")
+    codex.wait_for(lambda: codex.turns_done() == 1, "codex's join")
+    ledger = os.path.join(env["HOME"], ".postbag", "ledger.jsonl")  # the default one, for both
+    claude.wait_for(lambda: joins(ledger) == 2, "both joins")
+
+    # 4. README's open command.
+    opened = postbag(*shlex.split(quick_start("open"))[1:])
+    assert (opened.stdout, opened.stderr) == ("exchange open: 6 letters\n", "")
+
+    # 5. Claude writes; the letters go back and forth until the sixth, which is not answered.
+    claude.say("Call: send Review src/parser.py for unhandled input.")
+    last = "Letter 9 from codex via postbag. It is the last letter of the exchange; do not reply."
+    claude.wait_for(lambda: any(t.startswith(last) for t in claude.letters()), "the last letter", timeout=120)
+
+    # 6. Watch: six letters, each taken; one more is refused.
+    read = postbag("read").stdout
+    assert re.findall(r"letter (claude|codex) -> ", read) == ["claude", "codex"] * 3
+    receipts = postbag("receipts").stdout.splitlines()
+    assert len(receipts) == 6 and all(re.search(rf": taken at {TIMESTAMP}$", line) for line in receipts), receipts
+    claude.say("Call: send one more")
+    claude.wait_for(lambda: any("spent" in result[2] for result in model.tool_results()), "the refused send")
+    assert [r[2] for r in model.tool_results()][-1].startswith(
+        "postbag: the exchange's letters are spent; stop and ask the human"
+    )
