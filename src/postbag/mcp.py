@@ -311,7 +311,7 @@ class _Calls:
 
     def _on_signal(self, number, frame):
         if self.busy:
-            self.stopped_by = number
+            self.stopped_by = self.stopped_by or number  # the first to arrive says how it ends
         else:
             _end_by(number)
 
