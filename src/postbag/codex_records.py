@@ -97,6 +97,7 @@ def waits_in_the_queue(home, thread, letter):
     (None, why the queue cannot be read). Read-only, never immutable: the database is
     live, and another process may hold it locked a moment, which is waited out a little."""
     import time
+    from contextlib import closing  # a connection as its own context manager commits and stays open
 
     try:
         import sqlite3
@@ -108,7 +109,7 @@ def waits_in_the_queue(home, thread, letter):
     uri = "file:" + path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     for attempt in range(BUSY_TRIES):
         try:
-            with _closing(sqlite3.connect(uri, uri=True, timeout=BUSY_WAIT)) as db:
+            with closing(sqlite3.connect(uri, uri=True, timeout=BUSY_WAIT)) as db:
                 rows = db.execute("SELECT payload_json FROM queued_items WHERE thread_id = ?", (thread,)).fetchall()
             return any(is_the_letter(text, letter) for (payload,) in rows for text in _texts(payload)), None
         except sqlite3.OperationalError as error:
@@ -118,19 +119,6 @@ def waits_in_the_queue(home, thread, letter):
         except sqlite3.DatabaseError as error:
             return None, f"codex's queue is not a database postbag knows ({error})"
     return None, "codex's queue stayed locked"
-
-
-class _closing:
-    """sqlite3's connection as a context manager commits and stays open; this closes it."""
-
-    def __init__(self, db):
-        self.db = db
-
-    def __enter__(self):
-        return self.db
-
-    def __exit__(self, *exc_info):
-        self.db.close()
 
 
 def _texts(payload):
