@@ -280,6 +280,26 @@ def test_a_send_says_at_once_what_the_recipients_records_already_show(postbag, e
     )
 
 
+def test_no_receipt_names_the_session_thread_or_door_it_read_about(postbag, exchange, inbox, codex, tmp_path):
+    """The records receipts read are named by session and thread ids; what it says of them
+    names neither, in every state, nor the doors the ledger holds."""
+    claude, codex_records, to_claude, to_codex = exchange
+    codex_records.queued(to_codex)
+    claude.runs(tmp_path / "repo")
+    claude.settings(claude.config, "hold")
+    said = [
+        postbag.ok(*args, inside=inside)
+        for args in (("receipts",), ("receipts", "--json"), ("receipts", "2", "--json"))
+        for inside in (None, "claude", "codex")
+    ]
+    said.append(postbag.ok("send", "codex", "and this?", inside="claude"))
+    claude.took(to_claude)
+    said.append(postbag.ok("receipts"))
+    doors = (inbox.session, codex.thread, inbox.token, inbox.path)
+    assert [door for door in doors for text in said if door in text] == []
+    assert any("hold" in text for text in said) and any("in codex's queue" in text for text in said)
+
+
 def test_with_no_ledger_or_no_letter_receipts_say_so(postbag):
     result = postbag.run("receipts")
     assert (result.returncode, result.stderr) == (0, f"postbag: there is no ledger at {postbag.ledger} yet\n")
