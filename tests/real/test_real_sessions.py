@@ -10,6 +10,9 @@ namespace cannot be had.
 
 import json
 import os
+import shutil
+import subprocess
+import tempfile
 import uuid
 
 import clients
@@ -219,6 +222,54 @@ def test_a_hook_whose_join_is_refused_does_not_keep_the_session_from_starting(re
     os.makedirs(real.ledger)  # a directory where the ledger should be: join is refused
     session = claude(**hooked(real))  # it starts, and its socket answers
     assert session.process.poll() is None and os.path.exists(session.socket)
+
+
+def test_a_restricted_claude_session_opens_no_door_and_join_refuses_the_socket_it_was_given(
+    real, namespace, model, tmp_path
+):
+    """claude --restricted ignores --messaging-socket-path: it binds no inbox, and has no
+    shell tool, hook or MCP server from which anyone could join. A join that names the
+    socket it was given is refused, rather than record a door no one will ever bind.
+    (With cross-session messaging switched off, Claude Code 2.1.328 likewise unsets the
+    inbox variables before it decides not to bind: test_guards covers that session.)"""
+    home, work = tmp_path / "restricted-home", tmp_path / "work"
+    (home / ".claude").mkdir(parents=True)
+    work.mkdir(exist_ok=True)
+    hooked, ran = tmp_path / "hook.ran", tmp_path / "bash.ran"
+    hook = {"type": "command", "command": f"touch {hooked}"}
+    (home / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [hook]}]}}))
+    socket_dir = tempfile.mkdtemp(prefix="postbag-inbox-", dir="/tmp")
+    socket = os.path.join(socket_dir, "in.sock")
+    argv = [clients.claude_binary(), "-p", "--input-format", "stream-json", "--output-format", "stream-json"]
+    argv += ["--verbose", "--allowedTools", "Bash", "--restricted", "--messaging-socket-path", socket]
+    env = {**real.env, **clients.sessions.CLAUDE_OFFLINE, "HOME": str(home), "ANTHROPIC_BASE_URL": model.url}
+    typed = {"type": "user", "message": {"role": "user", "content": f"Run: touch {ran}"}}
+    try:
+        done = subprocess.run(
+            namespace.inside(argv),
+            input=json.dumps(typed) + "\n",
+            env=env,
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+        [init] = [e for e in events if e.get("subtype") == "init"]
+        assert "Bash" not in init["tools"] and init["mcp_servers"] == []
+        assert any(e.get("type") == "result" for e in events), done.stdout[-2000:]
+        assert not os.path.exists(socket) and not hooked.exists() and not ran.exists()
+        given = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": init["session_id"]}
+        given |= {"CLAUDE_CODE_MESSAGING_SOCKET": socket, "CLAUDE_CODE_MESSAGING_TOKEN": "never-given"}
+        refused = real.run("join", "claude", env=given)
+        assert (refused.returncode, refused.stderr) == (
+            1,
+            "postbag: Claude Code named an inbox socket that is not there (it does not exist); "
+            "no letter could reach this session; stop and ask the human\n",
+        )
+        assert not os.path.exists(real.ledger)
+    finally:
+        shutil.rmtree(socket_dir, ignore_errors=True)
 
 
 # Codex's shell tool unsandboxed, and in the workspace sandbox with what README says the
