@@ -176,15 +176,13 @@ def start_beside_the_append(work):
     """Start `work` on a daemon thread born with every signal blocked: a signal sent to the
     process must reach the main thread, which holds it back while it appends. Taken by
     another thread, it would end the process halfway through the record. The thread."""
-    import signal
     import threading
 
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
-    try:
+    from postbag.signals import Held
+
+    with Held():
         thread = threading.Thread(target=work, daemon=True)
         thread.start()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     return thread
 
 

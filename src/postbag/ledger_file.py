@@ -11,6 +11,7 @@ import signal
 import stat
 
 from postbag.refusal import Refusal
+from postbag.signals import Held
 
 
 def open_to_follow(path):
@@ -121,14 +122,14 @@ def append_whole(fd, line, size):
     # Past RLIMIT_FSIZE the kernel would kill the process mid-append; ignoring the signal
     # turns it into an EFBIG that can be answered. A long-lived caller gets its own back.
     file_size_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
     try:
-        _write_durably(fd, line)
-    except OSError:
-        _cut_back(fd, size)
-        raise
+        with Held():
+            try:
+                _write_durably(fd, line)
+            except OSError:
+                _cut_back(fd, size)
+                raise
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         signal.signal(signal.SIGXFSZ, file_size_handler)
 
 

@@ -1,0 +1,23 @@
+"""Holding signals back while postbag must not be stopped halfway: during an append, and
+while a thread is born that must never take a signal meant for the main one."""
+
+try:
+    # The C module beneath `signal`: its masks are sets of numbers, where `signal` turns each
+    # of some sixty signals into an enum member, which costs a send about a millisecond.
+    import _signal as _c
+except ImportError:  # an interpreter without it: the same calls, a little slower
+    import signal as _c
+
+
+class Held:
+    """Every signal that can be blocked waits, in this thread, until the block is left;
+    then the mask is what it was."""
+
+    __slots__ = ("_previous",)
+
+    def __enter__(self):
+        self._previous = _c.pthread_sigmask(_c.SIG_BLOCK, _c.valid_signals())
+        return self
+
+    def __exit__(self, *exc_info):
+        _c.pthread_sigmask(_c.SIG_SETMASK, self._previous)
