@@ -319,7 +319,7 @@ def test_a_ledger_object_stays_true_after_each_append(tmp_path):
         assert (bag.count, bag.position().offset) == (2, os.path.getsize(path))
         assert [r["kind"] for r in bag.records()] == ["open", "join"]
         assert [r["kind"] for r in bag.tail(2)] == ["open", "join"]
-        assert bag.exchange().left == 3 and bag.door("codex") == {"thread": "0f0e0d0c-0b0a-4999-8888-777766665555"}
+        assert bag.exchange().left == 3 and bag.latest_join("codex")["thread"] == "0f0e0d0c-0b0a-4999-8888-777766665555"
 
 
 NOT_RECORDED = (
@@ -452,8 +452,9 @@ def test_the_latest_door_is_found_wherever_the_blocks_of_the_pass_end(tmp_path):
     path.write_text(text)
     for size in range(1, len(text) + 1):
         with ledger.Ledger(str(path), block=size) as bag:
-            found = (bag.door("claude"), bag.door("codex"), bag.latest_join("claude")["n"])
-        assert found == ({"socket": "/run/new.sock", "token": "new"}, {"thread": thread}, 2), size
+            joins = bag.latest_joins()
+            found = ({peer: joined["n"] for peer, joined in joins.items()}, bag.latest_join("claude")["token"])
+        assert found == ({"claude": 2, "codex": 3}, "new"), size
 
 
 def test_appends_use_the_full_flush_where_the_system_has_one(tmp_path, monkeypatch):

@@ -12,7 +12,7 @@ import os
 import stat
 import time
 
-from postbag import ledger_file, records
+from postbag import PEERS, ledger_file, records
 from postbag.blocks import Blocks
 from postbag.escape import has_unsafe
 from postbag.refusal import Refusal, say
@@ -110,15 +110,21 @@ class Ledger:
         first = self.count - len(bounds) + 1
         return [self._parse_line(first + i, s, e) for i, (s, e) in enumerate(reversed(bounds))]
 
-    def door(self, peer):
-        """The door fields of `peer`'s latest join, or None if it never joined."""
-        joined = self.latest_join(peer)
-        return None if joined is None else records.door_of(joined)
-
     def latest_join(self, peer):
         """`peer`'s latest join record, or None if it never joined."""
-        found = self._latest(b'"join"', lambda r: r["kind"] == "join" and r["peer"] == peer)
-        return None if found is None else found[1]
+        return self.latest_joins((peer,))[peer]
+
+    def latest_joins(self, peers=PEERS):
+        """The latest join record of each of `peers`, or None for one that never joined,
+        found in one look back: a send needs both, and both may lie far back."""
+        found, before = dict.fromkeys(peers), None
+        while None in found.values():
+            hit = self._latest(b'"join"', lambda r: r["kind"] == "join" and found.get(r["peer"], 0) is None, before)
+            if hit is None:
+                break
+            _, record, before, _ = hit
+            found[record["peer"]] = record
+        return found
 
     def letters(self, count, sender=None):
         """The last `count` letters (of `sender`, if given), newest first, each with the join

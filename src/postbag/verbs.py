@@ -27,7 +27,7 @@ def join(env, peer, door, *, again=True):
     """Record `door`, the fields that reach `peer`'s session, and how it joined. Unless
     `again`, a door that is already `peer`'s latest is not recorded a second time."""
     with _ledger(env, write=True, create=True) as bag:
-        if not again and _is_latest(bag, peer, door):
+        if not again and _is_latest(bag.latest_join(peer), door):
             return f"{peer} was joined already: letters to {peer} reach this session"
         _write_record(bag, "join", peer=peer, **door)
     return f"{peer} joined"
@@ -40,7 +40,7 @@ def open_exchange(env, limit):
     require_human("open", env)
     with _ledger(env, write=True, create=True) as bag:
         _write_record(bag, "open", limit=limit)
-        absent = [peer for peer in PEERS if bag.latest_join(peer) is None]
+        absent = [peer for peer, joined in bag.latest_joins().items() if joined is None]
     return f"exchange open: {limit} letters", _not_joined(absent)
 
 
@@ -78,11 +78,12 @@ def send(env, sender, recipient, body, *, handed_over=None, sender_door=None):  
         exchange = bag.exchange()
         if exchange.stop:
             raise Refusal(SEND_REFUSED[exchange.stop])
-        joined = bag.latest_join(recipient)
+        joins = bag.latest_joins((recipient, sender) if sender_door is not None else (recipient,))
+        joined = joins[recipient]
         if joined is None:
             raise Refusal(f"{recipient} has not joined")
         receipt = ""
-        if sender_door is not None and not _is_latest(bag, sender, sender_door):
+        if sender_door is not None and not _is_latest(joins[sender], sender_door):
             _write_record(bag, "join", peer=sender, **sender_door)
             receipt = f"{sender} joined; "
         number, left = bag.next_number, exchange.left - 1
@@ -169,16 +170,15 @@ def standing(bag):
     else:
         state = f"exchange of {exchange.granted} letters, {exchange.sent} sent, "
         state += STANDING.get(exchange.stop) or f"{exchange.left} left"
-    peers = []
-    for peer in PEERS:
-        joined = bag.latest_join(peer)
-        peers.append(f"{peer} has not joined" if joined is None else f"{peer} joined {one_line(joined['at'])}")
+    peers = [
+        f"{peer} has not joined" if joined is None else f"{peer} joined {one_line(joined['at'])}"
+        for peer, joined in bag.latest_joins().items()
+    ]
     return f"ledger {bag.path}: {state}; {', '.join(peers)}"
 
 
-def _is_latest(bag, peer, door):
-    """Whether `door` (with how it joined) is what `peer`'s latest join recorded."""
-    joined = bag.latest_join(peer)
+def _is_latest(joined, door):
+    """Whether `door` (with how it joined) is what `joined`, a peer's latest join, recorded."""
     return joined is not None and {k: v for k, v in joined.items() if k not in ("n", "at", "kind", "peer")} == door
 
 
