@@ -203,6 +203,13 @@ environment:
 """
 
 
+def _verb(verbs, name, run, **words):
+    """Add the verb `name`, run by `run`, its options spelled out as the fast path reads them."""
+    verb = verbs.add_parser(name, allow_abbrev=False, **words)
+    verb.set_defaults(verb=run)
+    return verb
+
+
 def _parser():
     import argparse
 
@@ -217,9 +224,10 @@ def _parser():
     parser.add_argument("--version", action="version", version=f"postbag {__version__}")
     verbs = parser.add_subparsers(title="verbs", metavar="VERB", required=True)
 
-    verb = verbs.add_parser(
+    verb = _verb(
+        verbs,
         "join",
-        allow_abbrev=False,
+        join,
         help="record this session's door (inside the agent's own session)",
         description="Record how to reach this agent's session. Run it inside that session; "
         "run it again after the session restarts.",
@@ -231,31 +239,31 @@ def _parser():
         action="store_true",
         help="say nothing on success, as a session-start hook wants (a refusal still goes to stderr)",
     )
-    verb.set_defaults(verb=join)
 
-    verb = verbs.add_parser(
+    verb = _verb(
+        verbs,
         "open",
-        allow_abbrev=False,
+        open_exchange,
         help="grant an exchange of N letters (the human's verb)",
         description="Open an exchange: the next N letters, in either direction. Run it from a terminal "
         "of your own; it refuses inside either agent's session.",
     )
     verb.add_argument("--limit", type=_positive, default=12, metavar="N", help="letters granted (default 12)")
-    verb.set_defaults(verb=open_exchange)
 
-    verb = verbs.add_parser(
+    _verb(
+        verbs,
         "close",
-        allow_abbrev=False,
+        close_exchange,
         help="end the open exchange now (the human's verb)",
         description="End the open exchange now: the next send is refused until you open another. "
         "Run it from a terminal of your own; it refuses inside either agent's session. A ledger "
         "that holds a close record can no longer be read by postbag 1.0, which knows no such record.",
     )
-    verb.set_defaults(verb=close_exchange)
 
-    verb = verbs.add_parser(
+    verb = _verb(
+        verbs,
         "send",
-        allow_abbrev=False,
+        send,
         help="hand a letter to the other agent's door, then record it",
         description="Knock on the recipient's door, then record the letter. Addressing one peer names "
         "the other as the sender: send codex runs inside Claude Code, send claude inside Codex. "
@@ -264,11 +272,11 @@ def _parser():
     )
     verb.add_argument("peer", choices=PEERS, help="the recipient")
     verb.add_argument("text", metavar="TEXT", help="the letter, or - to read it from stdin")
-    verb.set_defaults(verb=send)
 
-    verb = verbs.add_parser(
+    verb = _verb(
+        verbs,
         "read",
-        allow_abbrev=False,
+        read,
         help="print the ledger, or its last N records",
         description="Print the ledger: every record, or the last N. Door fields are never shown. "
         "On a terminal, a last line on stderr tells where the bag stands.",
@@ -278,11 +286,11 @@ def _parser():
     verb.add_argument(
         "-f", "--follow", action="store_true", help="then print each new record as it is appended, until interrupted"
     )
-    verb.set_defaults(verb=read)
 
-    verb = verbs.add_parser(
+    verb = _verb(
+        verbs,
         "receipts",
-        allow_abbrev=False,
+        receipts,
         help="whether the other agent's session took each letter, from its own records",
         description="Say where letters stand, from the records the recipient's client keeps of what its session "
         "received (Claude Code's transcript, Codex's queue and the thread's rollout): taken, and when; waiting; "
@@ -292,16 +300,15 @@ def _parser():
     )
     verb.add_argument("count", type=_positive, nargs="?", metavar="N", help="the last N letters")
     verb.add_argument("--json", action="store_true", help="JSON Lines, for scripts and jq")
-    verb.set_defaults(verb=receipts)
 
-    verb = verbs.add_parser(
+    _verb(
+        verbs,
         "mcp",
-        allow_abbrev=False,
+        serve_mcp,
         help="offer join, send, read and status as MCP tools on stdin and stdout (for the agents' clients)",
         description="Serve postbag as a stdio MCP server: Claude Code or Codex starts it for a session and calls "
         "its tools, join, send, read and status, in place of the commands (Codex's sandbox keeps its shell from "
         "Claude's socket and the ledger; its MCP servers run outside it). Register it under the name postbag: "
         "letters name its tools that way. It ends when its input closes.",
     )
-    verb.set_defaults(verb=serve_mcp)
     return parser
