@@ -322,7 +322,10 @@ class Demo:
         # People put postbag.pyz on PATH as `postbag`; `python3` is this interpreter.
         path = fakes.path_with_python3(bin_dir)
         os.symlink(self.pyz, os.path.join(bin_dir, "postbag"))
-        human = fakes.terminal_environment(PATH=path, POSTBAG_LEDGER=self.ledger)
+        # A home of the demo's own: what a send reads of Claude's settings must not be the person's.
+        home = os.path.join(self.directory, "home")
+        os.makedirs(home)
+        human = fakes.terminal_environment(PATH=path, POSTBAG_LEDGER=self.ledger, HOME=home)
         self.show.say(
             f"postbag demo: {self._agents.description}, real doors, and the postbag.pyz people download",
             f"  program  {self.pyz}{' (just built)' if self.built else ''}",
