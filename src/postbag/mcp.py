@@ -316,10 +316,8 @@ class _Calls:
             _end_by(number)
 
 
-# Calls between two returns of free memory to the system: often enough that a server
-# living for hours keeps its peak, seldom enough that the calls between do not pay for
-# faulting in again the pages each return gave back (about half a millisecond a call at
-# 10,000 records; scripts/bench.py measures both).
+# Calls between two returns of free memory: often enough to keep the peak of a server that
+# lives for hours, seldom enough that few calls fault the returned pages in again.
 TRIM_EVERY = 16
 
 
