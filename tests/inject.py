@@ -45,13 +45,15 @@ def _timeout(value):
 def _sndbuf(_):
     import socket
 
-    connect = socket.socket.connect
+    from postbag import doors
 
-    def small_buffer_connect(self, address):
-        self.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1)
-        return connect(self, address)
+    connect = doors._connect
 
-    socket.socket.connect = small_buffer_connect
+    def small_buffer_connect(inbox, path):
+        inbox.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1)
+        return connect(inbox, path)
+
+    doors._connect = small_buffer_connect
 
 
 def _ledger_write_fails(value):
@@ -96,12 +98,12 @@ def _signal_mid_append(value):
 
 
 def _connect_fails(value):
-    import socket
+    from postbag import doors
 
-    def failing_connect(self, address):
+    def failing_connect(inbox, path):
         raise OSError(getattr(errno, value), os.strerror(getattr(errno, value)))
 
-    socket.socket.connect = failing_connect
+    doors._connect = failing_connect
 
 
 def _ledger_open_fails(value):

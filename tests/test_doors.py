@@ -311,6 +311,26 @@ def test_codex_is_found_in_the_chatgpt_app_before_path(tmp_path, monkeypatch):
         doors.find_codex({"PATH": str(tmp_path / "empty")})
 
 
+def test_a_program_is_found_on_path_as_shutil_would_find_it(tmp_path):
+    """doors.which stands in for shutil.which, whose import would cost every send: each
+    answer the same, for names and paths, in order along PATH, skipping what cannot run."""
+    import shutil
+
+    first, second, plain = (tmp_path / name for name in ("first", "second", "plain"))
+    for directory in (first, second, plain):
+        directory.mkdir()
+    executable(second / "tool")
+    executable(first / "only-first")
+    (first / "tool").write_text("")  # there, but not executable: passed over
+    (plain / "tool").mkdir()  # a directory by that name: passed over
+    executable(second / "only-first")
+    search = os.pathsep.join(map(str, (plain, first, second)))
+    names = ["tool", "only-first", "missing", str(second / "tool"), str(first / "tool"), str(plain / "tool"), "./x"]
+    for path in (search, "", str(tmp_path / "nowhere")):
+        assert [doors.which(name, path) for name in names] == [shutil.which(name, path=path) for name in names]
+    assert doors.which("tool", search) == str(second / "tool")
+
+
 def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(tmp_path, monkeypatch):
     monkeypatch.setattr(doors, "SOCKET_PATH_MAX", 103)  # macOS: sun_path holds 104 bytes
     directory = tmp_path / ("d" * max(1, 105 - len(str(tmp_path)) - len("/inbox.sock") - 1))

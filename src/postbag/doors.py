@@ -49,12 +49,18 @@ def maybe_delivered(peer, reason):
 
 
 def _knock_claude(path, token, envelope, sandboxed):
-    import socket
+    try:
+        # The C module beneath `socket`, which would cost a send about 10 ms: it builds
+        # enums of every address family and flag, and imports selectors.
+        from _socket import AF_UNIX, SOCK_STREAM, socket
+    except ImportError:  # an interpreter without it: the same calls
+        from socket import AF_UNIX, SOCK_STREAM, socket
 
     auth = {"type": "auth", "token": token}
     message = {"type": "user", "message": {"role": "user", "content": envelope}}
     payload = (json.dumps(auth) + "\n" + json.dumps(message) + "\n").encode()
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as inbox:
+    inbox = socket(AF_UNIX, SOCK_STREAM)
+    try:
         inbox.settimeout(TIMEOUT)
         try:
             _connect(inbox, path)
@@ -70,6 +76,8 @@ def _knock_claude(path, token, envelope, sandboxed):
             inbox.sendall(payload)
         except OSError as error:
             raise maybe_delivered("claude", _socket_failure(error)) from None
+    finally:
+        inbox.close()
 
 
 def _connect(inbox, path):
@@ -238,18 +246,32 @@ def child_environment(env):
 def find_codex(env):
     """The codex binary: POSTBAG_CODEX (a path, or a name PATH finds), else the one inside
     the ChatGPT app, else PATH's codex."""
-    import shutil
-
     search = env.get("PATH", os.defpath)
     named = env.get("POSTBAG_CODEX")
     if named:
-        found = shutil.which(named, path=search)
+        found = which(named, search)
         if found is None:
             raise Refusal(f"no codex at {named}; set POSTBAG_CODEX")
         return os.path.abspath(found)
     if os.path.isfile(APP_CODEX) and os.access(APP_CODEX, os.X_OK):
         return APP_CODEX
-    found = shutil.which("codex", path=search)
+    found = which("codex", search)
     if found is None:
         raise Refusal("no codex on PATH; set POSTBAG_CODEX")
     return os.path.abspath(found)
+
+
+def which(name, search):
+    """The program `name` (a path, or a name looked for in `search`, a PATH), or None, as
+    shutil.which finds it on a POSIX system; importing shutil would cost a send 5 ms."""
+    if os.path.dirname(name):
+        return name if _is_program(name) else None
+    for directory in search.split(os.pathsep) if search else ():
+        candidate = os.path.join(directory, name)
+        if _is_program(candidate):
+            return candidate
+    return None
+
+
+def _is_program(path):
+    return os.path.exists(path) and os.access(path, os.X_OK) and not os.path.isdir(path)

@@ -82,7 +82,7 @@ def this_program():
 
 
 def _on_path_as_postbag(program):
-    import shutil
+    from postbag.doors import which
 
-    found = shutil.which("postbag")
+    found = which("postbag", os.environ.get("PATH", os.defpath))
     return found is not None and os.path.realpath(found) == os.path.realpath(program)
