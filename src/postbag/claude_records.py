@@ -14,7 +14,6 @@ Claude Code 2.1.328, under its config directory (CLAUDE_CONFIG_DIR, else ~/.clau
   hold and refuse the transcript gets nothing.
 """
 
-import glob
 import json
 import os
 
@@ -36,6 +35,8 @@ MANAGED_SETTINGS = (
 
 
 def receipt(letter, joined, env):
+    import glob
+
     from postbag.guards import is_uuid
 
     session = joined.get("session")

@@ -1,5 +1,6 @@
 """The command line: argparse and the verbs over the ledger."""
 
+import argparse
 import os
 import sys
 
@@ -174,8 +175,6 @@ def _ignore_interrupts():
 
 
 def _positive(text):
-    import argparse
-
     try:
         number = int(text)
     except ValueError:
@@ -205,20 +204,51 @@ environment:
 
 def _verb(verbs, name, run, **words):
     """Add the verb `name`, run by `run`, its options spelled out as the fast path reads them."""
-    verb = verbs.add_parser(name, allow_abbrev=False, **words)
+    verb = verbs.add_parser(name, allow_abbrev=False, formatter_class=_Help, **words)
     verb.set_defaults(verb=run)
     return verb
 
 
-def _parser():
-    import argparse
+class _Sized:
+    """A help formatter told the terminal's width, which argparse would ask shutil for,
+    whose import costs every run 5 ms: argparse makes formatters on every run, to check
+    each argument and name the verbs, though it formats help only when asked."""
 
+    def __init__(self, prog, **options):
+        options.setdefault("width", _columns() - 2)  # argparse keeps two columns free
+        super().__init__(prog, **options)
+
+
+class _Help(_Sized, argparse.HelpFormatter):
+    pass
+
+
+class _HelpWithExamples(_Sized, argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def _columns():
+    """The terminal's width, as shutil.get_terminal_size finds it: COLUMNS, else stdout's
+    terminal, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+def _parser():
     parser = argparse.ArgumentParser(
         prog="postbag",
         description="Two coding agents on one machine, a Claude Code session and a Codex session,\n"
         "correspond by letters. A human opens each exchange with a budget of letters.",
         epilog=_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpWithExamples,
         allow_abbrev=False,  # `open --he` is no help: an abbreviation would mean one thing here, another there
     )
     parser.add_argument("--version", action="version", version=f"postbag {__version__}")
