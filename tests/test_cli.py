@@ -52,6 +52,46 @@ def test_help_lists_the_verbs_and_each_verb_has_help(postbag):
     assert "  POSTBAG_LEDGER   the ledger (default ~/.postbag/ledger.jsonl)" in text
 
 
+@pytest.mark.parametrize(("columns", "width"), [("50", 50), ("120", 120), ("wide", 80), ("0", 80)])
+def test_help_wraps_at_the_width_columns_says_else_at_80(postbag, columns, width):
+    """As argparse wraps help for shutil's terminal size: COLUMNS, else the terminal
+    (none here: stdout is a pipe), else 80 columns; two are kept free."""
+    longest = max(map(len, postbag.ok("send", "--help", env={"COLUMNS": columns}).splitlines()))
+    assert width - 12 < longest <= width - 2
+
+
+def test_help_on_a_terminal_wraps_at_its_width(postbag):
+    import pty
+    import struct
+    import termios
+
+    main, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))  # 24 rows, 60 columns
+    try:
+        child = subprocess.Popen(
+            [*postbag.command, "send", "--help"],
+            env=postbag.environment(env={"COLUMNS": None}),
+            stdout=terminal,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(terminal)  # the child holds it now: its exit ends what the terminal shows
+        shown = b""
+        while chunk := _read_or_nothing(main):
+            shown += chunk
+    finally:
+        os.close(main)
+    assert child.wait(60) == 0
+    longest = max(map(len, shown.decode().splitlines()))
+    assert 48 < longest <= 58
+
+
+def _read_or_nothing(fd):
+    try:
+        return os.read(fd, 65536)
+    except OSError:  # EIO: every holder of the terminal's other end has closed it
+        return b""
+
+
 def test_join_records_each_peers_door(postbag, inbox, codex):
     assert postbag.ok("join", "claude", inside="claude") == "claude joined\n"
     assert postbag.ok("join", "codex", inside="codex") == "codex joined\n"

@@ -49,12 +49,9 @@ def maybe_delivered(peer, reason):
 
 
 def _knock_claude(path, token, envelope, sandboxed):
-    try:
-        # The C module beneath `socket`, which would cost a send about 10 ms: it builds
-        # enums of every address family and flag, and imports selectors.
-        from _socket import AF_UNIX, SOCK_STREAM, socket
-    except ImportError:  # an interpreter without it: the same calls
-        from socket import AF_UNIX, SOCK_STREAM, socket
+    # The C module beneath `socket`, which would cost a send about 10 ms: it builds enums of
+    # every address family and flag, and imports selectors.
+    from _socket import AF_UNIX, SOCK_STREAM, socket
 
     auth = {"type": "auth", "token": token}
     message = {"type": "user", "message": {"role": "user", "content": envelope}}

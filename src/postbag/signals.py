@@ -1,12 +1,9 @@
 """Holding signals back while postbag must not be stopped halfway: during an append, and
 while a thread is born that must never take a signal meant for the main one."""
 
-try:
-    # The C module beneath `signal`: its masks are sets of numbers, where `signal` turns each
-    # of some sixty signals into an enum member, which costs a send about a millisecond.
-    import _signal as _c
-except ImportError:  # an interpreter without it: the same calls, a little slower
-    import signal as _c
+# The C module beneath `signal`: its masks are sets of numbers, where `signal` turns each of
+# some sixty signals into an enum member, which costs a send about a millisecond.
+import _signal as _c
 
 
 class Held:
