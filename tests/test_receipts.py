@@ -363,12 +363,13 @@ def test_a_receipt_without_a_join_or_a_file_is_unknown_and_says_why(tmp_path):
     )
 
 
-def test_a_thread_whose_lock_file_is_unknown_to_proc_locks_is_not_loaded_and_one_it_cannot_read_is_unknown(tmp_path):
+def test_a_thread_without_a_held_lock_is_not_loaded_and_one_whose_locks_cannot_be_read_is_unknown(tmp_path):
     from postbag.codex_records import is_loaded
 
     thread = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
-    assert is_loaded(str(tmp_path), thread) is None  # no lock file: this is not that codex's home
+    assert is_loaded(str(tmp_path), thread) is None  # no lock folder: this is not that codex's home
     (tmp_path / "thread-writer-locks").mkdir()
+    assert is_loaded(str(tmp_path), thread) is False  # a codex that keeps locks, and none for this thread
     (tmp_path / "thread-writer-locks" / f"{thread}.lock").write_text("")
     assert is_loaded(str(tmp_path), thread, locks=str(tmp_path / "no-such-proc-locks")) is None  # macOS, say
     assert is_loaded(str(tmp_path), thread) is False

@@ -9,8 +9,9 @@ Codex 0.169.0, under CODEX_HOME (else ~/.codex):
 - sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl: a taken letter is a
   {"type": "response_item", "payload": {"type": "message", "role": "user", "content":
   [{"type": "input_text", "text": ENVELOPE}]}, "timestamp": ...} record;
-- thread-writer-locks/<thread>.lock, which the process that has the thread loaded holds
-  an flock on. Only a loaded thread takes queued letters; the others wait for a resume.
+- thread-writer-locks/<thread>.lock, which the process that has the thread loaded creates
+  and holds an flock on. Only a loaded thread takes queued letters; the others wait for a
+  resume.
 """
 
 import glob
@@ -132,9 +133,15 @@ def _texts(payload):
 def is_loaded(home, thread, locks="/proc/locks"):
     """Whether a running codex holds the writer lock of `thread`, as /proc/locks tells
     (Linux); None where that cannot be told. Nothing is locked or opened to find out."""
+    kept = os.path.join(home, "thread-writer-locks")
     try:
-        status = os.stat(os.path.join(home, "thread-writer-locks", f"{thread}.lock"))
-    except OSError:  # never loaded by this codex, or not this CODEX_HOME: nothing is known
+        status = os.stat(os.path.join(kept, f"{thread}.lock"))
+    except FileNotFoundError:
+        # A codex that loads a thread creates its lock file and holds it: where this codex
+        # keeps its locks and the thread has none, none has it loaded. With no such folder
+        # this is not that codex's home, or a codex without locks: nothing is known.
+        return False if os.path.isdir(kept) else None
+    except OSError:
         return None
     try:
         with open(locks, "rb") as file:  # bytes: a process's first text open costs it 10 ms of codec set-up
