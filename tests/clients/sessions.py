@@ -248,9 +248,9 @@ class ClaudeSession(_Session):
         os.makedirs(os.path.join(home, ".claude"), exist_ok=True)
         os.makedirs(workdir, exist_ok=True)
         self.socket = os.path.join(self.socket_dir, "in.sock")
-        self.exported = os.path.join(home, "session.env")
-        if os.path.exists(self.exported):  # an earlier session's, in the same home: this one writes its own
-            os.remove(self.exported)
+        # Beside the socket, the session's own: sessions that share a home (a restart, or
+        # two projects of one person) each keep what they exported.
+        self.exported = os.path.join(self.socket_dir, "session.env")
         # Written aside, then renamed: whoever sees the file sees all of it.
         hook = {
             "type": "command",
