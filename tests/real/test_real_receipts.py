@@ -51,6 +51,24 @@ def test_what_a_claude_session_did_with_a_letter_is_told_from_its_own_records(re
         assert session.letters() == []
 
 
+def test_a_projects_own_setting_tightens_the_persons_and_the_receipt_says_so(real, claude, codex_home, tmp_path):
+    """The person's settings accept; the project the session works in refuses, in its
+    settings.local.json: Claude Code drops the letter, and postbag reads why."""
+    (tmp_path / "work" / ".claude").mkdir(parents=True)
+    (tmp_path / "work" / ".claude" / "settings.local.json").write_text(json.dumps({"crossSessionInbound": "refuse"}))
+    session = claude(crossSessionInbound="accept")
+    thread = codex_home.new_thread(real.env)
+    join_both(real, session, thread)
+    real.open()
+    inside_codex = {"CODEX_THREAD_ID": thread, "HOME": session.home}
+    sent = real.ok("send", "claude", "Did this arrive?", env=inside_codex)
+    assert sent == f"letter 4 delivered to claude, 11 left; but {REFUSED}\n"
+    assert receipts(real, inside_codex) == [f"letter 4 codex -> claude: not taken: {REFUSED}"]
+    session.say("Run: true")  # a turn of the person's own, after which a taken letter would show
+    session.wait_for(lambda: any(e.get("type") == "result" for e in session.stream()), "the person's turn")
+    assert session.letters() == []
+
+
 def test_after_a_restart_each_letter_is_told_from_the_session_it_went_to(real, claude, codex_home):
     first = claude()
     thread = codex_home.new_thread(real.env)
