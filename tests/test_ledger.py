@@ -495,6 +495,29 @@ def test_a_closed_ledger_keeps_what_it_read_and_refuses_to_read_more(tmp_path):
         bag.tail(4999)
 
 
+def test_an_append_holds_every_signal_while_it_writes_and_leaves_the_mask_as_it_found_it(tmp_path, monkeypatch):
+    import signal
+
+    during, write = [], os.write
+
+    def watched_write(fd, data):
+        during.append(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+        return write(fd, data)
+
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])  # a caller's own mask
+    try:
+        with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True) as bag:
+            monkeypatch.setattr(ledger_file.os, "write", watched_write)
+            bag.append("open", limit=3)
+            monkeypatch.undo()
+        after = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    unblockable = {signal.SIGKILL, signal.SIGSTOP}
+    assert [set(signal.valid_signals()) - unblockable <= mask for mask in during] == [True]
+    assert after == before | {signal.SIGUSR1}
+
+
 def test_an_append_gives_back_the_file_size_signal_it_found(tmp_path):
     """An append ignores SIGXFSZ while it writes, so that a file-size limit is a refusal;
     afterwards a long-lived caller (the MCP door) has its own handling back."""
