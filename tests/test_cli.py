@@ -85,10 +85,14 @@ def test_help_on_a_terminal_wraps_at_its_width(postbag):
     assert 48 < longest <= 58
 
 
-def _read_or_nothing(fd):
+def _read_or_nothing(fd, wait=60):
+    """What the terminal shows next, or b"" once every holder of its other end has closed
+    it (EIO); an AssertionError if it shows nothing for `wait` seconds."""
+    if not select.select([fd], [], [], wait)[0]:
+        raise AssertionError(f"the terminal showed nothing for {wait} s")
     try:
         return os.read(fd, 65536)
-    except OSError:  # EIO: every holder of the terminal's other end has closed it
+    except OSError:
         return b""
 
 

@@ -35,7 +35,7 @@ MANAGED_SETTINGS = (
 
 
 def receipt(letter, joined, env):
-    import glob
+    import glob  # only here: a send's own look at the records needs none
 
     from postbag.guards import is_uuid
 

@@ -14,7 +14,6 @@ Codex 0.169.0, under CODEX_HOME (else ~/.codex):
   resume.
 """
 
-import glob
 import json
 import os
 
@@ -32,6 +31,8 @@ BUSY_TRIES, BUSY_WAIT = 3, 0.05  # a queue database another process holds locked
 
 
 def receipt(letter, joined, env):
+    import glob  # only here: a send's own look at the records needs none
+
     from postbag.guards import is_uuid
 
     thread = joined.get("thread")

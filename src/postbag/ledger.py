@@ -118,8 +118,12 @@ class Ledger:
         """The latest join record of each of `peers`, or None for one that never joined,
         found in one look back: a send needs both, and both may lie far back."""
         found, before = dict.fromkeys(peers), None
+
+        def still_sought(record):
+            return record["kind"] == "join" and record["peer"] in found and found[record["peer"]] is None
+
         while None in found.values():
-            hit = self._latest(b'"join"', lambda r: r["kind"] == "join" and found.get(r["peer"], 0) is None, before)
+            hit = self._latest(b'"join"', still_sought, before)
             if hit is None:
                 break
             _, record, before, _ = hit
