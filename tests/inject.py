@@ -13,6 +13,8 @@ WHERE is `src` or the path of a postbag.pyz; FAULTS is a comma-separated list of
   signal=NAME       signal NAME reaches the process halfway through the ledger append, as a kill
                     sent at the wrong moment would
   linger            the thread that waits for codex queue's exit stays alive a while after it
+  flushes=FILE      each flush to disk (fsync, or F_FULLFSYNC on macOS) is logged to FILE as the
+                    device and inode of what it flushed, then done as usual
 These are failures a test cannot provoke for real on every machine; everything else runs
 the shipped code unchanged.
 """
@@ -157,7 +159,30 @@ def _lock_fails(value):
     fcntl.flock = failing_flock
 
 
+def _log_flushes(value):
+    import fcntl
+
+    fsync, control = os.fsync, fcntl.fcntl
+
+    def log(fd):
+        status = os.fstat(fd)
+        with open(value, "a") as file:
+            file.write(f"{status.st_dev} {status.st_ino}\n")
+
+    def logged_fsync(fd):
+        log(fd)
+        return fsync(fd)
+
+    def logged_fcntl(fd, command, *args):
+        if command == getattr(fcntl, "F_FULLFSYNC", None):
+            log(fd)
+        return control(fd, command, *args)
+
+    os.fsync, fcntl.fcntl = logged_fsync, logged_fcntl
+
+
 INJECT = {
+    "flushes": _log_flushes,
     "lock": _lock_fails,
     "timeout": _timeout,
     "sndbuf": _sndbuf,

@@ -25,19 +25,20 @@ def open_to_follow(path):
 
 
 def open_checked(path, *, write, create, sandboxed):
-    """A descriptor on the ledger and its fstat, or (None, None) when it does not exist and need not."""
+    """A descriptor on the ledger, its fstat, and what was made to hold it (a `Made`, when
+    `create` made the file); or (None, None, None) when it does not exist and need not."""
     # O_NONBLOCK keeps a FIFO planted at the path from hanging the open; O_NOFOLLOW refuses
     # a symlink that could point the appends, and the session token, anywhere.
     flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     flags |= os.O_RDWR | os.O_APPEND if write else os.O_RDONLY
+    made = None
     try:
         if create:
-            _make_private_directories(os.path.dirname(path))
-            flags |= os.O_CREAT
+            made = _create(path, flags)
         fd = os.open(path, flags, 0o600)
     except FileNotFoundError:
         if not create:
-            return None, None
+            return None, None, None
         raise Refusal(f"cannot open the ledger (no such directory: {os.path.dirname(path)})") from None
     except OSError as error:
         if error.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a socket
@@ -63,7 +64,41 @@ def open_checked(path, *, write, create, sandboxed):
     except Refusal:
         os.close(fd)
         raise
-    return fd, status
+    return fd, status, made
+
+
+class Made:
+    """What creating the ledger made: the file at `path`, and `directory`, the outermost
+    directory made to hold it, or None when its directory was there already."""
+
+    __slots__ = ("directory", "path")
+
+    def __init__(self, path, directory):
+        self.path, self.directory = path, directory
+
+
+def _create(path, flags):
+    """Make the ledger's directories and the file itself, each 0700 or 0600, and make
+    their names durable; a `Made`, or None when the file was there already. A name lives
+    in its directory, and a file fsynced in a directory that was not can vanish in a
+    power cut, as Maildir warns: each directory holding a new name is fsynced too."""
+    made = _make_private_directories(os.path.dirname(path))
+    try:
+        fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return None
+    os.close(fd)
+    sync_directory(os.path.dirname(path))
+    return Made(path, made[0] if made else None)
+
+
+def sync_directory(path):
+    """Make the names in the directory at `path` durable."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        flush(fd)
+    finally:
+        os.close(fd)
 
 
 def _user_name(uid):
@@ -82,7 +117,8 @@ def _open_failure(error, path):
 
 
 def _make_private_directories(path):
-    """Create `path` and any missing parents, each 0700; directories that exist keep their mode."""
+    """Create `path` and any missing parents, each 0700, the parent of each fsynced;
+    directories that exist keep their mode. The directories made, outermost first."""
     missing = []
     while path and not os.path.isdir(path):
         missing.append(path)
@@ -90,12 +126,16 @@ def _make_private_directories(path):
         if parent == path:
             break
         path = parent
+    made = []
     for directory in reversed(missing):
         try:
             os.mkdir(directory, 0o700)
         except FileExistsError:
             continue
         os.chmod(directory, 0o700)  # mkdir's mode is masked by the umask
+        sync_directory(os.path.dirname(directory))
+        made.append(directory)
+    return made
 
 
 def lock(fd, write, path, on_wait):
@@ -137,7 +177,13 @@ def _write_durably(fd, line):
     # One write of the whole line on an O_APPEND descriptor: a reader never sees half of it.
     if os.write(fd, line) != len(line):
         raise OSError(errno.EIO, "the disk took only part of the record")
-    full_sync = getattr(fcntl, "F_FULLFSYNC", None)  # macOS: fsync alone stops at the drive's cache
+    flush(fd)
+
+
+def flush(fd):
+    """Make what was written to `fd` durable: on macOS fsync alone stops at the drive's
+    cache, so F_FULLFSYNC is asked first, where the file system takes it."""
+    full_sync = getattr(fcntl, "F_FULLFSYNC", None)
     if full_sync is not None:
         try:
             fcntl.fcntl(fd, full_sync)
