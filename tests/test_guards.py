@@ -2,7 +2,7 @@
 every agent session, and the session variables chosen by family, never passed on."""
 
 import pytest
-from helpers import SESSION_VARIABLES
+from helpers import SESSION_VARIABLES, STOP
 
 from postbag import guards
 from postbag.refusal import Refusal
@@ -25,25 +25,42 @@ def test_any_session_variable_even_empty_marks_a_session_the_humans_verbs_refuse
     for verb in ("open", "close"):
         with pytest.raises(Refusal) as refused:
             guards.require_human(verb, {"PATH": "/usr/bin", variable: value})
-        assert str(refused.value) == f"{verb} is the human's verb"
+        marks = f"(this shell has {variable}, which marks an agent's session)"
+        assert str(refused.value) == f"{verb} is the human's verb {marks}"
     guards.require_human("open", {"PATH": "/usr/bin", "CODEX_HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})
 
 
-def test_the_humans_verbs_refuse_inside_a_session_and_record_nothing(postbag):
+def test_the_humans_verbs_refuse_inside_a_session_name_its_variables_and_record_nothing(postbag):
     empty = {"CODEX_THREAD_ID": ""}
-    assert postbag.refused("open", env=empty) == "open is the human's verb"
-    assert postbag.refused("open", "--limit", "5", inside="claude") == "open is the human's verb"
-    assert postbag.refused("close", inside="codex") == "close is the human's verb"
+    thread = "(this shell has CODEX_THREAD_ID, which marks an agent's session)"
+    assert postbag.refused("open", env=empty) == f"open is the human's verb {thread}"
+    assert postbag.refused("open", "--limit", "5", inside="claude") == (
+        "open is the human's verb (this shell has CLAUDE_CODE_MESSAGING_SOCKET, CLAUDE_CODE_MESSAGING_TOKEN and "
+        "CLAUDE_CODE_SESSION_ID, which mark an agent's session)"
+    )
+    assert postbag.refused("close", inside="codex") == (
+        "close is the human's verb (this shell has CODEX_SESSION_ID, which marks an agent's session)"
+    )
     assert postbag.ledger_bytes() == b""
     postbag.ready()
     before = postbag.ledger_bytes()
-    assert postbag.refused("close", env=empty) == "close is the human's verb"
+    assert postbag.refused("close", env=empty) == f"close is the human's verb {thread}"
     assert postbag.ledger_bytes() == before
+
+
+def test_the_refusal_names_the_variables_never_their_values(postbag):
+    secret = "tok-do-not-show"
+    result = postbag.run("open", "3", env={"CLAUDE_CODE_MESSAGING_TOKEN": secret, "CLAUDECODE": "1"})
+    assert result.stderr == (
+        "postbag: open is the human's verb (this shell has CLAUDE_CODE_MESSAGING_TOKEN and CLAUDECODE, which mark "
+        f"an agent's session){STOP}"
+    )
+    assert secret not in result.stdout + result.stderr
 
 
 def test_open_help_still_helps_inside_a_session_and_opens_nothing(postbag):
     shown = postbag.ok("open", "--help", inside="claude")
-    assert shown.startswith("usage: postbag open [-h] [--limit N]\n")
+    assert shown.startswith("usage: postbag open [-h] [--limit N] [N]\n")
     assert "letters granted (default 12)" in shown
     assert postbag.ledger_bytes() == b""
 

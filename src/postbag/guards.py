@@ -66,8 +66,13 @@ def require_inside(peer, verb, env):
 
 
 def require_human(verb, env):
-    if any(name in env for name in SESSION_VARIABLES):
-        raise Refusal(f"{verb} is the human's verb")
+    """Refuse `verb` where `env` (a mapping, or the set of its names) holds a session
+    variable, naming each one found: its name only, for a value may be a token."""
+    found = [name for name in SESSION_VARIABLES if name in env]
+    if found:
+        names = " and ".join([", ".join(found[:-1]), found[-1]] if len(found) > 1 else found)
+        marks = "marks" if len(found) == 1 else "mark"
+        raise Refusal(f"{verb} is the human's verb (this shell has {names}, which {marks} an agent's session)")
 
 
 HUMAN_VERBS = ("open", "close")
