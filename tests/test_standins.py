@@ -33,3 +33,22 @@ def test_a_letter_is_answered_once_though_a_later_request_shows_it_again():
     texts = clients.claude_news(letter["body"])[0]
     assert isinstance(agent.decide(texts), clients.ToolCall)
     assert agent.decide(texts) is None
+
+
+def test_the_tiers_skip_reason_names_every_client_and_tool_that_is_missing(monkeypatch):
+    from clients import pins
+
+    codex, claude = ("@".join(pins.PINS[peer]) for peer in ("codex", "claude"))
+    monkeypatch.setattr(pins, "installed_version", lambda name: None)
+    monkeypatch.setattr(pins.shutil, "which", lambda tool: None if tool in ("npm", "nsenter") else f"/bin/{tool}")
+    assert pins.missing() == (
+        f"npm is not installed; {codex} and {claude} are not installed (python3 tests/clients install, with npm); "
+        "there is no network namespace to keep the clients local (it needs Linux, root and nsenter)"
+    )
+    monkeypatch.setattr(pins, "installed_version", lambda name: dict(pins.PINS.values()).get(name, "0.0.1"))
+    monkeypatch.setattr(pins.shutil, "which", lambda tool: f"/bin/{tool}")
+    monkeypatch.setattr(pins.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(pins.sys, "platform", "linux")
+    assert pins.missing() is None
+    monkeypatch.setattr(pins, "installed_version", lambda name: pins.PINS["codex"][1] if "codex" in name else None)
+    assert pins.missing() == f"{claude} is not installed (python3 tests/clients install, with npm)"

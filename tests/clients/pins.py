@@ -48,16 +48,15 @@ def installed_version(package):
 
 
 def missing():
-    """Why the real-client tier cannot run here, in one line, or None when it can."""
-    for tool in ("node", "npm"):
-        if shutil.which(tool) is None:
-            return f"{tool} is not installed, so the real clients cannot be"
-    for name, version in PINS.values():
-        if installed_version(name) != version:
-            return f"{name}@{version} is not installed: run python3 tests/clients install"
+    """Why the real-client tier cannot run here, every reason in one line, or None when it can."""
+    reasons = [f"{tool} is not installed" for tool in ("node", "npm") if shutil.which(tool) is None]
+    absent = [f"{name}@{version}" for name, version in PINS.values() if installed_version(name) != version]
+    if absent:
+        verb = "is" if len(absent) == 1 else "are"
+        reasons.append(f"{' and '.join(absent)} {verb} not installed (python3 tests/clients install, with npm)")
     if sys.platform != "linux" or os.geteuid() != 0 or shutil.which("nsenter") is None:
-        return "no network namespace to keep the clients local (it needs Linux, root and nsenter)"
-    return None
+        reasons.append("there is no network namespace to keep the clients local (it needs Linux, root and nsenter)")
+    return "; ".join(reasons) or None
 
 
 def sdk_directory():
