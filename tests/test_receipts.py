@@ -113,23 +113,46 @@ def test_a_letter_each_session_took_is_shown_taken_with_the_time_from_its_record
     claude.took(to_claude)
     codex.took(to_codex, at="2026-12-02T02:30:42.500Z")
     assert receipts(postbag) == [
-        f"letter 4 codex -> claude: taken at {local(WHEN)}",
+        f"letter 4 codex -> claude: answered by letter 5, taken at {local(WHEN)}",  # claude wrote back
         f"letter 5 claude -> codex: taken at {local('2026-12-02T02:30:42.500Z')}",
     ]
     shown = [json.loads(line) for line in receipts(postbag, "--json")]
-    assert shown[0] == {
-        "n": 4,
-        "at": shown[0]["at"],
-        "from": "codex",
-        "to": "claude",
-        "receipt": {"state": "taken", "at": local(WHEN)},
-    }
+    assert [shown[0], shown[1]["receipt"]] == [
+        {
+            "n": 4,
+            "at": shown[0]["at"],
+            "from": "codex",
+            "to": "claude",
+            "receipt": {"state": "answered", "at": local(WHEN), "answered_by": 5},
+        },
+        {"state": "taken", "at": local("2026-12-02T02:30:42.500Z")},
+    ]
+
+
+def test_a_taken_letter_settles_at_answered_by_the_recipients_next_letter_back_and_only_then(postbag, exchange):
+    claude, codex, _, to_codex = exchange
+    # Letter 5 answers letter 4, but nothing shows that claude took 4: an answer alone settles nothing.
+    assert receipts(postbag)[0].startswith("letter 4 codex -> claude: unknown: ")
+    codex.took(to_codex)
+    assert receipts(postbag)[1] == f"letter 5 claude -> codex: taken at {local(WHEN)}"  # no answer yet
+    postbag.ok("send", "claude", "Thanks.", inside="codex")
+    postbag.ok("send", "codex", "One more.", inside="claude")
+    postbag.ok("send", "codex", "And another.", inside="claude")
+    assert receipts(postbag, "4")[0] == f"letter 5 claude -> codex: answered by letter 6, taken at {local(WHEN)}"
+    assert ": unknown: " in receipts(postbag, "3")[0]  # letter 6: answered twice, taken by no record
+    claude.took(postbag.inbox.envelopes(2)[1])
+    assert receipts(postbag, inside="codex") == [
+        f"letter 6 codex -> claude: answered by letter 7, taken at {local(WHEN)}"  # the next letter back, not the last
+    ]
+    [last] = [json.loads(line) for line in receipts(postbag, "1", "--json")]
+    assert (last["n"], last["receipt"]["state"]) == (8, "unknown")
 
 
 def test_inside_a_session_the_sender_is_told_of_its_own_last_letter(postbag, exchange):
     claude, _, to_claude, _ = exchange
     claude.took(to_claude)
-    assert receipts(postbag, inside="codex") == [f"letter 4 codex -> claude: taken at {local(WHEN)}"]
+    answered = f"letter 4 codex -> claude: answered by letter 5, taken at {local(WHEN)}"
+    assert receipts(postbag, inside="codex") == [answered]
     assert receipts(postbag, inside="claude")[0].startswith("letter 5 claude -> codex: unknown: ")
 
 
@@ -195,7 +218,8 @@ def test_a_torn_or_foreign_transcript_gives_unknown_or_the_truth_never_a_traceba
     assert receipts(postbag, inside="codex")[0].startswith("letter 4 codex -> claude: unknown: ")
     claude.took(to_claude)
     write_lines(claude.transcript, ['{"type": "assistant", "message": {"content": "half a rec'])
-    assert receipts(postbag, inside="codex") == [f"letter 4 codex -> claude: taken at {local(WHEN)}"]
+    answered = f"letter 4 codex -> claude: answered by letter 5, taken at {local(WHEN)}"
+    assert receipts(postbag, inside="codex") == [answered]
 
 
 def test_a_claude_join_from_before_receipts_names_no_session_and_gives_unknown(postbag, exchange, inbox):
@@ -317,7 +341,7 @@ def test_through_the_mcp_door_status_tells_the_sender_whether_its_last_letter_wa
         assert not error and text.splitlines()[-1].startswith("your last letter, 4 to claude: unknown: ")
         claude.took(to_claude)
         text, _ = server.tool("status", meta=meta)
-        assert text.splitlines()[-1] == f"your last letter, 4 to claude: taken at {local(WHEN)}"
+        assert text.splitlines()[-1] == f"your last letter, 4 to claude: answered by letter 5, taken at {local(WHEN)}"
         assert text.splitlines()[0].startswith(f"ledger {postbag.ledger}: exchange of 12 letters, 2 sent, 10 left")
     finally:
         server.close()

@@ -23,15 +23,38 @@ NOT_OPENED, CLOSED, SPENT = "not opened", "closed", "spent"
 
 
 def locate(env):
-    """The ledger's absolute path, fixed once so a later chdir cannot move it."""
+    """The ledger's absolute path: POSTBAG_LEDGER, which must be absolute (or start at ~),
+    else the default in the HOME of `env`. Each session runs in a directory of its own,
+    so a relative path would put each one's letters in a ledger of its own."""
     raw = env.get("POSTBAG_LEDGER") or DEFAULT_PATH
     if has_unsafe(raw):
         raise Refusal("POSTBAG_LEDGER holds a control character")
-    return os.path.abspath(os.path.expanduser(raw))
+    path = _expand_home(raw, env)
+    if not os.path.isabs(path):
+        raise Refusal(
+            f"POSTBAG_LEDGER is a relative path ({raw}); give the ledger's absolute path, the same in both sessions "
+            "and in your terminal"
+        )
+    return os.path.normpath(path)
 
 
-def is_default(path):
-    return path == os.path.abspath(os.path.expanduser(DEFAULT_PATH))
+def is_default(path, env):
+    return path == os.path.normpath(_expand_home(DEFAULT_PATH, env))
+
+
+def _expand_home(path, env):
+    """`path` with a leading ~ taken as the HOME of `env` (else the user's home directory),
+    and ~NAME as NAME's home directory."""
+    if not path.startswith("~"):
+        return path
+    if path != "~" and not path.startswith("~/"):
+        return os.path.expanduser(path)  # ~NAME: from the password database, not the environment
+    home = env.get("HOME")
+    if not home:
+        import pwd
+
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    return home.rstrip("/") + path[1:]
 
 
 def truncated(count, path):
@@ -49,7 +72,7 @@ class Ledger:
 
     def __init__(self, path, *, write=False, create=False, on_wait=None, sandboxed=False, block=None):  # noqa: PLR0913
         self.path = path
-        self.fd, status = ledger_file.open_checked(path, write=write, create=create, sandboxed=sandboxed)
+        self.fd, status, self.made = ledger_file.open_checked(path, write=write, create=create, sandboxed=sandboxed)
         self.identity = (status.st_dev, status.st_ino) if status else None
         self.unfinished = None
         try:
@@ -132,17 +155,22 @@ class Ledger:
 
     def letters(self, count, sender=None):
         """The last `count` letters (of `sender`, if given), newest first, each with the join
-        of its recipient that was in force when it was sent, or None: (letter, join)."""
+        of its recipient that was in force when it was sent, or None, and the number of the
+        recipient's next letter, its answer, or None: (letter, join, answer)."""
         found, before = [], self._blocks.size
+        next_from = {}  # each peer's earliest letter seen so far, looking back: the next one after here
         while len(found) < count:
-            hit = self._latest(b'"letter"', lambda r: r["kind"] == "letter" and sender in (None, r["from"]), before)
+            hit = self._latest(b'"letter"', lambda r: r["kind"] == "letter", before)
             if hit is None:
                 break
             _, letter, start, _ = hit
+            before = start
+            answer, next_from[letter["from"]] = next_from.get(letter["to"]), letter["n"]
+            if sender not in (None, letter["from"]):
+                continue
             recipient = letter["to"]
             joined = self._latest(b'"join"', lambda r, peer=recipient: r["kind"] == "join" and r["peer"] == peer, start)
-            found.append((letter, None if joined is None else joined[1]))
-            before = start
+            found.append((letter, None if joined is None else joined[1], answer))
         return found
 
     def exchange(self):
@@ -182,7 +210,7 @@ class Ledger:
 
     def _cut_unfinished_line(self):
         os.ftruncate(self.fd, self._blocks.size)
-        os.fsync(self.fd)
+        ledger_file.flush(self.fd)
         say(
             f"an interrupted send left an unfinished record after line {self.unfinished}; "
             "it was removed, and its letter may have been delivered"

@@ -6,7 +6,8 @@ vendors keep records of what their sessions received: Claude Code a session's tr
 (codex_records.py). postbag reads them, opening each read-only and writing nothing, and
 says of each letter one of four things: taken (and when), waiting, not taken (with the
 likeliest reason the records show), or unknown, whenever the records cannot be read or
-are not of a format known here. Unknown is said rather than a guess. The readers know
+are not of a format known here. Unknown is said rather than a guess. A taken letter
+settles at answered once the ledger holds the recipient's next letter back. The readers know
 the formats of Claude Code 2.1.328 and Codex 0.169.0, the versions the real-client tier
 proves them against.
 """
@@ -15,6 +16,7 @@ import os
 import re
 
 TAKEN, WAITING, NOT_TAKEN, UNKNOWN = "taken", "waiting", "not taken", "unknown"
+ANSWERED = "answered"  # taken, and the recipient has written back since
 # How far back a search through a transcript or rollout goes at most: records older than
 # the letter end it sooner, since they cannot hold what came after them.
 LOOK_BACK = 64 << 20
@@ -24,21 +26,31 @@ _TIMESTAMP = re.compile(rb'"timestamp":\s*"([^"]+)"')
 
 
 class Receipt:
-    """Where one letter stands: `state` (TAKEN, WAITING, NOT_TAKEN or UNKNOWN), `at` (when
-    it was taken, in the ledger's form of time) and `why` (in words; not for TAKEN)."""
+    """Where one letter stands: `state` (TAKEN, ANSWERED, WAITING, NOT_TAKEN or UNKNOWN),
+    `at` (when it was taken, in the ledger's form of time), `why` (in words; not for
+    TAKEN) and `answered_by` (the number of the recipient's letter back, for ANSWERED)."""
 
-    __slots__ = ("at", "state", "why")
+    __slots__ = ("answered_by", "at", "state", "why")
 
-    def __init__(self, state, why="", at=None):
-        self.state, self.why, self.at = state, why, at
+    def __init__(self, state, why="", at=None, answered_by=None):
+        self.state, self.why, self.at, self.answered_by = state, why, at, answered_by
+
+    def settled(self, answer):
+        """This receipt, settled at ANSWERED when the letter was taken and `answer`, the
+        number of the recipient's next letter back, follows it (None: none yet)."""
+        if self.state != TAKEN or answer is None:
+            return self
+        return Receipt(ANSWERED, self.why, self.at, answered_by=answer)
 
     def words(self):
         if self.state == TAKEN:
             return f"taken at {self.at}" + (f" ({self.why})" if self.why else "")
+        if self.state == ANSWERED:
+            return f"answered by letter {self.answered_by}, taken at {self.at}" + (f" ({self.why})" if self.why else "")
         return f"{self.state}: {self.why}"
 
     def as_json(self):
-        shown = {"state": self.state, "at": self.at, "why": self.why or None}
+        shown = {"state": self.state, "at": self.at, "answered_by": self.answered_by, "why": self.why or None}
         return {name: value for name, value in shown.items() if value is not None}
 
 

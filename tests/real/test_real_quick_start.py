@@ -92,11 +92,14 @@ def journey(env, claude, codex, model):
     last = "Letter 9 from codex via postbag. It is the last letter of the exchange; do not reply."
     claude.wait_for(lambda: any(t.startswith(last) for t in claude.letters()), "the last letter", timeout=120)
 
-    # 6. Watch: six letters, each taken; one more is refused.
+    # 6. Watch: six letters, each taken, each but the last answered by the next; one more is refused.
     read = postbag("read").stdout
     assert re.findall(r"letter (claude|codex) -> ", read) == ["claude", "codex"] * 3
     receipts = postbag("receipts").stdout.splitlines()
-    assert len(receipts) == 6 and all(re.search(rf": taken at {TIMESTAMP}$", line) for line in receipts), receipts
+    settled = [rf"letter {n} \w+ -> \w+: answered by letter {n + 1}, taken at {TIMESTAMP}" for n in range(4, 9)]
+    assert len(receipts) == 6, receipts
+    assert all(re.fullmatch(pattern, line) for pattern, line in zip(settled, receipts, strict=False)), receipts
+    assert re.fullmatch(rf"letter 9 codex -> claude: taken at {TIMESTAMP}", receipts[5]), receipts
     claude.say("Call: send one more")
     claude.wait_for(lambda: any("spent" in result[2] for result in model.tool_results()), "the refused send")
     assert [r[2] for r in model.tool_results()][-1].startswith(
