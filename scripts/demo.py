@@ -19,6 +19,7 @@ The exit status is 0 only if the exchange went exactly as the protocol says.
 import argparse
 import json
 import os
+import queue
 import secrets
 import shlex
 import shutil
@@ -50,6 +51,7 @@ ANSWERS = {
     ],
 }
 WAIT = 60.0
+DEFAULT_LEDGER = os.path.join(".postbag", "ledger.jsonl")  # under HOME, where postbag keeps it unless told
 
 
 class Show:
@@ -59,15 +61,26 @@ class Show:
     def __init__(self):
         self._lock = threading.Lock()
         self._gone = False
+        self.blocks = 0  # blocks shown so far
 
     def __call__(self, who, text, *detail):
         lines = [f"{who:<6} {text}"] + [f"{'':<8}{part}" for line in detail for part in line.splitlines() or [""]]
         self.say(*lines)
 
+    def result(self, who, lines, since=None):
+        """What `who`'s command printed: right under the command when nothing came
+        between (the block count `since` is still the count), else under `who`'s name."""
+        lines = lines or [""]
+        if since is not None and since == self.blocks:
+            self.say(*(f"{'':<8}{line}" for line in lines))
+        else:
+            self(who, "  " + lines[0], *lines[1:])
+
     def say(self, *lines):
         with self._lock:
             if self._gone:
                 return
+            self.blocks += 1
             try:
                 sys.stdout.write("".join(line + "\n" for line in lines))
                 sys.stdout.flush()
@@ -82,46 +95,50 @@ def letter_lines(envelope):
 
 class SimulatedAgent:
     """An agent that knows nothing of postbag beyond the letter in front of it, and answers
-    with the command the envelope gives."""
+    with the command the envelope gives. It wakes when its door hands it a letter, and
+    takes its turn once the demo gives it one: after the sender's command has returned,
+    as a real agent's turn comes, so that the demo reads in the order things happened."""
 
-    def __init__(self, name, show):
+    def __init__(self, name, show, woken):
         self.name, self.show, self.session_env = name, show, None
         self.received, self.failures = [], []
-        self.told_to_stop = threading.Event()
+        self._woken = woken  # the demo's queue of agents woken, each with its letter
         self._answers = iter(ANSWERS[name])
-        self._workers = []
 
     def receive(self, envelope, door):
         number = envelope.split()[1]
         self.received.append(envelope)
         self.show(self.name, f"<- letter {number}, through {door}:", *letter_lines(envelope))
-        if LAST in envelope.split("\n", 1)[0]:
-            self.show(self.name, "   the letter says not to reply, so it does not")
-            self.told_to_stop.set()
-            return
-        if self.ANSWERS_BY not in envelope.split("\n", 1)[0]:
-            self.failures.append(f"letter {number} did not say how to answer it")
-            return
-        worker = threading.Thread(target=self._answer, args=(envelope, next(self._answers, "Nothing more to add.")))
-        self._workers.append(worker)
-        worker.start()  # the door must return at once: the sender still holds the ledger
+        self._woken.put((self, envelope))
 
     ANSWERS_BY = "reply with:"  # what the envelope's heading says when it gives a command
 
-    def _answer(self, envelope, answer):
+    def take_turn(self, envelope, after):
+        """Answer `envelope` as it says; `after` is called once the answer was handed over,
+        before its result is shown. Whether the exchange goes on."""
+        number = envelope.split()[1]
+        if LAST in envelope.split("\n", 1)[0]:
+            self.show(self.name, "   the letter says not to reply, so it does not")
+            return False
+        if self.ANSWERS_BY not in envelope.split("\n", 1)[0]:
+            self.failures.append(f"letter {number} did not say how to answer it")
+            return False
+        return self._answer(envelope, next(self._answers, "Nothing more to add."), after)
+
+    def _answer(self, envelope, answer, after):
         script = clients.reply_to(envelope, answer)
         first, *rest = script.split("\n")
         self.show(self.name, "$ " + first, *rest)
+        shown = self.show.blocks
         result = subprocess.run(
             ["/bin/sh", "-c", script], env=self.session_env, capture_output=True, text=True, timeout=WAIT, check=False
         )
         if result.returncode:
             self.failures.append(f"{self.name}'s reply was refused: {result.stderr.strip()}")
-        self.show(self.name, "  " + (result.stdout or result.stderr).strip())
-
-    def finish(self):
-        for worker in self._workers:
-            worker.join(WAIT)
+        if not result.returncode:
+            after()
+        self.show.result(self.name, (result.stdout + result.stderr).strip().splitlines(), shown)
+        return not result.returncode
 
 
 class SimulatedAgentWithTheDoor(SimulatedAgent):
@@ -137,24 +154,20 @@ class SimulatedAgentWithTheDoor(SimulatedAgent):
         self.meta = {"threadId": thread}
         self.door = RawServer(["postbag", "mcp"], {k: v for k, v in self.session_env.items() if "THREAD" not in k})
         self.door.handshake()
-        self._calls = threading.Lock()
 
-    def call(self, tool, arguments=None):
+    def call(self, tool, arguments=None, after=None):
         """Call one of the door's tools, show the call and what it said; whether it succeeded."""
         self.show(self.name, f"> {tool}, a tool of its postbag MCP server", *(arguments or {}).values())
-        with self._calls:
-            said, refused = self.door.tool(tool, arguments, self.meta)
-        self.show(self.name, "  " + said)
+        said, refused = self.door.tool(tool, arguments, self.meta)
         if refused:
             self.failures.append(f"{self.name}'s {tool} was refused: {said}")
+        elif after is not None:
+            after()
+        self.show.result(self.name, said.splitlines())
         return not refused
 
-    def _answer(self, envelope, answer):
-        self.call("send", {"text": answer})
-
-    def finish(self):
-        super().finish()
-        self.door.close()
+    def _answer(self, envelope, answer, after):
+        return self.call("send", {"text": answer}, after)
 
 
 class Agents:
@@ -163,12 +176,16 @@ class Agents:
     exchange, checked."""
 
     description = ""
+    names_the_ledger = False  # whether the ledger is named by POSTBAG_LEDGER, not found in the demo's HOME
     human_env: dict
     claude_env: dict
 
     def join(self, demo):
         """Both peers join; the completed commands."""
         raise NotImplementedError
+
+    def after_a_send(self):
+        """Wait, once a send has handed its letter over, until the recipient shows it."""
 
     def await_the_end(self, limit):
         """Wait until the exchange of `limit` letters is over; what went wrong, in words."""
@@ -183,12 +200,15 @@ class Agents:
 
 
 class Simulated(Agents):
-    """Two simulated agents behind the fake doors."""
+    """Two simulated agents behind the fake doors, taking turns as the letters wake them."""
 
     description = "two simulated agents"
 
     def __init__(self, directory, human, show):
-        self.claude, self.codex = SimulatedAgent("claude", show), SimulatedAgentWithTheDoor("codex", show)
+        self.woken = queue.Queue()
+        self.claude = SimulatedAgent("claude", show, self.woken)
+        self.codex = SimulatedAgentWithTheDoor("codex", show, self.woken)
+        self._next = None  # the agent woken last, and its letter, until it takes its turn
         token, thread = secrets.token_hex(16), str(uuid.uuid4())
         self.inbox = fakes.FakeInbox(
             os.path.join(directory, "claude-inbox.sock"),
@@ -208,13 +228,21 @@ class Simulated(Agents):
         joined = self.codex.call("join")
         return [claude, subprocess.CompletedProcess("join", 0 if joined else 1)]
 
+    def after_a_send(self):
+        try:
+            self._next = self.woken.get(timeout=WAIT)
+        except queue.Empty:
+            self._next = None
+
     def await_the_end(self, limit):
-        last_reader = self.codex if limit % 2 else self.claude
-        if not last_reader.told_to_stop.wait(WAIT):
-            return [f"{last_reader.name} never received a last letter"]
-        self.claude.finish()
-        self.codex.finish()
+        while self._next is not None:
+            agent, envelope = self._next
+            self._next = None
+            if not agent.take_turn(envelope, self.after_a_send):
+                break
         problems = [f for agent in (self.claude, self.codex) for f in agent.failures]
+        if len(self.claude.received) + len(self.codex.received) != limit:
+            problems.append(f"the agents were woken by {len(self.claude.received) + len(self.codex.received)} letters")
         if len(self.inbox.received) != len(self.claude.received):  # on_letter sees only the right token
             problems.append("the inbox saw a connection without the session's token")
         return problems
@@ -232,6 +260,7 @@ class Real(Agents):
     """A real Claude Code session and a real Codex session, their models stand-ins, all offline."""
 
     description = "a real Claude Code session and a real Codex session in its sandbox"
+    names_the_ledger = True  # Codex's MCP server has a home of its own: the ledger is named for it
 
     def __init__(self, directory, human, show):
         self.show = show
@@ -250,7 +279,7 @@ class Real(Agents):
         self.codex.wait_for(lambda: self.codex.turns_done() == 1, "the joining turn")
         [(tool, _, said)] = self.codex_model.tool_results()
         self.show("codex", f"> {tool}, a tool of its postbag MCP server", said)
-        return [claude, subprocess.CompletedProcess(tool, 0 if said == "codex joined" else 1)]
+        return [claude, subprocess.CompletedProcess(tool, 0 if said.split("\n")[0] == "codex joined" else 1)]
 
     def await_the_end(self, limit):
         to_codex, to_claude = (limit + 1) // 2, limit // 2
@@ -269,10 +298,15 @@ class Real(Agents):
             self.codex.wait_for(finished, "end of the exchange", timeout=30 * limit)
         except RuntimeError as error:
             return [str(error)]
-        for envelope in self.codex.user_messages()[1:]:
-            self.show("codex", "received, in its thread:", *letter_lines(envelope))
-        for envelope in self.claude.enqueued():
-            self.show("claude", "received, in its transcript:", *letter_lines(envelope))
+        # The real agents answered on their own; what each received is shown afterwards, as
+        # its client recorded it, letter by letter in the order they were written.
+        received = {
+            **{("codex", e.split()[1]): e for e in self.codex.user_messages()[1:]},
+            **{("claude", e.split()[1]): e for e in self.claude.enqueued()},
+        }
+        where = {"codex": "in its thread", "claude": "in its transcript"}
+        for (recipient, number), envelope in sorted(received.items(), key=lambda item: int(item[0][1])):
+            self.show(recipient, f"<- letter {number}, {where[recipient]}:", *letter_lines(envelope))
         return []
 
     def delivered(self):
@@ -313,7 +347,9 @@ class Demo:
 
     def __init__(self, pyz, directory, limit, built, agents, show):  # noqa: PLR0913, PLR0917
         self.pyz, self.directory, self.limit, self.built, self.show = pyz, directory, limit, built, show
-        self.ledger = os.path.join(directory, "ledger.jsonl")
+        self.home = os.path.join(directory, "home")
+        named = agents.names_the_ledger
+        self.ledger = os.path.join(directory, "ledger.jsonl") if named else os.path.join(self.home, DEFAULT_LEDGER)
         self._agents = agents
 
     def start(self):
@@ -322,10 +358,12 @@ class Demo:
         # People put postbag.pyz on PATH as `postbag`; `python3` is this interpreter.
         path = fakes.path_with_python3(bin_dir)
         os.symlink(self.pyz, os.path.join(bin_dir, "postbag"))
-        # A home of the demo's own: what a send reads of Claude's settings must not be the person's.
-        home = os.path.join(self.directory, "home")
-        os.makedirs(home)
-        human = fakes.terminal_environment(PATH=path, POSTBAG_LEDGER=self.ledger, HOME=home)
+        # A home of the demo's own, which holds the ledger where a person's would be: what a
+        # send reads of Claude's settings must not be the person's either.
+        os.makedirs(self.home)
+        human = fakes.terminal_environment(PATH=path, HOME=self.home)
+        if self._agents.names_the_ledger:
+            human["POSTBAG_LEDGER"] = self.ledger
         self.show.say(
             f"postbag demo: {self._agents.description}, real doors, and the postbag.pyz people download",
             f"  program  {self.pyz}{' (just built)' if self.built else ''}",
@@ -335,10 +373,15 @@ class Demo:
         self.agents = self._agents(self.directory, human, self.show)
         self.human_env = self.agents.human_env
 
-    def postbag(self, who, env, *args):
-        words = " ".join(shlex.quote(word) for word in args)
+    def postbag(self, who, env, *args, after=None):
+        """Run `postbag ARGS` as `who`: the command is shown as it starts, and what it
+        printed once it is done, after `after`, when it succeeded."""
+        self.show(who, "$ postbag " + " ".join(shlex.quote(word) for word in args))
+        shown = self.show.blocks
         result = subprocess.run(["postbag", *args], env=env, capture_output=True, text=True, timeout=WAIT, check=False)
-        self.show(who, f"$ postbag {words}", (result.stdout + result.stderr).rstrip())
+        if result.returncode == 0 and after is not None:
+            after()
+        self.show.result(who, (result.stdout + result.stderr).rstrip().splitlines(), shown)
         return result
 
     def run(self):
@@ -346,11 +389,13 @@ class Demo:
         self.start()
         problems = []
         try:
-            opened = self.postbag("human", self.human_env, "open", "--limit", str(self.limit))
+            opened = self.postbag("human", self.human_env, "open", str(self.limit))
             joins = self.agents.join(self)
             if any(step.returncode for step in (opened, *joins)):
                 problems.append("opening the exchange or joining failed")
-            elif self.postbag("claude", self.agents.claude_env, "send", "codex", FIRST_LETTER).returncode:
+            elif self.postbag(
+                "claude", self.agents.claude_env, "send", "codex", FIRST_LETTER, after=self.agents.after_a_send
+            ).returncode:
                 problems.append("the first letter was not delivered")
             else:
                 problems += self.agents.await_the_end(self.limit)
@@ -362,10 +407,13 @@ class Demo:
         if problems:
             self.show.say("", "the exchange went wrong:", *(f"  - {p}" for p in problems))
             return 1
+        first = self.first_letter
         self.show.say(
             "",
-            f"{self.limit} letters delivered through both doors, the last one unanswered, and the next",
-            f"send refused until the human opens another exchange. Done in {time.monotonic() - started:.1f} s.",
+            f"{self.limit} letters delivered through both doors, numbered {first} to {first + self.limit - 1} as the "
+            "ledger numbers its records;",
+            "the last one unanswered, and the next send refused until the human opens another exchange.",
+            f"Done in {time.monotonic() - started:.1f} s.",
         )
         return 0
 
@@ -373,6 +421,7 @@ class Demo:
         problems = []
         with open(self.ledger) as ledger:
             letters = [r for r in map(json.loads, ledger) if r["kind"] == "letter"]
+        self.first_letter = letters[0]["n"] if letters else None
         expected_senders = ["claude", "codex"] * self.limit
         if [r["from"] for r in letters] != expected_senders[: self.limit]:
             problems.append(f"the ledger holds {len(letters)} letters, not {self.limit} alternating ones")

@@ -17,21 +17,45 @@ def test_the_demo_runs_a_whole_exchange_and_cleans_up(tmp_path):
     out = result.stdout
     # Codex's side goes through the MCP door, Claude's through the command line
     assert "codex  > join, a tool of its postbag MCP server\ncodex    codex joined\n" in out
-    assert "codex  > send, a tool of its postbag MCP server\n" in out and "claude $ POSTBAG_LEDGER=" in out
+    assert "codex  > send, a tool of its postbag MCP server\n" in out
+    assert "claude $ postbag send codex - <<'POSTBAG'" in out  # the default ledger: no POSTBAG_LEDGER= to give
     assert "codex  <- letter 8, through codex queue:" in out  # five letters, numbered 4 to 8
     assert "letter 9" not in out
     assert "It is the last letter of the exchange; do not reply." in out
     assert "the letter says not to reply, so it does not" in out
     assert "postbag: the exchange's letters are spent; stop and ask the human" in out
-    assert "5 letters delivered through both doors" in out
+    assert "5 letters delivered through both doors, numbered 4 to 8 as the ledger numbers its records;\n" in out
     assert os.listdir(tmp_path) == []  # the temporary ledger and directory are gone
+
+
+def test_the_demo_reads_in_the_order_things_happened(tmp_path):
+    """Each letter: the sender's command, the letter waking the recipient, the sender's
+    receipt, and only then the recipient's answer, which is the next letter's command."""
+    result = run_demo(tmp_path, "--limit", "4")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+
+    def at(start, pattern):
+        return next(i for i in range(start, len(lines)) if re.match(pattern, lines[i]))
+
+    place = at(0, r"claude \$ postbag send codex 'Review")
+    for number, sender, recipient in [(4, "claude", "codex"), (5, "codex", "claude"), (6, "claude", "codex")]:
+        woken = at(place, rf"{recipient} +<- letter {number}, through ")
+        receipt = at(woken, rf"({sender} +| +)letter {number} delivered to {recipient}, {7 - number} left$")
+        answer = at(receipt, rf"{recipient} +(\$ postbag send|> send, a tool)")
+        assert place < woken < receipt < answer
+        assert not [line for line in lines[woken:receipt] if line.startswith(("claude ", "codex "))][1:]
+        place = answer
+    woken = at(place, r"claude +<- letter 7, through its inbox socket:")
+    receipt = at(woken, r"codex +letter 7 delivered to claude, 0 left$")
+    assert receipt < at(woken, r"claude +the letter says not to reply")
 
 
 def test_the_demo_keeps_its_directory_when_asked(tmp_path):
     result = run_demo(tmp_path, "--limit", "1", "--keep")
     assert result.returncode == 0, result.stdout + result.stderr
     [kept] = os.listdir(tmp_path)
-    assert os.path.exists(tmp_path / kept / "ledger.jsonl")
+    assert os.path.exists(tmp_path / kept / "home" / ".postbag" / "ledger.jsonl")
     assert f"kept {tmp_path / kept}" in result.stdout
 
 
