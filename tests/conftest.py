@@ -17,6 +17,18 @@ import pytest
 from fakes import FakeCodex, FakeInbox, less, path_with_python3, terminal_environment
 from helpers import ROOT, SRC, STOP
 
+
+def ledger_news(ledger):
+    """What a writer of the ledger at `ledger`, not the default one, says of it on stderr:
+    that it created it, with the directory it made, or that it wrote to it (looked in it,
+    where it wrote nothing)."""
+    path = re.escape(ledger)
+    return (
+        rf"postbag: (created the ledger {path}(, and the directory [^\n]+ for it)?|"
+        rf"(wrote to|looked in) the ledger {path}, which POSTBAG_LEDGER names)\n"
+    )
+
+
 NOT_JOINED = (
     r"postbag: (neither agent has joined yet: no letter can reach them until each joins|"
     r"(claude|codex) has not joined yet: no letter can reach it until it joins) from its own session\n"
@@ -90,6 +102,25 @@ class Postbag:
         env.pop("PYTHONSAFEPATH", None)
         self.env = env
 
+    @property
+    def named(self):
+        """What a refusal that could come from differing ledgers adds of this one."""
+        return f" (the ledger {self.ledger}, which POSTBAG_LEDGER names)"
+
+    @property
+    def wrote(self):
+        """The line on stderr with which a writer names this ledger, which is not the default."""
+        return f"postbag: wrote to the ledger {self.ledger}, which POSTBAG_LEDGER names\n"
+
+    @property
+    def created(self):
+        """The line on stderr with which the first writer says it created this ledger and its directory."""
+        return f"postbag: created the ledger {self.ledger}, and the directory {os.path.dirname(self.ledger)} for it\n"
+
+    def in_a_tool(self, words, news):
+        """What an MCP tool answers that did what `words` say, and said `news` (one of the lines above)."""
+        return f"{words}\n{news.rstrip()}"
+
     def session(self, peer):
         """The variables a peer's session exports."""
         return self.inbox.session_env() if peer == "claude" else self.codex.session_env()
@@ -131,17 +162,27 @@ class Postbag:
         return faulty
 
     def ok(self, *args, **kwargs):
-        """Run and insist on success; return stdout."""
+        """Run and insist on success; return stdout. On stderr a writer names the ledger,
+        which is not the default one (test_human.py holds it to what it says)."""
         result = self.run(*args, **kwargs)
-        assert (result.returncode, result.stderr) == (0, ""), result.stderr
+        assert result.returncode == 0, result.stderr
+        news = ledger_news(self.ledger_of(kwargs.get("env")))
+        assert result.stderr == "" or re.fullmatch(news, result.stderr), result.stderr
         return result.stdout
 
+    def ledger_of(self, env=None):
+        """The ledger a command finds with `env` over this runner's environment."""
+        full_env = self.environment(None, env)
+        return full_env.get("POSTBAG_LEDGER") or os.path.join(full_env["HOME"], ".postbag", "ledger.jsonl")
+
     def open(self, *args, **kwargs):
-        """`postbag open ARGS`, insisting on success; its stdout. On stderr it may tell the
-        human who has not joined yet (test_human.py holds it to the truth of that)."""
+        """`postbag open ARGS`, insisting on success; its stdout. On stderr it names the
+        ledger, and may tell the human who has not joined yet (test_human.py holds it to
+        the truth of that)."""
         result = self.run("open", *args, **kwargs)
         assert result.returncode == 0, result.stderr
-        assert result.stderr == "" or re.fullmatch(NOT_JOINED, result.stderr), result.stderr
+        news = f"({ledger_news(self.ledger_of(kwargs.get('env')))})?({NOT_JOINED})?"
+        assert re.fullmatch(news, result.stderr), result.stderr
         return result.stdout
 
     def refused(self, *args, streamed="", **kwargs):

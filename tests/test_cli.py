@@ -14,6 +14,12 @@ import pytest
 from fakes import dedent
 from helpers import STOP, TIMESTAMP, many_opens
 
+# What the human's verbs name of a Claude session's shell, the test's fake one.
+NAMED_BY_CLAUDE = (
+    "this shell has CLAUDE_CODE_MESSAGING_SOCKET, CLAUDE_CODE_MESSAGING_TOKEN and CLAUDE_CODE_SESSION_ID, which mark "
+    "an agent's session"
+)
+
 
 def records(postbag):
     return [json.loads(line) for line in postbag.ledger_bytes().decode().splitlines()]
@@ -248,12 +254,12 @@ def test_read_of_a_missing_ledger_says_so_and_creates_nothing(postbag):
 
 def test_send_without_an_open_exchange_is_refused_before_any_knock(postbag, codex):
     postbag.ok("join", "codex", inside="codex")
-    assert postbag.refused("send", "codex", "hi", inside="claude") == "no exchange is open"
+    assert postbag.refused("send", "codex", "hi", inside="claude") == "no exchange is open" + postbag.named
     assert codex.calls() == []
 
 
 def test_send_with_no_ledger_at_all_creates_none(postbag):
-    assert postbag.refused("send", "codex", "hi", inside="claude") == "no exchange is open"
+    assert postbag.refused("send", "codex", "hi", inside="claude") == "no exchange is open" + postbag.named
     assert not os.path.exists(postbag.ledger)
 
 
@@ -281,7 +287,7 @@ def test_usage_mistakes_get_argparse_and_status_2(postbag, args):
 def test_a_recorded_letter_succeeds_when_stdout_is_closed(postbag, codex):
     postbag.ready()
     result = run_in_sh(postbag, "exec 1>&-", "send", "codex", "hi", inside="claude")
-    assert (result.returncode, result.stderr) == (0, "")
+    assert (result.returncode, result.stderr) == (0, postbag.wrote)
     assert postbag.ok("read", "1").endswith("      hi\n")
 
 
@@ -296,7 +302,7 @@ def test_a_recorded_letter_succeeds_when_its_reader_went_away(postbag, codex):
         )
     finally:
         os.close(writer)
-    assert (result.returncode, result.stderr) == (0, b"")
+    assert (result.returncode, result.stderr) == (0, postbag.wrote.encode())
     assert len(codex.envelopes()) == 1 and postbag.ok("read", "1").endswith("      hi\n")
 
 
@@ -382,4 +388,4 @@ def test_the_program_and_cli_main_answer_a_human_verb_inside_a_session_alike(pos
     out, err = capsys.readouterr()
     assert (status, out, err) == (program.returncode, program.stdout, program.stderr)
     if args[-1] != "-h":
-        assert err == f"postbag: {args[0]} is the human's verb{STOP}"
+        assert err == f"postbag: {args[0]} is the human's verb ({NAMED_BY_CLAUDE}){STOP}"

@@ -186,7 +186,7 @@ def test_a_ledger_whose_peers_joined_through_the_mcp_door_reads_and_sends_in_1_0
     for inside, meta in (("claude", None), (None, {"threadId": codex.thread})):
         server = postbag.mcp(inside)
         server.handshake()
-        assert server.tool("join", meta=meta)[0].endswith("joined")
+        assert server.tool("join", meta=meta)[0].split("\n")[0].endswith("joined")
         server.close()
     postbag.open("--limit", "3")
     assert postbag.ledger_bytes().count(b'"via": "mcp"') == 2

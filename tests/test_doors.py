@@ -238,7 +238,7 @@ def executable(path):
 def test_send_to_a_peer_that_never_joined_knocks_on_no_door(postbag, recipient, sender, inbox, codex):
     postbag.ok("join", sender, inside=sender)
     postbag.open()
-    assert postbag.refused("send", recipient, "hi", inside=sender) == f"{recipient} has not joined"
+    assert postbag.refused("send", recipient, "hi", inside=sender) == f"{recipient} has not joined{postbag.named}"
     assert codex.calls() == [] and inbox.received == []
 
 

@@ -20,14 +20,82 @@ def test_open_tells_the_human_once_who_has_yet_to_join(postbag):
     opened = postbag.run("open", "--limit", "6")
     assert (opened.stdout, opened.stderr) == (
         "exchange open: 6 letters\n",
+        f"postbag: created the ledger {postbag.ledger}, and the directory {os.path.dirname(postbag.ledger)} for it\n"
         "postbag: neither agent has joined yet: no letter can reach them until each joins from its own session\n",
     )
     postbag.ok("join", "claude", inside="claude")
     assert postbag.run("open").stderr == (
+        f"{postbag.wrote}"
         "postbag: codex has not joined yet: no letter can reach it until it joins from its own session\n"
     )
     postbag.ok("join", "codex", inside="codex")
-    assert postbag.ok("open") == "exchange open: 12 letters\n"  # both have: nothing more to say
+    opened = postbag.run("open")
+    assert (opened.stdout, opened.stderr) == ("exchange open: 12 letters\n", postbag.wrote)  # both have joined
+
+
+# which ledger
+
+
+def test_each_writer_names_a_ledger_that_is_not_the_default_and_the_first_says_it_created_it(postbag, tmp_path):
+    """The person who opened one ledger while the sessions write another sees it at once."""
+    ledger = tmp_path / "elsewhere" / "deeper" / "ledger.jsonl"
+    elsewhere = {"POSTBAG_LEDGER": str(ledger)}
+    opened = postbag.run("open", "3", env=elsewhere)
+    assert opened.stdout == "exchange open: 3 letters\n"
+    assert opened.stderr.splitlines()[0] == (
+        f"postbag: created the ledger {ledger}, and the directory {tmp_path / 'elsewhere'} for it"
+    )
+    wrote = f"postbag: wrote to the ledger {ledger}, which POSTBAG_LEDGER names\n"
+    for peer in ("claude", "codex"):
+        joined = postbag.run("join", peer, inside=peer, env=elsewhere)
+        assert (joined.stdout, joined.stderr) == (f"{peer} joined\n", wrote)
+    sent = postbag.run("send", "codex", "hi", inside="claude", env=elsewhere)
+    assert (sent.stdout, sent.stderr) == ("letter 4 delivered to codex, 2 left\n", wrote)
+    closed = postbag.run("close", env=elsewhere)
+    assert (closed.stdout, closed.stderr) == ("exchange closed: 1 of 3 letters were sent\n", wrote)
+    quiet = postbag.run("join", "claude", "--quiet", inside="claude", env=elsewhere)
+    assert (quiet.stdout, quiet.stderr) == ("", "")  # a session-start hook wants silence
+
+
+def test_a_session_on_another_ledger_is_told_which_ledger_holds_no_exchange(postbag, tmp_path):
+    """The mismatch the person meets: they opened the default ledger, the session names
+    another; the refusal names the session's, and the person's open named none."""
+    home = tmp_path / "home"
+    default = {"POSTBAG_LEDGER": None, "HOME": str(home)}
+    opened = postbag.run("open", "3", env=default)
+    assert opened.stderr.startswith(f"postbag: created the ledger {home}/.postbag/ledger.jsonl, and the directory ")
+    assert postbag.run("open", "3", env=default).stderr.startswith("postbag: neither agent")  # the default: no name
+    postbag.ok("join", "codex", inside="codex")
+    assert postbag.refused("send", "codex", "hi", inside="claude") == "no exchange is open" + postbag.named
+    assert postbag.refused("send", "codex", "hi", inside="claude", env=default) == "codex has not joined"
+
+
+@pytest.mark.parametrize("relative", ["ledger.jsonl", "./bag/ledger.jsonl", "../ledger.jsonl"])
+def test_a_relative_ledger_is_refused_by_every_verb_and_nothing_is_created(postbag, tmp_path, relative):
+    for args, inside in [(("open", "2"), None), (("join", "codex"), "codex"), (("read",), None)]:
+        reason = postbag.refused(*args, inside=inside, env={"POSTBAG_LEDGER": relative}, cwd=tmp_path)
+        assert reason == (
+            f"POSTBAG_LEDGER is a relative path ({relative}); give the ledger's absolute path, the same in both "
+            "sessions and in your terminal"
+        )
+    assert sorted(os.listdir(tmp_path)) == ["codexbin", "inbox.sock"]  # the doubles' files, and nothing else
+
+
+def test_a_ledger_under_home_is_named_by_its_whole_path(postbag, tmp_path):
+    home = tmp_path / "home"
+    opened = postbag.run("open", "2", env={"POSTBAG_LEDGER": "~/bags/l.jsonl", "HOME": str(home)})
+    assert opened.stderr.startswith(f"postbag: created the ledger {home}/bags/l.jsonl, and the directory {home}")
+    assert (home / "bags" / "l.jsonl").exists()
+
+
+def test_open_takes_its_number_as_read_does_or_as_an_option_but_not_both(postbag):
+    assert postbag.open("4") == "exchange open: 4 letters\n"
+    assert postbag.open("--limit", "5") == "exchange open: 5 letters\n"
+    both = postbag.run("open", "4", "--limit", "5")
+    assert both.returncode == 2
+    assert both.stderr.endswith("postbag open: error: give the number of letters once: open N, or open --limit N\n")
+    assert postbag.run("open", "0").stderr.endswith("expected a whole number of at least 1, got '0'\n")
+    assert [json.loads(line)["limit"] for line in postbag.ledger_bytes().splitlines()] == [4, 5]
 
 
 # close
@@ -64,7 +132,8 @@ def test_close_with_nothing_to_close_says_so_and_records_nothing(postbag, setup,
         else:
             postbag.ok(*step)
     before = postbag.ledger_bytes()
-    assert postbag.ok("close") == said
+    closed = postbag.run("close")
+    assert (closed.returncode, closed.stdout, closed.stderr) == (0, said, f"postbag: looked in {postbag.named[2:-1]}\n")
     assert postbag.ledger_bytes() == before
 
 
@@ -90,7 +159,7 @@ def test_close_racing_senders_lets_each_letter_through_before_it_or_refuses_it_a
     assert all(r["n"] < closed_at for r in records if r["kind"] == "letter")
     for status, out, err in outcomes:
         if status == 0:
-            assert re.fullmatch(r"letter \d+ delivered to codex, \d+ left\n", out) and err == ""
+            assert re.fullmatch(r"letter \d+ delivered to codex, \d+ left\n", out) and err == postbag.wrote
         else:
             assert (status, out, err) == (1, "", "postbag: the human closed the exchange; stop and ask the human\n")
     delivered = [envelope.rpartition("\n\n")[2] for envelope in codex.envelopes()]

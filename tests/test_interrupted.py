@@ -73,7 +73,7 @@ def test_read_shows_every_whole_record_then_names_the_unfinished_one(postbag):
 def test_the_next_writer_cuts_the_unfinished_record_says_so_and_works(postbag, args, inside, receipt):
     complete = unfinished_ledger(postbag)
     result = postbag.run(*args, inside=inside)
-    assert (result.returncode, result.stdout, result.stderr) == (0, receipt, CUT)
+    assert (result.returncode, result.stdout, result.stderr) == (0, receipt, CUT + postbag.wrote)
     data = postbag.ledger_bytes()
     assert data.startswith(complete) and data.count(b"\n") == 4 and data.endswith(b"\n")
     assert postbag.run("read").returncode == 0
@@ -95,7 +95,8 @@ def test_a_send_killed_at_any_moment_leaves_a_ledger_the_next_send_continues(pos
             sender.kill()
             sender.wait()
         result = postbag.run("send", "codex", f"after kill {attempt}", inside="claude")
-        assert result.returncode == 0 and result.stderr in ("", CUT.replace("line 3", f"line {_lines(postbag) - 1}"))
+        cut = CUT.replace("line 3", f"line {_lines(postbag) - 1}")
+        assert result.returncode == 0 and result.stderr in (postbag.wrote, cut + postbag.wrote)
         records = [json.loads(line) for line in postbag.ledger_bytes().splitlines()]
         assert [r["n"] for r in records] == list(range(1, len(records) + 1))
         assert records[-1]["body"] == f"after kill {attempt}"

@@ -23,6 +23,25 @@ def legacy_ledger(thread="0f0e0d0c-0b0a-4999-8888-777766665555", at=AT):
     )
 
 
+def test_a_new_ledger_and_each_new_directory_is_named_durably_before_the_first_record(postbag, tmp_path):
+    """Maildir's rule: a name lives in its directory, so each directory that gains a name
+    (the new directories' parents, the ledger's own directory) is flushed, and only then
+    the record; a ledger that exists already gains no name, and only its record is."""
+    log = tmp_path / "flushed.log"
+    ledger = tmp_path / "a" / "b" / "ledger.jsonl"
+    faulty = postbag.with_faults(f"flushes={log}")
+    faulty.open("2", env={"POSTBAG_LEDGER": str(ledger)})
+    identity = {
+        (os.stat(p).st_dev, os.stat(p).st_ino): name
+        for name, p in [("tmp", tmp_path), ("a", tmp_path / "a"), ("b", tmp_path / "a" / "b"), ("ledger", ledger)]
+    }
+    flushes = [identity.get(tuple(map(int, entry.split()))) for entry in log.read_text().splitlines()]
+    assert flushes == ["tmp", "a", "b", "ledger"]
+    log.unlink()
+    faulty.open("2", env={"POSTBAG_LEDGER": str(ledger)})
+    assert [identity.get(tuple(map(int, entry.split()))) for entry in log.read_text().splitlines()] == ["ledger"]
+
+
 def test_created_private_whatever_the_umask(postbag, tmp_path):
     postbag.env["POSTBAG_LEDGER"] = str(tmp_path / "deep" / "er" / "ledger.jsonl")
     postbag.open(umask=0)
@@ -426,17 +445,6 @@ def test_a_ledger_path_with_control_characters_is_refused(postbag, path):
     assert not os.path.exists(path)
 
 
-def test_a_relative_ledger_is_made_absolute_before_stdin_is_read(postbag, codex, tmp_path):
-    work = tmp_path / "work"
-    work.mkdir()
-    postbag.env["POSTBAG_LEDGER"] = "rel/ledger.jsonl"
-    postbag.ok("join", "codex", inside="codex", cwd=work)
-    postbag.open(cwd=work)
-    postbag.ok("send", "codex", "-", inside="claude", input="hi", cwd=work)
-    assert (work / "rel" / "ledger.jsonl").exists()
-    assert f"POSTBAG_LEDGER={work}/rel/ledger.jsonl " in codex.envelopes()[0]
-
-
 def test_the_latest_door_is_found_wherever_the_blocks_of_the_pass_end(tmp_path):
     """A verb reads the ledger in blocks: for every block size, the latest join is found,
     though its line, or its quoted kind, lies across the edge of a block, and a join of
@@ -457,14 +465,18 @@ def test_the_latest_door_is_found_wherever_the_blocks_of_the_pass_end(tmp_path):
         assert found == ({"claude": 2, "codex": 3}, "new"), size
 
 
-def test_appends_use_the_full_flush_where_the_system_has_one(tmp_path, monkeypatch):
+def flushed(fd, calls, how):
+    calls.append(("directory" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file", how))
+
+
+def test_appends_and_new_names_use_the_full_flush_where_the_system_has_one(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(ledger_file.fcntl, "F_FULLFSYNC", 51, raising=False)
-    monkeypatch.setattr(ledger_file.fcntl, "fcntl", lambda fd, command: calls.append(command))
-    monkeypatch.setattr(ledger_file.os, "fsync", lambda fd: calls.append("fsync"))
+    monkeypatch.setattr(ledger_file.fcntl, "fcntl", lambda fd, command: flushed(fd, calls, command))
+    monkeypatch.setattr(ledger_file.os, "fsync", lambda fd: flushed(fd, calls, "fsync"))
     with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True) as bag:
         bag.append("open", limit=3)
-    assert calls == [51]
+    assert calls == [("directory", 51), ("file", 51)]  # the new file's name, then the record
 
 
 def test_a_file_system_without_the_full_flush_falls_back_to_fsync(tmp_path, monkeypatch):
@@ -475,10 +487,10 @@ def test_a_file_system_without_the_full_flush_falls_back_to_fsync(tmp_path, monk
 
     monkeypatch.setattr(ledger_file.fcntl, "F_FULLFSYNC", 51, raising=False)
     monkeypatch.setattr(ledger_file.fcntl, "fcntl", refuse)
-    monkeypatch.setattr(ledger_file.os, "fsync", lambda fd: calls.append("fsync"))
+    monkeypatch.setattr(ledger_file.os, "fsync", lambda fd: flushed(fd, calls, "fsync"))
     with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True) as bag:
         bag.append("open", limit=3)
-    assert calls == ["fsync"]
+    assert calls == [("directory", "fsync"), ("file", "fsync")]
 
 
 def test_a_closed_ledger_keeps_what_it_read_and_refuses_to_read_more(tmp_path):

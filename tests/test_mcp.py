@@ -111,9 +111,11 @@ def test_the_sdk_calls_every_tool_from_each_peers_session(postbag, inbox, codex)
         said.append((await client.call_tool("status", {})).content[0].text)
         return said
 
-    assert sdk(postbag, as_codex) == ["codex joined"]
+    assert sdk(postbag, as_codex) == [postbag.in_a_tool("codex joined", postbag.created)]
     joined, sent, read, status = sdk(postbag, as_claude, inside="claude")
-    assert (joined, sent) == ("claude joined", "letter 4 delivered to codex, 2 left")
+    assert (joined, sent) == tuple(
+        postbag.in_a_tool(words, postbag.wrote) for words in ("claude joined", "letter 4 delivered to codex, 2 left")
+    )
     assert read.endswith("  letter claude -> codex\n      Review parser.py.\n") and read.count("\n") == 3
     assert status.startswith(f"ledger {postbag.ledger}: exchange of 3 letters, 1 sent, 2 left; claude joined 20")
     first, second = ledger_lines(postbag)[:2]
@@ -164,11 +166,13 @@ def test_the_typescript_sdk_connects_lists_and_calls_the_tools_and_meets_the_err
     assert "Call join first, once" in said["instructions"]
     assert [tool["name"] for tool in said["tools"]] == TOOLS
     joined, status, read, wrong, refused_send, unknown = said["calls"]
-    assert joined == {"content": [{"type": "text", "text": "codex joined"}], "isError": False}
+    joined_text = postbag.in_a_tool("codex joined", postbag.created)
+    assert joined == {"content": [{"type": "text", "text": joined_text}], "isError": False}
     assert status["content"][0]["text"].startswith(f"ledger {postbag.ledger}: no exchange opened; ")
     assert read["content"][0]["text"].endswith("  join   codex\n")
     assert (wrong["isError"], wrong["content"][0]["text"]) == (True, SEND_USAGE)
-    assert refused_send == {"content": [{"type": "text", "text": refused("no exchange is open")}], "isError": True}
+    no_exchange = refused("no exchange is open" + postbag.named)
+    assert refused_send == {"content": [{"type": "text", "text": no_exchange}], "isError": True}
     assert unknown["error"]["code"] == -32602
 
 
@@ -276,13 +280,14 @@ def test_the_server_ends_with_0_as_soon_as_its_input_closes(server):
 
 def test_a_codex_call_is_known_by_its_thread_and_a_claude_call_by_its_inbox(server, postbag, inbox):
     as_codex = server()
-    assert as_codex.tool("join", meta={"threadId": THREAD}) == ("codex joined", False)
+    joined = postbag.in_a_tool("codex joined", postbag.created)
+    assert as_codex.tool("join", meta={"threadId": THREAD}) == (joined, False)
     assert as_codex.tool("join", meta={"threadId": THREAD}) == (
         "codex was joined already: letters to codex reach this session",
         False,
     )
     as_claude = server("claude")
-    assert as_claude.tool("join") == ("claude joined", False)
+    assert as_claude.tool("join") == (postbag.in_a_tool("claude joined", postbag.wrote), False)
     assert [(r["peer"], r.get("thread"), r.get("socket")) for r in ledger_lines(postbag)] == [
         ("codex", THREAD, None),
         ("claude", None, inbox.path),
@@ -325,9 +330,9 @@ def test_identity_is_never_an_argument(server, postbag):
 def test_through_mcp_each_refusal_is_the_command_lines_sentence_and_records_nothing(server, postbag, inbox, codex):
     as_codex, as_claude = server(), server("claude")
     meta = {"threadId": codex.thread}
-    assert as_codex.tool("send", {"text": "hi"}, meta) == (refused("no exchange is open"), True)
+    assert as_codex.tool("send", {"text": "hi"}, meta) == (refused("no exchange is open" + postbag.named), True)
     postbag.open("--limit", "2")
-    assert as_codex.tool("send", {"text": "hi"}, meta) == (refused("claude has not joined"), True)
+    assert as_codex.tool("send", {"text": "hi"}, meta) == (refused("claude has not joined" + postbag.named), True)
     as_claude.tool("join")
     as_codex.tool("join", meta=meta)
     before = postbag.ledger_bytes()
@@ -359,7 +364,7 @@ def test_a_spent_budget_refuses_the_next_send_through_mcp(server, postbag, codex
     postbag.ready(limit=1)
     as_claude = server("claude")
     sent = as_claude.tool("send", {"text": "the only one"})
-    assert sent == ("claude joined; letter 5 delivered to codex, 0 left", False)
+    assert sent == (postbag.in_a_tool("claude joined; letter 5 delivered to codex, 0 left", postbag.wrote), False)
     assert codex.envelopes()[-1].startswith("Letter 5 from claude via postbag. It is the last letter")
     before = postbag.ledger_bytes()
     assert as_claude.tool("send", {"text": "one more"}) == (refused("the exchange's letters are spent"), True)
@@ -374,7 +379,7 @@ def test_a_send_through_mcp_joins_its_session_first_so_the_answer_comes_back_to_
     postbag.open()
     as_codex = server()
     assert as_codex.tool("send", {"text": "first word"}, {"threadId": THREAD}) == (
-        "codex joined; letter 4 delivered to claude, 11 left",
+        postbag.in_a_tool("codex joined; letter 4 delivered to claude, 11 left", postbag.wrote),
         False,
     )
     joined, letter = ledger_lines(postbag)[-2:]
@@ -383,7 +388,7 @@ def test_a_send_through_mcp_joins_its_session_first_so_the_answer_comes_back_to_
     [envelope] = inbox.envelopes(1)
     assert envelope.startswith("Letter 4 from codex via postbag. If it needs an answer, reply with:\n")
     assert as_codex.tool("send", {"text": "second word"}, {"threadId": THREAD}) == (
-        "letter 5 delivered to claude, 10 left",
+        postbag.in_a_tool("letter 5 delivered to claude, 10 left", postbag.wrote),
         False,
     )
 
@@ -412,7 +417,9 @@ def test_between_calls_the_server_holds_no_lock_and_each_call_sees_what_others_w
         restarted.close()
     os.rename(postbag.ledger, postbag.ledger + ".moved")  # a moved ledger: the next call meets the new file
     assert as_codex.tool("status") == (f"there is no ledger at {postbag.ledger} yet", False)
-    assert as_codex.tool("join", meta=meta) == ("codex joined", False)
+    # The new file is one the call creates, in the directory that is there.
+    created = f"postbag: created the ledger {postbag.ledger}"
+    assert as_codex.tool("join", meta=meta) == (postbag.in_a_tool("codex joined", created), False)
     assert [r["kind"] for r in ledger_lines(postbag)] == ["join"]
 
 
@@ -446,7 +453,7 @@ def test_a_stopping_signal_during_a_call_waits_until_the_letter_is_recorded(serv
     with open(release, "w"):
         pass
     reply = raw.reply()
-    sent = "claude joined; letter 5 delivered to codex, 11 left"
+    sent = postbag.in_a_tool("claude joined; letter 5 delivered to codex, 11 left", postbag.wrote)
     assert reply["result"] == {"content": [{"type": "text", "text": sent}], "isError": False}
     # Then it ends as a stopping signal ends it: which of the two, Python decides, as it
     # runs the handlers of signals that arrived together in the order of their numbers.
@@ -459,7 +466,8 @@ def test_the_end_of_input_during_a_call_lets_the_call_finish_and_be_answered(ser
     raw.process.stdin.close()
     with open(release, "w"):
         pass
-    assert raw.reply()["result"]["content"][0]["text"] == "claude joined; letter 5 delivered to codex, 11 left"
+    sent = postbag.in_a_tool("claude joined; letter 5 delivered to codex, 11 left", postbag.wrote)
+    assert raw.reply()["result"]["content"][0]["text"] == sent
     assert raw.process.wait(10) == 0
     assert ledger_lines(postbag)[-1]["body"] == "held"
 

@@ -1,6 +1,7 @@
 """Randomly damaged ledgers end in a normal result or a numbered refusal, never a traceback."""
 
 import json
+import os
 import re
 import uuid
 from unittest import mock
@@ -68,7 +69,8 @@ REFUSAL = re.compile(
     r"postbag: (ledger line \d+ is not a record \(.*\)|ledger is truncated after line \d+ \(.*\)"
     r"(: its last record is unfinished, most likely from an interrupted send, "
     r"and the next send, join or open removes it)?)"
-    r"|postbag: (no exchange is open|the exchange's letters are spent|(claude|codex) has not joined"
+    r"|postbag: ((no exchange is open|(claude|codex) has not joined)( \(the ledger .*, which POSTBAG_LEDGER names\))?"
+    r"|the exchange's letters are spent"
     r"|claude's door did not answer \(its socket is gone\).*)"
 )
 
@@ -84,6 +86,7 @@ def bag(tmp_path, monkeypatch, codex):
     return path
 
 
+WROTE = "postbag: wrote to the ledger {}, which POSTBAG_LEDGER names\n"
 REPAIRED = re.compile(
     r"postbag: an interrupted send left an unfinished record after line \d+; "
     r"it was removed, and its letter may have been delivered\n"
@@ -101,7 +104,7 @@ def _outcome(capsys, argv):
         assert err.endswith("; stop and ask the human\n")
         assert REFUSAL.fullmatch(err.removesuffix("; stop and ask the human\n")), err
     else:
-        assert err == ""
+        assert err in ("", WROTE.format(os.environ["POSTBAG_LEDGER"]))
     return status, out
 
 

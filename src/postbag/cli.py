@@ -35,22 +35,21 @@ def join(args, env):
 
     joined = verbs.join(env, args.peer, guards.door_of_this_session(args.peer, env))
     if not args.quiet:
-        _tell(joined)
+        _show(joined)
 
 
 def open_exchange(args, env):
     from postbag import verbs
 
-    opened, absent = verbs.open_exchange(env, args.limit)
-    _tell(opened)
-    if absent:
-        say(absent)
+    if args.count is not None and args.limit is not None:
+        args.usage_error("give the number of letters once: open N, or open --limit N")
+    _show(verbs.open_exchange(env, args.count or args.limit or DEFAULT_LIMIT))
 
 
 def close_exchange(args, env):
     from postbag import verbs
 
-    _tell(verbs.close_exchange(env))
+    _show(verbs.close_exchange(env))
 
 
 def send(args, env):
@@ -60,7 +59,7 @@ def send(args, env):
     recipient, sender = args.peer, other(args.peer)
     require_inside(sender, f"send {recipient}", env)
     # Handed over: from then on an interrupt could only make a lie of the outcome.
-    _tell(verbs.send(env, sender, recipient, _body(args.text), handed_over=_ignore_interrupts))
+    _show(verbs.send(env, sender, recipient, _body(args.text), handed_over=_ignore_interrupts))
 
 
 def read(args, env):
@@ -85,6 +84,7 @@ def read(args, env):
         say(shot.status)
 
 
+DEFAULT_LIMIT = 12  # letters an exchange grants when the human names no number
 FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person, idle for the machine
 
 
@@ -139,6 +139,13 @@ def _stream(lines, each=False):
     out.flush()
 
 
+def _show(done):
+    """What a verb did on stdout, and the news beside it on stderr."""
+    _tell(done.words)
+    for news in done.news:
+        say(news)
+
+
 def _tell(receipt):
     """Write what a verb did. It is done whatever happens to the receipt: a reader that went
     away must not turn a recorded letter into a failure that invites a resend."""
@@ -187,7 +194,7 @@ def _positive(text):
 _EXAMPLES = """\
 a session:
   postbag join claude                      inside Claude Code (postbag join codex inside Codex)
-  postbag open --limit 6                   you, in a terminal of your own
+  postbag open 6                           you, in a terminal of your own
   postbag send codex "Review parser.py."   inside Claude Code: hands the letter to Codex's door
   postbag send claude - < answer.md        inside Codex: hands the letter to Claude's door
   postbag read 5                           anyone: the last five records
@@ -205,7 +212,7 @@ environment:
 def _verb(verbs, name, run, **words):
     """Add the verb `name`, run by `run`, its options spelled out as the fast path reads them."""
     verb = verbs.add_parser(name, allow_abbrev=False, formatter_class=_Help, **words)
-    verb.set_defaults(verb=run)
+    verb.set_defaults(verb=run, usage_error=verb.error)
     return verb
 
 
@@ -278,7 +285,9 @@ def _parser():
         description="Open an exchange: the next N letters, in either direction. Run it from a terminal "
         "of your own; it refuses inside either agent's session.",
     )
-    verb.add_argument("--limit", type=_positive, default=12, metavar="N", help="letters granted (default 12)")
+    granted = f"letters granted (default {DEFAULT_LIMIT})"
+    verb.add_argument("count", type=_positive, nargs="?", metavar="N", help=granted)
+    verb.add_argument("--limit", type=_positive, metavar="N", help="the same, as an option: open 6 is open --limit 6")
 
     _verb(
         verbs,

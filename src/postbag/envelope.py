@@ -37,8 +37,9 @@ def check_body(body):
 
 def wrap(number, sender, body, *, last, ledger_path, answer_by=None):  # noqa: PLR0913
     """The envelope around letter `number`: who wrote it, and how to answer it on the ledger
-    at `ledger_path`, or that it must not be answered. `answer_by` is how the recipient
-    joined: "mcp" for the MCP door, whose send tool answers; else (None) its command line."""
+    at `ledger_path` (None: the default ledger), or that it must not be answered.
+    `answer_by` is how the recipient joined: "mcp" for the MCP door, whose send tool
+    answers; else (None) its command line."""
     heading = f"Letter {number} from {sender} via postbag."
     if last:
         how = "It is the last letter of the exchange; do not reply."
@@ -57,11 +58,9 @@ def wrap(number, sender, body, *, last, ledger_path, answer_by=None):  # noqa: P
 
 
 def reply_command(ledger_path):
-    """How the recipient runs this same postbag, on this same ledger."""
-    from postbag.ledger import is_default
-
+    """How the recipient runs this same postbag, on this same ledger (None: the default)."""
     command = " ".join(this_program())
-    if is_default(ledger_path):
+    if ledger_path is None:
         return command
     return f"POSTBAG_LEDGER={shlex.quote(ledger_path)} {command}"
 

@@ -75,7 +75,7 @@ def _join(env, meta, arguments):
     from postbag.guards import caller_of_mcp
 
     peer, door = caller_of_mcp(env, meta)
-    return verbs.join(env, peer, {**door, "via": "mcp"}, again=False)
+    return verbs.join(env, peer, {**door, "via": "mcp"}, again=False).text()
 
 
 def _send(env, meta, arguments):
@@ -83,7 +83,7 @@ def _send(env, meta, arguments):
     from postbag.guards import caller_of_mcp, other
 
     peer, door = caller_of_mcp(env, meta)
-    return verbs.send(env, peer, other(peer), arguments["text"], sender_door={**door, "via": "mcp"})
+    return verbs.send(env, peer, other(peer), arguments["text"], sender_door={**door, "via": "mcp"}).text()
 
 
 def _read(env, meta, arguments):

@@ -6,8 +6,8 @@ anything these functions decide.
 """
 
 from postbag import PEERS
-from postbag.ledger import CLOSED, NOT_OPENED, SPENT
-from postbag.refusal import Refusal
+from postbag.ledger import CLOSED, NOT_OPENED, SPENT, is_default
+from postbag.refusal import Refusal, told
 
 # What each verb says of an exchange that takes no more letters, by Exchange.stop.
 SEND_REFUSED = {
@@ -23,25 +23,58 @@ NOTHING_CLOSED = {
 STANDING = {CLOSED: "closed by the human", SPENT: "spent"}
 
 
+class Done:
+    """What a verb did: `words`, its receipt (stdout, or a tool's text), and `news`, what
+    the person should know beside it (notices on stderr, or further lines of the text)."""
+
+    __slots__ = ("news", "words")
+
+    def __init__(self, words, *news):
+        self.words, self.news = words, [line for line in news if line]
+
+    def text(self):
+        """The whole of it as one text, as an MCP tool answers."""
+        return "\n".join([self.words, *map(told, self.news)])
+
+
+def which_ledger(bag, env):
+    """What a writer says of the ledger it wrote, where a person could think it wrote
+    another: that it created the file (and the directory for it), or, for a ledger other
+    than the default, which one it is; None for the default ledger, as it was."""
+    if bag.made is not None:
+        made = f"created the ledger {bag.path}"
+        return made + (f", and the directory {bag.made.directory} for it" if bag.made.directory else "")
+    return None if is_default(bag.path, env) else f"wrote to {NAMED.format(bag.path)}"
+
+
+NAMED = "the ledger {}, which POSTBAG_LEDGER names"  # a ledger a person may not have meant
+
+
+def _elsewhere(path, env):
+    """The words a refusal adds that could come from the agents' and the human's ledgers
+    differing: which ledger this one is, unless it is the default."""
+    return "" if is_default(path, env) else f" ({NAMED.format(path)})"
+
+
 def join(env, peer, door, *, again=True):
     """Record `door`, the fields that reach `peer`'s session, and how it joined. Unless
     `again`, a door that is already `peer`'s latest is not recorded a second time."""
     with _ledger(env, write=True, create=True) as bag:
         if not again and _is_latest(bag.latest_join(peer), door):
-            return f"{peer} was joined already: letters to {peer} reach this session"
+            return Done(f"{peer} was joined already: letters to {peer} reach this session")
         _write_record(bag, "join", peer=peer, **door)
-    return f"{peer} joined"
+    return Done(f"{peer} joined", which_ledger(bag, env))
 
 
 def open_exchange(env, limit):
-    """Grant `limit` letters; (the receipt, and who has yet to join, in words, or None)."""
+    """Grant `limit` letters; its news says who has yet to join."""
     from postbag.guards import require_human
 
     require_human("open", env)
     with _ledger(env, write=True, create=True) as bag:
         _write_record(bag, "open", limit=limit)
         absent = [peer for peer, joined in bag.latest_joins().items() if joined is None]
-    return f"exchange open: {limit} letters", _not_joined(absent)
+    return Done(f"exchange open: {limit} letters", which_ledger(bag, env), _not_joined(absent))
 
 
 def _not_joined(absent):
@@ -59,9 +92,10 @@ def close_exchange(env):
     with _ledger(env, write=True) as bag:
         exchange = bag.exchange()
         if exchange.stop:
-            return NOTHING_CLOSED[exchange.stop]
+            looked = None if is_default(bag.path, env) else f"looked in {NAMED.format(bag.path)}"
+            return Done(NOTHING_CLOSED[exchange.stop], looked)
         _write_record(bag, "close")
-    return f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent"
+    return Done(f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent", which_ledger(bag, env))
 
 
 def send(env, sender, recipient, body, *, handed_over=None, sender_door=None):  # noqa: PLR0913
@@ -77,17 +111,21 @@ def send(env, sender, recipient, body, *, handed_over=None, sender_door=None):  
     with ledger.Ledger(path, write=True, sandboxed=sandboxed) as bag:
         exchange = bag.exchange()
         if exchange.stop:
-            raise Refusal(SEND_REFUSED[exchange.stop])
+            reason = SEND_REFUSED[exchange.stop]
+            if exchange.stop == NOT_OPENED:
+                reason += _elsewhere(path, env)
+            raise Refusal(reason)
         joins = bag.latest_joins((recipient, sender) if sender_door is not None else (recipient,))
         joined = joins[recipient]
         if joined is None:
-            raise Refusal(f"{recipient} has not joined")
+            raise Refusal(f"{recipient} has not joined{_elsewhere(path, env)}")
         receipt = ""
         if sender_door is not None and not _is_latest(joins[sender], sender_door):
             _write_record(bag, "join", peer=sender, **sender_door)
             receipt = f"{sender} joined; "
         number, left = bag.next_number, exchange.left - 1
-        text = envelope.wrap(number, sender, body, last=left == 0, ledger_path=path, answer_by=joined.get("via"))
+        named = None if is_default(path, env) else path
+        text = envelope.wrap(number, sender, body, last=left == 0, ledger_path=named, answer_by=joined.get("via"))
         from postbag.receipts import Beside
 
         looked = Beside(recipient, joined, env)  # what the recipient's records say, read while the door works
@@ -102,7 +140,8 @@ def send(env, sender, recipient, body, *, handed_over=None, sender_door=None):  
                 f"do not resend before checking {recipient}'s session"
             ) from None
     said = looked.words()
-    return f"{receipt}letter {number} delivered to {recipient}, {left} left" + (f"; {said}" if said else "")
+    delivered = f"{receipt}letter {number} delivered to {recipient}, {left} left" + (f"; {said}" if said else "")
+    return Done(delivered, which_ledger(bag, env))
 
 
 def receipts(env, sender=None, count=None):
@@ -118,7 +157,7 @@ def receipts(env, sender=None, count=None):
             count = 1 if sender else max(1, bag.exchange().sent)
         letters = bag.letters(count, sender)
     # Read outside the lock: the vendors' records are theirs, and may take a moment.
-    return [(letter, vendor.of(letter, joined, env)) for letter, joined in reversed(letters)]
+    return [(letter, vendor.of(letter, joined, env).settled(answer)) for letter, joined, answer in reversed(letters)]
 
 
 class Snapshot:

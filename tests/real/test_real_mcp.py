@@ -45,7 +45,7 @@ def test_a_sandboxed_codex_joins_writes_and_answers_through_the_mcp_door(real, c
     # One tool call of its own makes the session reachable; no shell command, no approval asked.
     codex.say("Call: join")
     codex.wait_for(lambda: codex.turns_done() == 1, "the joining turn")
-    assert tool_texts(codex.model) == ["codex joined"]
+    assert tool_texts(codex.model) == [real.in_a_tool("codex joined", real.wrote)]
     joined = json.loads(real.ledger_bytes().splitlines()[-1])
     assert (joined["peer"], joined["thread"], joined["via"]) == ("codex", codex.thread, "mcp")
     # The same sandbox keeps Codex's shell from the ledger, and postbag says so.
@@ -57,11 +57,11 @@ def test_a_sandboxed_codex_joins_writes_and_answers_through_the_mcp_door(real, c
     # command, and Codex, woken by the queued answer, answers with the door's tool.
     codex.say("Call: send Where does the parser drop errors?")
     session.wait_for(lambda: real.ledger_bytes().count(b'"kind": "letter"') == 3, "three letters")
-    assert tool_texts(codex.model)[1] == "letter 4 delivered to claude, 2 left"
+    assert tool_texts(codex.model)[1] == real.in_a_tool("letter 4 delivered to claude, 2 left", real.wrote)
     codex.wait_for(lambda: len(codex.model.tool_results()) == 3, "codex's answer through the tool")
     letter = codex.user_messages()[-1]
     assert letter.startswith("Letter 5 from claude via postbag. If it needs an answer, reply with the tool send of")
-    assert tool_texts(codex.model)[2] == "letter 6 delivered to claude, 0 left"
+    assert tool_texts(codex.model)[2] == real.in_a_tool("letter 6 delivered to claude, 0 left", real.wrote)
     session.wait_for(lambda: any(f"Letter 6 from codex via postbag. {LAST}" in t for t in session.enqueued()), "6")
     # Spent: the door gives the command line's words, and records nothing.
     before = real.ledger_bytes()
@@ -93,7 +93,7 @@ def test_a_codex_exec_run_in_its_sandbox_reaches_a_real_claude_session_through_t
         timeout=120,
     )
     assert ran.returncode == 0, ran.stderr[-2000:]
-    assert tool_texts(codex_model) == ["codex joined; letter 4 delivered to claude, 1 left"]
+    assert tool_texts(codex_model) == [real.in_a_tool("codex joined; letter 4 delivered to claude, 1 left", real.wrote)]
     session.wait_for(lambda: any(t.endswith("\n\nHello from a one-shot run.") for t in session.enqueued()), "it")
 
 

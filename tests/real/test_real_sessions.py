@@ -296,7 +296,10 @@ def test_a_real_codex_session_joins_from_its_shell_and_answers_through_its_reply
     codex.say("Run: " + " ".join(real.command) + " join codex")
     codex.wait_for(lambda: codex.turns_done() == 1, "the end of the joining turn")
     [(_, status, said)] = codex.model.commands()
-    assert (status, said) == (0, "codex joined\n")
+    # The shell tool gives the model stdout and stderr as they came: the receipt, and the
+    # news that this first writer created the ledger, named by its whole path.
+    assert status == 0 and said.count("\n") == 2 and "codex joined\n" in said
+    assert f"postbag: created the ledger {real.ledger}" in said
     assert f'"peer": "codex", "thread": "{thread}"' in real.ledger_bytes().decode()
     real.ok("join", "claude", env=claude_variables(session))
     real.open("--limit", "3")
@@ -310,7 +313,8 @@ def test_a_real_codex_session_joins_from_its_shell_and_answers_through_its_reply
     assert letter.startswith("Letter 4 from claude via postbag. If it needs an answer, reply with:\n")
     assert letter.endswith("\n\n" + question)
     _, status, said = codex.model.commands()[1]
-    assert (status, said) == (0, "letter 5 delivered to claude, 1 left\n")
+    receipt = "letter 5 delivered to claude, 1 left\n"
+    assert status == 0 and sorted(said.splitlines(True)) == sorted([receipt, real.wrote])
     session.wait_for(lambda: any(t.endswith("\n\n" + codex.model.answer) for t in session.enqueued()), "letter 5")
 
     # Claude's answer is the last letter; Codex takes it and, as it says, does not reply.
