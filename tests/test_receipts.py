@@ -5,6 +5,7 @@ checks that they still do). Missing, torn, locked or foreign records say "unknow
 import fcntl
 import json
 import os
+import shutil
 import sqlite3
 from datetime import datetime, timezone
 
@@ -255,13 +256,15 @@ def test_a_letter_in_codexs_queue_is_waiting_and_says_whether_a_running_codex_wi
         )
 
 
-def test_a_letter_to_a_thread_codex_no_longer_has_is_not_taken(postbag, exchange):
+def test_a_letter_to_a_thread_codex_no_longer_has_is_not_taken_and_the_send_says_so(postbag, exchange):
     _, codex, _, _ = exchange
     os.remove(codex.rollout)
-    assert receipts(postbag, inside="claude") == [
-        "letter 5 claude -> codex: not taken: codex no longer has the thread it went to (its rollout is gone), "
-        "so nothing will take it"
-    ]
+    gone = "codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
+    assert receipts(postbag, inside="claude") == [f"letter 5 claude -> codex: not taken: {gone}"]
+    sent = postbag.ok("send", "codex", "Anyone?", inside="claude")
+    assert sent == f"letter 6 delivered to codex, 9 left; but {gone}\n"
+    shutil.rmtree(os.path.join(codex.home, "sessions"))  # no sessions at all: nothing can be told
+    assert postbag.ok("send", "codex", "Still?", inside="claude") == "letter 7 delivered to codex, 8 left\n"
 
 
 def test_a_locked_or_foreign_queue_database_gives_unknown(postbag, exchange):

@@ -79,15 +79,45 @@ def _who_takes_it(home, thread):
 
 
 def waits_at_once(joined, env):
-    """What a send can say at once of a letter queued for a thread no running codex has
-    loaded; None otherwise, or where that cannot be told."""
+    """What a send can say at once of a letter queued for a thread codex no longer has, or
+    one no running codex has loaded; None otherwise, or where that cannot be told."""
     thread = joined.get("thread")
-    if isinstance(thread, str) and is_loaded(home_directory(env), thread) is False:
+    if not isinstance(thread, str):
+        return None
+    home = home_directory(env)
+    if has_rollout(home, thread) is False:  # codex queue stored it all the same
+        return f"but {GONE}"
+    if is_loaded(home, thread) is False:
         return (
             "it waits in codex's queue: no running codex has the thread loaded, so it is taken when the thread is "
             "resumed"
         )
     return None
+
+
+def has_rollout(home, thread):
+    """Whether any sessions/YYYY/MM/DD/ folder of `home` holds the thread's rollout; None
+    where there are no sessions to look in. Folders are listed, not globbed: a send's own
+    look at the records imports nothing more."""
+    suffix = f"-{thread}.jsonl"
+    days = [os.path.join(home, "sessions")]
+    for _ in range(3):  # year, month, day
+        found = []
+        for folder in days:
+            try:
+                found += [entry.path for entry in os.scandir(folder) if entry.is_dir()]
+            except OSError:
+                continue
+        days = found
+    if not days:
+        return None
+    for folder in days:
+        try:
+            if any(name.startswith("rollout-") and name.endswith(suffix) for name in os.listdir(folder)):
+                return True
+        except OSError:
+            return None
+    return False
 
 
 def home_directory(env):

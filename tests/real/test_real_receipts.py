@@ -130,6 +130,9 @@ def test_a_letter_to_a_thread_codex_has_lost_is_not_taken(real, claude, codex_ho
     for rollout in codex_home.rollouts(thread):
         os.remove(rollout)  # the person deleted the session: its letter can never be taken
     assert receipts(real, inside_claude) == [f"letter 4 claude -> codex: not taken: {codex_records.GONE}"]
+    # codex queue still takes a letter for the lost thread, and exits 0: the send says it is lost.
+    sent = real.ok("send", "codex", "Anyone at all?", env=inside_claude)
+    assert sent == f"letter 5 delivered to codex, 10 left; but {codex_records.GONE}\n"
 
 
 def test_the_records_receipts_read_are_as_the_pinned_clients_write_them(real, claude, codex_home, codex_session):
