@@ -24,13 +24,21 @@ def test_open_tells_the_human_once_who_has_yet_to_join(postbag):
         "postbag: neither agent has joined yet: no letter can reach them until each joins from its own session\n",
     )
     postbag.ok("join", "claude", inside="claude")
+    claude_now = (
+        "postbag: whether claude can take a letter now cannot be told: its client keeps no session files here\n"
+    )
     assert postbag.run("open").stderr == (
         f"{postbag.wrote}"
         "postbag: codex has not joined yet: no letter can reach it until it joins from its own session\n"
+        f"{claude_now}"
     )
     postbag.ok("join", "codex", inside="codex")
     opened = postbag.run("open")
-    assert (opened.stdout, opened.stderr) == ("exchange open: 12 letters\n", postbag.wrote)  # both have joined
+    codex_now = (
+        "postbag: whether codex can take a letter now cannot be told: whether a running codex has its thread loaded "
+        "is unknown here\n"
+    )
+    assert (opened.stdout, opened.stderr) == ("exchange open: 12 letters\n", postbag.wrote + claude_now + codex_now)
 
 
 # which ledger

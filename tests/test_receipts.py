@@ -400,3 +400,69 @@ def test_a_thread_without_a_held_lock_is_not_loaded_and_one_whose_locks_cannot_b
     (tmp_path / "thread-writer-locks" / f"{thread}.lock").write_text("")
     assert is_loaded(str(tmp_path), thread, locks=str(tmp_path / "no-such-proc-locks")) is None  # macOS, say
     assert is_loaded(str(tmp_path), thread) is False
+
+
+def door_now(postbag, peer):
+    """What `open` says of `peer`'s door, from the line it gives it on stderr."""
+    opened = postbag.run("open", "3")
+    assert opened.returncode == 0, opened.stderr
+    said = opened.stderr.splitlines()
+    [line] = [line for line in said if line.startswith((f"postbag: {peer}", f"postbag: whether {peer}"))]
+    return line.removeprefix("postbag: ")
+
+
+def test_open_says_of_each_joined_door_whether_it_can_take_a_letter_now(postbag, exchange, tmp_path):
+    claude, codex, _, _ = exchange
+    claude.runs(tmp_path / "repo")
+    assert door_now(postbag, "claude") == (
+        "claude can take a letter now: its session runs, and its settings let letters from other sessions in"
+    )
+    claude.settings(str(tmp_path / "repo" / ".claude"), "hold")  # the project tightens the person's setting
+    assert door_now(postbag, "claude") == (
+        "claude will not act on a letter at once: claude's settings hold letters from other sessions for the "
+        "person's review (crossSessionInbound hold): unless approved in that session, a held letter is dropped "
+        "after dialogExpiry, five minutes by default"
+    )
+    claude.settings(claude.config, "refuse")
+    assert door_now(postbag, "claude") == (
+        "claude will not take a letter now: claude's settings refuse letters from other sessions "
+        "(crossSessionInbound refuse): the session drops them"
+    )
+    os.remove(os.path.join(claude.config, "sessions", f"{os.getpid()}.json"))
+    claude.runs(tmp_path / "repo", pid=2**22 + 1)  # a session file whose process is gone: it crashed
+    assert door_now(postbag, "claude") == (
+        "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
+    )
+
+    assert door_now(postbag, "codex").startswith("whether codex can take a letter now cannot be told: ")
+    lock = codex.lock_file()  # a codex that loads threads keeps their locks here
+    assert door_now(postbag, "codex") == (
+        "codex's letters will wait: no running codex has its thread loaded, so they are taken when the thread is "
+        "resumed (in the app or editor, or with codex resume)"
+    )
+    with open(lock) as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert door_now(postbag, "codex") == (
+            "codex can take a letter now: a running codex has its thread loaded, and takes a letter when idle"
+        )
+    os.remove(codex.rollout)
+    assert door_now(postbag, "codex") == (
+        "codex cannot take a letter: codex no longer has the thread it joined with (its rollout is gone); "
+        "it must join again from a live session"
+    )
+
+
+def test_the_mcp_status_tells_an_agent_whether_the_other_door_can_take_a_letter(postbag, exchange, codex):
+    _, codex_records, _, _ = exchange
+    codex_records.lock_file()
+    server = postbag.mcp("claude")
+    server.handshake()
+    try:
+        lines = server.tool("status")[0].splitlines()
+    finally:
+        server.close()
+    assert lines[1] == (
+        "codex's letters will wait: no running codex has its thread loaded, so they are taken when the thread is "
+        "resumed (in the app or editor, or with codex resume)"
+    )
+    assert lines[2].startswith("your last letter, 5 to codex: ")

@@ -86,6 +86,28 @@ def refused_at_once(joined, env):
     return {"refuse": f"but {REFUSED}", "hold": f"but {HELD}"}.get(setting)
 
 
+def reachability(joined, env):
+    """Whether the session behind the door `joined` can take a letter now, in words, from
+    the same records a receipt reads."""
+    from postbag.guards import is_uuid
+
+    session = joined.get("session")
+    if not isinstance(session, str) or not is_uuid(session):
+        return "whether claude can take a letter now cannot be told: its join names no session (a join from before 1.2)"
+    config = config_directory(env)
+    alive = live_session(config, session)
+    if alive is False:
+        return "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
+    setting = inbound_setting(config, alive["cwd"] if alive else None)
+    if setting == "refuse":
+        return f"claude will not take a letter now: {REFUSED}"
+    if setting == "hold":
+        return f"claude will not act on a letter at once: {HELD}"
+    if alive is None:
+        return "whether claude can take a letter now cannot be told: its client keeps no session files here"
+    return "claude can take a letter now: its session runs, and its settings let letters from other sessions in"
+
+
 def config_directory(env):
     named = env.get("CLAUDE_CONFIG_DIR")
     return named or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")

@@ -95,6 +95,34 @@ def waits_at_once(joined, env):
     return None
 
 
+def reachability(joined, env):
+    """Whether the thread behind the door `joined` can take a letter now, in words, from
+    the same records a receipt reads."""
+    from postbag.guards import is_uuid
+
+    thread = joined.get("thread")
+    if not isinstance(thread, str) or not is_uuid(thread):
+        return "whether codex can take a letter now cannot be told: its join names no thread id, only a session id"
+    home = home_directory(env)
+    if has_rollout(home, thread) is False:
+        return (
+            "codex cannot take a letter: codex no longer has the thread it joined with (its rollout is gone); "
+            "it must join again from a live session"
+        )
+    loaded = is_loaded(home, thread)
+    if loaded:
+        return "codex can take a letter now: a running codex has its thread loaded, and takes a letter when idle"
+    if loaded is False:
+        return (
+            "codex's letters will wait: no running codex has its thread loaded, so they are taken when the thread is "
+            "resumed (in the app or editor, or with codex resume)"
+        )
+    return (
+        "whether codex can take a letter now cannot be told: whether a running codex has its thread loaded is "
+        "unknown here"
+    )
+
+
 def has_rollout(home, thread):
     """Whether any sessions/YYYY/MM/DD/ folder of `home` holds the thread's rollout; None
     where there are no sessions to look in. Folders are listed, not globbed: a send's own

@@ -106,6 +106,10 @@ def _status(env, meta, arguments):
         peer, _ = caller_of_mcp(env, meta)
     except Refusal:
         return standing  # the exchange is anyone's to see; whose letters these are is not known
+    from postbag.guards import other
+
+    door = verbs.reachability_of(env, other(peer))
+    standing += f"\n{door}" if door else ""
     stood = verbs.receipts(env, peer) or []
     if not stood:
         return f"{standing}\nyou have sent no letter"

@@ -80,6 +80,18 @@ def at_once(recipient, joined, env):
     return codex_records.waits_at_once(joined, env)
 
 
+def reachability(peer, joined, env):
+    """Whether `peer`'s door, its join record `joined`, can take a letter now, in words."""
+    if peer == "claude":
+        from postbag import claude_records as reader
+    else:
+        from postbag import codex_records as reader
+    try:
+        return reader.reachability(joined, env)
+    except OSError as error:  # a record that cannot be read is something not known, not a failure
+        return f"whether {peer} can take a letter now cannot be told ({error.strerror})"
+
+
 class Beside:
     """`at_once`, worked out on a thread of its own while the door takes the letter: some
     kernels make a process's first read of /proc/locks cost more than the send may

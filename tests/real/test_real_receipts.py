@@ -43,8 +43,10 @@ def test_what_a_claude_session_did_with_a_letter_is_told_from_its_own_records(re
     if why is None:
         assert sent == "letter 4 delivered to claude, 11 left\n"
         session.wait_for(session.letters, "the letter's enqueue")
+        # The session's model answers it with the reply command: the receipt settles.
+        session.wait_for(lambda: real.ledger_bytes().count(b'"kind": "letter"') == 2, "claude's answer")
         [line] = receipts(real, inside_codex)
-        assert re.fullmatch(rf"letter 4 codex -> claude: taken at {TIMESTAMP}", line), line
+        assert re.fullmatch(rf"letter 4 codex -> claude: answered by letter 5, taken at {TIMESTAMP}", line), line
     else:  # the settings are known at once, so the send says so, and the receipt after it
         assert sent == f"letter 4 delivered to claude, 11 left; but {why}\n"
         assert receipts(real, inside_codex) == [f"letter 4 codex -> claude: not taken: {why}"]
@@ -181,3 +183,20 @@ def test_the_records_receipts_read_are_as_the_pinned_clients_write_them(real, cl
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", taken[0]["timestamp"]), f"{CODEX}'s times changed"
     codex.stop()
     assert codex_records.is_loaded(codex_home.home, thread) is False
+
+
+def test_open_names_each_doors_state_from_the_real_clients_records(real, claude, codex_home):
+    session = claude(crossSessionInbound="hold")
+    thread = codex_home.new_thread(real.env)  # its exec ended: no running codex has it loaded
+    join_both(real, session, thread)
+    person = {"HOME": session.home}  # the person's own home, where Claude keeps its records
+    said = real.run("open", "2", env=person).stderr.splitlines()
+    assert f"postbag: claude will not act on a letter at once: {HELD}" in said, said
+    assert (
+        "postbag: codex's letters will wait: no running codex has its thread loaded, so they are taken when the "
+        "thread is resumed (in the app or editor, or with codex resume)"
+    ) in said, said
+    session.kill()
+    said = real.run("open", "2", env=person).stderr.splitlines()
+    ended = "postbag: claude cannot take a letter now: its session has ended; start Claude again, and let it join"
+    assert ended in said, said
