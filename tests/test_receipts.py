@@ -466,3 +466,20 @@ def test_the_mcp_status_tells_an_agent_whether_the_other_door_can_take_a_letter(
         "resumed (in the app or editor, or with codex resume)"
     )
     assert lines[2].startswith("your last letter, 5 to codex: ")
+
+
+def test_a_letter_a_restarted_session_took_on_the_same_socket_is_taken_not_lost(postbag, exchange, tmp_path):
+    """Claude Code checks no token off Windows: a session restarted on the joined socket,
+    and not joined since, takes the letter into a transcript of its own."""
+    claude, _, to_claude, _ = exchange
+    claude.runs(tmp_path / "repo", pid=2**22 + 1)  # the session that joined: its process is gone
+    ended = "letter 4 codex -> claude: not taken: claude's session has ended, and its transcript holds no sign of it"
+    assert receipts(postbag, inside="codex") == [ended.replace("of it", "of the letter")]
+    restarted = Claude(postbag.env["HOME"], "9e8d7c6b-5a49-4838-9726-151413121110")
+    restarted.took(to_claude, at=now())
+    [said] = receipts(postbag, inside="codex")
+    assert said.startswith("letter 4 codex -> claude: answered by letter 5, taken at ")  # letter 5 came back
+    assert said.endswith(
+        "(by another claude session, which listens on the socket it went to: the session that joined has ended, "
+        "and the new one has not joined)"
+    )

@@ -19,9 +19,12 @@ import os
 
 from postbag.receipts import (
     NOT_TAKEN,
+    SLACK,
+    TAKEN,
     UNKNOWN,
     Receipt,
     is_the_letter,
+    moment,
     newest,
     taken_in,
 )
@@ -45,7 +48,46 @@ def receipt(letter, joined, env):
     config = config_directory(env)
     transcripts = glob.glob(os.path.join(glob.escape(config), "projects", "*", f"{session}.jsonl"))
     taken = taken_in(newest(transcripts), "claude's transcript", letter, _took) if transcripts else None
-    return taken or _why_not(session, config)
+    if taken is not None:
+        return taken
+    alive = live_session(config, session)
+    if alive is False:  # another session may have bound the same socket since, and taken it there
+        elsewhere = _taken_by_another(config, set(transcripts), letter)
+        if elsewhere is not None:
+            return elsewhere
+    return _why_not(alive, config)
+
+
+def _taken_by_another(config, own, letter):
+    """TAKEN, by a session other than the one that joined, where another transcript written
+    since the letter was sent holds it: Claude Code checks no token off Windows, so a
+    session restarted on the same socket takes what was sent to the old one. UNKNOWN
+    where such a transcript cannot be read; None where none holds it."""
+    import glob
+
+    since = (moment(letter["at"]) or 0) - SLACK
+    unreadable = None
+    for path in glob.glob(os.path.join(glob.escape(config), "projects", "*", "*.jsonl")):
+        try:
+            if path in own or os.stat(path).st_mtime < since:
+                continue
+        except OSError:
+            continue
+        taken = taken_in(path, "another claude session's transcript", letter, _took)
+        if taken is not None and taken.state == TAKEN:
+            taken.why = BY_ANOTHER
+            return taken
+        unreadable = unreadable or taken
+    if unreadable is not None:
+        why = f"claude's session has ended; whether another took the letter is unknown: {unreadable.why}"
+        return Receipt(UNKNOWN, why)
+    return None
+
+
+BY_ANOTHER = (
+    "by another claude session, which listens on the socket it went to: the session that joined has ended, "
+    "and the new one has not joined"
+)
 
 
 def _took(record, letter):
@@ -55,10 +97,10 @@ def _took(record, letter):
     return False
 
 
-def _why_not(session, config):
-    """What the records say of a letter the transcript does not hold: the session ended,
-    or its settings hold or refuse letters from other sessions; else nothing known."""
-    alive = live_session(config, session)
+def _why_not(alive, config):
+    """What the records say of a letter the transcript does not hold, given `alive`, the
+    session's file (False: it ended; None: unknown): the session ended, or its settings
+    hold or refuse letters from other sessions; else nothing known."""
     if alive is False:
         return Receipt(NOT_TAKEN, "claude's session has ended, and its transcript holds no sign of the letter")
     setting = inbound_setting(config, alive["cwd"] if alive else None)

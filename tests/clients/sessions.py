@@ -239,12 +239,13 @@ class ClaudeSession(_Session):
 
     name = "claude"
 
-    def __init__(self, home, workdir, namespace, model, env, *, settings=None, at_start=(), mcp=None):
+    def __init__(self, home, workdir, namespace, model, env, *, settings=None, at_start=(), mcp=None, socket_dir=None):
         self.home, self.workdir, self.model = home, workdir, model
         self._changed = threading.Condition()
         # Claude Code takes a socket path of at most 103 bytes: a short private directory
-        # (0700, as it requires), whatever the depth of the test's own.
-        self.socket_dir = tempfile.mkdtemp(prefix="postbag-inbox-", dir="/tmp")
+        # (0700, as it requires), whatever the depth of the test's own; or, for a session
+        # restarted on the socket of one that crashed, that one's.
+        self.socket_dir = socket_dir or tempfile.mkdtemp(prefix="postbag-inbox-", dir="/tmp")
         os.makedirs(os.path.join(home, ".claude"), exist_ok=True)
         os.makedirs(workdir, exist_ok=True)
         self.socket = os.path.join(self.socket_dir, "in.sock")

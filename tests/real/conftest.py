@@ -58,8 +58,9 @@ def real(postbag, codex_home, tmp_path):
 def claude(real, model, namespace, tmp_path):
     sessions = []
 
-    def start(at_start=(), mcp=None, home=None, **settings):
-        """A Claude session in a home of its own, or in `home`, as a restart starts it."""
+    def start(at_start=(), mcp=None, home=None, socket_dir=None, **settings):
+        """A Claude session in a home of its own, or in `home`, as a restart starts it (on
+        the socket in `socket_dir`, if given)."""
         session = clients.ClaudeSession(
             home or str(tmp_path / f"claude-home-{len(sessions)}"),
             str(tmp_path / "work"),
@@ -69,6 +70,7 @@ def claude(real, model, namespace, tmp_path):
             settings=settings,
             at_start=at_start,
             mcp=mcp,
+            socket_dir=socket_dir,
         )
         sessions.append(session)
         return session

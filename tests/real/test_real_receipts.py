@@ -200,3 +200,21 @@ def test_open_names_each_doors_state_from_the_real_clients_records(real, claude,
     said = real.run("open", "2", env=person).stderr.splitlines()
     ended = "postbag: claude cannot take a letter now: its session has ended; start Claude again, and let it join"
     assert ended in said, said
+
+
+def test_a_session_restarted_on_the_joined_socket_takes_the_letter_and_the_receipt_says_so(real, claude, codex_home):
+    first = claude()
+    thread = codex_home.new_thread(real.env)
+    join_both(real, first, thread)
+    first.kill()  # a crash: the socket file stays behind
+    again = claude(home=first.home, socket_dir=first.socket_dir)  # bound on the same path, and not joined
+    inside_codex = {"CODEX_THREAD_ID": thread, "HOME": first.home}
+    real.open("--limit", "1")
+    assert real.ok("send", "claude", "Who takes this?", env=inside_codex) == "letter 4 delivered to claude, 0 left\n"
+    again.wait_for(again.letters, "the letter, in the new session")
+    [line] = receipts(real, inside_codex)
+    assert re.fullmatch(
+        rf"letter 4 codex -> claude: taken at {TIMESTAMP} \(by another claude session, which listens on the socket "
+        r"it went to: the session that joined has ended, and the new one has not joined\)",
+        line,
+    ), line
