@@ -71,13 +71,18 @@ def at_once(recipient, joined, env):
     Nothing here waits: whether the session took it belongs to the receipt, asked later."""
     if joined is None:
         return None
+    return _at_once_of(recipient)(joined, env)
+
+
+def _at_once_of(recipient):
+    """The reader function `at_once` calls for `recipient`, its module imported now."""
     if recipient == "claude":
         from postbag import claude_records
 
-        return claude_records.refused_at_once(joined, env)
+        return claude_records.refused_at_once
     from postbag import codex_records
 
-    return codex_records.waits_at_once(joined, env)
+    return codex_records.waits_at_once
 
 
 def reachability(peer, joined, env):
@@ -103,10 +108,13 @@ class Beside:
         from postbag.doors import start_beside_the_append
 
         self.said = None
+        # Imported here, on the main thread: a thread that imports while a refused send's
+        # interpreter shuts down can crash it (seen as SIGSEGV from postbag.pyz's loader).
+        reader = _at_once_of(recipient)
 
         def look():
             try:
-                self.said = at_once(recipient, joined, env)
+                self.said = None if joined is None else reader(joined, env)
             except Exception:  # noqa: S110 - a note that cannot be had is left out, not a failure
                 pass
 

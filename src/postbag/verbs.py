@@ -148,7 +148,11 @@ def send(env, sender, recipient, body, *, handed_over=None, sender_door=None):  
         from postbag.receipts import Beside
 
         looked = Beside(recipient, joined, env)  # what the recipient's records say, read while the door works
-        doors.knock(recipient, records.door_of(joined), text, env, sandboxed=sandboxed)
+        try:
+            doors.knock(recipient, records.door_of(joined), text, env, sandboxed=sandboxed)
+        except Refusal:
+            looked.words()  # the look ends before the refusal does: no thread outlives it into shutdown
+            raise
         if handed_over is not None:
             handed_over()
         try:

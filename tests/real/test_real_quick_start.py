@@ -85,7 +85,13 @@ def journey(env, claude, codex, model):
 
     # 4. README's open command.
     opened = postbag(*shlex.split(quick_start("open"))[1:])
-    assert (opened.stdout, opened.stderr) == ("exchange open: 6 letters\n", "")
+    # The default ledger is named by nobody; each door says, from its client's records, that it takes letters.
+    assert (opened.stdout, opened.stderr) == (
+        "exchange open: 6 letters\n",
+        "postbag: claude can take a letter now: its session runs, and its settings let letters from other sessions "
+        "in\npostbag: codex can take a letter now: a running codex has its thread loaded, and takes a letter when "
+        "idle\n",
+    )
 
     # 5. Claude writes; the letters go back and forth until the sixth, which is not answered.
     claude.say("Call: send Review src/parser.py for unhandled input.")
