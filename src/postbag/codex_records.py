@@ -31,23 +31,20 @@ BUSY_TRIES, BUSY_WAIT = 3, 0.05  # a queue database another process holds locked
 
 
 def receipt(letter, joined, env):
-    import glob  # only here: a send's own look at the records needs none
-
     from postbag.guards import is_uuid
 
     thread = joined.get("thread")
     if not isinstance(thread, str) or not is_uuid(thread):
         return Receipt(UNKNOWN, "codex's join names no thread id, only a session id")
     home = home_directory(env)
-    pattern = os.path.join(glob.escape(home), "sessions", "*", "*", "*", f"rollout-*-{thread}.jsonl")
-    rollouts = glob.glob(pattern)
-    taken = taken_in(newest(rollouts), "the thread's rollout", letter, _took) if rollouts else None
+    found = rollouts(home, thread) or []
+    taken = taken_in(newest(found), "the thread's rollout", letter, _took) if found else None
     if taken is not None:
         return taken
     queued, unreadable = waits_in_the_queue(home, thread, letter)
     if unreadable:
         return Receipt(UNKNOWN, unreadable)
-    if not rollouts:  # queued or not, no session of that thread will ever take it
+    if not found:  # queued or not, no session of that thread will ever take it
         return Receipt(NOT_TAKEN, GONE)
     if queued:
         return Receipt(WAITING, _who_takes_it(home, thread))
@@ -85,7 +82,7 @@ def waits_at_once(joined, env):
     if not isinstance(thread, str):
         return None
     home = home_directory(env)
-    if has_rollout(home, thread) is False:  # codex queue stored it all the same
+    if rollouts(home, thread) == []:  # codex queue stored it all the same
         return f"but {GONE}"
     if is_loaded(home, thread) is False:
         return (
@@ -104,7 +101,7 @@ def reachability(joined, env):
     if not isinstance(thread, str) or not is_uuid(thread):
         return "whether codex can take a letter now cannot be told: its join names no thread id, only a session id"
     home = home_directory(env)
-    if has_rollout(home, thread) is False:
+    if rollouts(home, thread) == []:
         return (
             "codex cannot take a letter: codex no longer has the thread it joined with (its rollout is gone); "
             "it must join again from a live session"
@@ -123,10 +120,10 @@ def reachability(joined, env):
     )
 
 
-def has_rollout(home, thread):
-    """Whether any sessions/YYYY/MM/DD/ folder of `home` holds the thread's rollout; None
-    where there are no sessions to look in. Folders are listed, not globbed: a send's own
-    look at the records imports nothing more."""
+def rollouts(home, thread):
+    """The paths of the thread's rollouts, sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl
+    under `home`; None where there are no sessions to look in. Folders are listed, not
+    globbed: a send's own look at the records imports nothing more."""
     suffix = f"-{thread}.jsonl"
     days = [os.path.join(home, "sessions")]
     for _ in range(3):  # year, month, day
@@ -139,13 +136,14 @@ def has_rollout(home, thread):
         days = found
     if not days:
         return None
+    found = []
     for folder in days:
         try:
-            if any(name.startswith("rollout-") and name.endswith(suffix) for name in os.listdir(folder)):
-                return True
+            names = os.listdir(folder)
         except OSError:
             return None
-    return False
+        found += [os.path.join(folder, name) for name in names if name.startswith("rollout-") and name.endswith(suffix)]
+    return found
 
 
 def home_directory(env):

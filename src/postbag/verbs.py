@@ -74,26 +74,23 @@ def open_exchange(env, limit):
     with _ledger(env, write=True, create=True) as bag:
         _write_record(bag, "open", limit=limit)
         joins = bag.latest_joins()
+    from postbag.receipts import reachability as door_now  # only where a door's records are read
+
     # Read outside the lock, as receipts are: the vendors' records are theirs.
     absent = [peer for peer, joined in joins.items() if joined is None]
-    doors = [reachability(peer, joined, env) for peer, joined in joins.items() if joined is not None]
+    doors = [door_now(peer, joined, env) for peer, joined in joins.items() if joined is not None]
     return Done(f"exchange open: {limit} letters", which_ledger(bag, env), _not_joined(absent), *doors)
-
-
-def reachability(peer, joined, env):
-    """Whether `peer`'s door, from its latest join `joined`, can take a letter now, in words."""
-    from postbag.receipts import reachability as of_the_door
-
-    return of_the_door(peer, joined, env)
 
 
 def reachability_of(env, peer):
     """The same of `peer`'s latest door in the ledger, or that it has not joined, or None without a ledger."""
+    from postbag.receipts import reachability as door_now
+
     with _ledger(env) as bag:
         if bag.fd is None:
             return None
         joined = bag.latest_join(peer)
-    return f"{peer} has not joined" if joined is None else reachability(peer, joined, env)
+    return f"{peer} has not joined" if joined is None else door_now(peer, joined, env)
 
 
 def _not_joined(absent):
