@@ -235,10 +235,15 @@ class FakeCodex:
         """The envelopes queued so far, after checking the argv around each."""
         texts = []
         for call in self.calls():
-            assert call["argv"][:4] == ["queue", "--thread", self.thread, "--message"]
-            assert len(call["argv"]) == 5
-            texts.append(call["argv"][4])
+            argv = [word for word in call["argv"] if word != "--resume"]
+            assert argv[:4] == ["queue", "--thread", self.thread, "--message"]
+            assert len(argv) == 5
+            texts.append(argv[4])
         return texts
+
+    def resumed(self):
+        """Whether each call asked codex's daemon to load the thread."""
+        return ["--resume" in call["argv"] for call in self.calls()]
 
 
 def _hand_on(connection, on_letter):

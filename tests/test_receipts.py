@@ -87,6 +87,34 @@ class Codex:
             db.execute("INSERT INTO queued_items VALUES (?, ?, ?, 0, 0, 0)", ("id1", self.thread, json.dumps(payload)))
         db.close()
 
+    def settings(self, approval_policy):
+        """What codex records of the settings a resumed turn of the thread runs with."""
+        payload = {"type": "thread_settings_applied", "thread_settings": {"approval_policy": approval_policy}}
+        write_lines(self.rollout, [{"timestamp": WHEN, "type": "event_msg", "payload": payload}])
+
+    def turn(self, *items, ended=False):
+        """A turn of the thread: its start, `items` (response_item payloads), and its end if `ended`."""
+        records = [{"type": "event_msg", "payload": {"type": "task_started"}}]
+        records += [{"type": "response_item", "payload": item} for item in items]
+        records += [{"type": "event_msg", "payload": {"type": "task_complete"}}] if ended else []
+        write_lines(self.rollout, [{"timestamp": WHEN, **record} for record in records])
+
+    def daemon(self, pid=None):
+        """Codex's app-server daemon for this home, as its pid record says: running as the
+        process `pid` (default this one), or, with pid 0, stopped."""
+        folder = os.path.join(self.home, "app-server-daemon")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, "daemon.pid")
+        if pid == 0:
+            if os.path.exists(path):
+                os.remove(path)
+            return
+        pid = pid or os.getpid()
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            ticks = int(file.read().rpartition(b")")[2].split()[19])
+        with open(path, "w") as file:
+            json.dump({"pid": pid, "processIdentity": {"startTicks": ticks}}, file)
+
     def lock_file(self):
         path = os.path.join(self.home, "thread-writer-locks", f"{self.thread}.lock")
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -175,7 +203,7 @@ def test_inside_a_session_the_sender_is_told_of_its_own_last_letter(postbag, exc
         ("user", "sometimes", "claude's settings hold letters"),  # a value Claude Code does not know holds
     ],
 )
-def test_a_letter_claudes_settings_keep_out_is_not_taken_with_that_reason(  # noqa: PLR0917
+def test_a_letter_claudes_settings_keep_out_is_not_taken_with_that_reason(
     postbag, exchange, tmp_path, where, inbound, why
 ):
     claude, *_ = exchange
@@ -246,13 +274,17 @@ def test_a_letter_in_codexs_queue_is_waiting_and_says_whether_a_running_codex_wi
         "cannot be told here"
     ]
     lock = codex.lock_file()  # the thread was loaded once: its lock file stays
+    codex.settings("on-request")
     said = receipts(postbag, inside="claude")[0]
-    assert "which no running codex has loaded: it is taken when the thread is resumed" in said
+    assert said.endswith(
+        "which no running codex has loaded: postbag does not wake it: the thread asks for approvals "
+        "(approval_policy on-request), and nobody could give one to a woken turn; it is taken when the thread "
+        "is resumed where a person can approve (in the app or editor, or with codex resume)"
+    )
     with open(lock) as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # as the codex that has the thread loaded holds it
-        assert (
+        assert receipts(postbag, inside="claude")[0].endswith(
             "which a running codex has loaded: it takes the letter when it is idle"
-            in receipts(postbag, inside="claude")[0]
         )
 
 
@@ -301,9 +333,12 @@ def test_a_send_says_at_once_what_the_recipients_records_already_show(postbag, e
         "(crossSessionInbound refuse): the session drops them\n"
     )
     codex_records.lock_file()  # loaded once, by nobody now
+    codex_records.settings("on-request")
     assert postbag.ok("send", "codex", "to a thread nobody has loaded", inside="claude") == (
-        "letter 7 delivered to codex, 8 left; it waits in codex's queue: no running codex has the thread loaded, "
-        "so it is taken when the thread is resumed\n"
+        "letter 7 delivered to codex, 8 left; but it waits in codex's queue: no running codex has the thread "
+        "loaded, and postbag does not wake it: the thread asks for approvals (approval_policy on-request), and "
+        "nobody could give one to a woken turn; it is taken when the thread is resumed where a person can approve "
+        "(in the app or editor, or with codex resume)\n"
     )
 
 
@@ -381,7 +416,7 @@ def test_a_receipt_without_a_join_or_a_file_is_unknown_and_says_why(tmp_path):
 
     letter = {"n": 4, "at": "2026-12-02T02:30:41+00:00", "from": "codex", "to": "claude", "body": "hi"}
     assert receipts.of(letter, None, {}).words() == "unknown: no join of claude comes before it in the ledger"
-    assert receipts.at_once("claude", None, {}) is None
+    assert receipts.look_beside("claude", None, {}, True).words(None) is None
     found = receipts.find_back(str(tmp_path / "none.jsonl"), "claude's transcript", b"x", bool, None)
     assert found == (None, "cannot read claude's transcript (No such file or directory)")
     assert receipts.newest([str(tmp_path / "gone-a"), str(tmp_path / "gone-b")]) in (
@@ -436,14 +471,23 @@ def test_open_says_of_each_joined_door_whether_it_can_take_a_letter_now(postbag,
 
     assert door_now(postbag, "codex").startswith("whether codex can take a letter now cannot be told: ")
     lock = codex.lock_file()  # a codex that loads threads keeps their locks here
+    codex.settings("never")  # as codex exec leaves a thread
+    codex.daemon(0)
     assert door_now(postbag, "codex") == (
-        "codex's letters will wait: no running codex has its thread loaded, so they are taken when the thread is "
-        "resumed (in the app or editor, or with codex resume)"
+        "codex's letters will wait: no running codex has its thread loaded, and codex's daemon, which wakes it, is "
+        "not running: once the human runs codex app-server daemon start, the next letter wakes the thread, with any "
+        "letters waiting for it"
+    )
+    codex.daemon()
+    assert door_now(postbag, "codex") == (
+        "codex can take a letter now: no running codex has its thread loaded, and the next letter wakes it through "
+        "codex's daemon, with any letters waiting for it"
     )
     with open(lock) as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         assert door_now(postbag, "codex") == (
-            "codex can take a letter now: a running codex has its thread loaded, and takes a letter when idle"
+            "codex can take a letter now: a running codex has its thread loaded, and it takes the letter when it is "
+            "idle"
         )
     os.remove(codex.rollout)
     assert door_now(postbag, "codex") == (
@@ -455,6 +499,7 @@ def test_open_says_of_each_joined_door_whether_it_can_take_a_letter_now(postbag,
 def test_the_mcp_status_tells_an_agent_whether_the_other_door_can_take_a_letter(postbag, exchange, codex):
     _, codex_records, _, _ = exchange
     codex_records.lock_file()
+    codex_records.settings("on-request")
     server = postbag.mcp("claude")
     server.handshake()
     try:
@@ -462,8 +507,9 @@ def test_the_mcp_status_tells_an_agent_whether_the_other_door_can_take_a_letter(
     finally:
         server.close()
     assert lines[1] == (
-        "codex's letters will wait: no running codex has its thread loaded, so they are taken when the thread is "
-        "resumed (in the app or editor, or with codex resume)"
+        "codex's letters will wait: no running codex has its thread loaded, and postbag does not wake it: the "
+        "thread asks for approvals (approval_policy on-request), and nobody could give one to a woken turn; it is "
+        "taken when the thread is resumed where a person can approve (in the app or editor, or with codex resume)"
     )
     assert lines[2].startswith("your last letter, 5 to codex: ")
 

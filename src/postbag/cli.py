@@ -43,7 +43,7 @@ def open_exchange(args, env):
 
     if args.count is not None and args.limit is not None:
         args.usage_error("give the number of letters once: open N, or open --limit N")
-    _show(verbs.open_exchange(env, args.count or args.limit or DEFAULT_LIMIT))
+    _show(verbs.open_exchange(env, args.count or args.limit or DEFAULT_LIMIT, wake=not args.no_wake))
 
 
 def close_exchange(args, env):
@@ -283,11 +283,18 @@ def _parser():
         open_exchange,
         help="grant an exchange of N letters (the human's verb)",
         description="Open an exchange: the next N letters, in either direction. Run it from a terminal "
-        "of your own; it refuses inside either agent's session.",
+        "of your own; it refuses inside either agent's session. A letter to a Codex thread that no running "
+        "Codex has loaded asks Codex's daemon to load it (codex queue --resume), unless the thread may ask "
+        "for an approval nobody could give; --no-wake leaves such letters waiting instead.",
     )
     granted = f"letters granted (default {DEFAULT_LIMIT})"
     verb.add_argument("count", type=_positive, nargs="?", metavar="N", help=granted)
     verb.add_argument("--limit", type=_positive, metavar="N", help="the same, as an option: open 6 is open --limit 6")
+    verb.add_argument(
+        "--no-wake",
+        action="store_true",
+        help="wake no Codex thread: letters to one nobody has loaded wait until a person resumes it",
+    )
 
     _verb(
         verbs,

@@ -22,6 +22,7 @@ from postbag.receipts import (
     UNKNOWN,
     WAITING,
     Receipt,
+    find_back,
     is_the_letter,
     newest,
     taken_in,
@@ -47,7 +48,7 @@ def receipt(letter, joined, env):
     if not found:  # queued or not, no session of that thread will ever take it
         return Receipt(NOT_TAKEN, GONE)
     if queued:
-        return Receipt(WAITING, _who_takes_it(home, thread))
+        return Receipt(WAITING, _who_takes_it(home, thread, newest(found)))
     return Receipt(UNKNOWN, "neither codex's queue nor the thread's rollout holds it")
 
 
@@ -63,57 +64,135 @@ def _took(record, letter):
     return any(is_the_letter(text, letter) for text in texts)
 
 
-def _who_takes_it(home, thread):
+def _who_takes_it(home, thread, path):
     loaded = is_loaded(home, thread)
     if loaded:
-        return "in codex's queue for the thread, which a running codex has loaded: it takes the letter when it is idle"
+        return f"in codex's queue for the thread, which a running codex has loaded: {_turn_now(path)}"
     if loaded is False:
-        return (
-            "in codex's queue for the thread, which no running codex has loaded: it is taken when the thread is "
-            "resumed (in the app or editor, or with codex resume)"
-        )
+        return f"in codex's queue for the thread, which no running codex has loaded: {_unloaded(home, path)[1]}"
     return "in codex's queue for the thread; whether a running codex has it loaded cannot be told here"
 
 
-def waits_at_once(joined, env):
-    """What a send can say at once of a letter queued for a thread codex no longer has, or
-    one no running codex has loaded; None otherwise, or where that cannot be told."""
-    thread = joined.get("thread")
-    if not isinstance(thread, str):
-        return None
-    home = home_directory(env)
-    if rollouts(home, thread) == []:  # codex queue stored it all the same
-        return f"but {GONE}"
-    if is_loaded(home, thread) is False:
-        return (
-            "it waits in codex's queue: no running codex has the thread loaded, so it is taken when the thread is "
-            "resumed"
+RESUMED = "in the app or editor, or with codex resume"
+DAEMON_START = "codex app-server daemon start"
+NO_DAEMON = (
+    f"codex's daemon, which wakes it, is not running: once the human runs {DAEMON_START}, the next letter "
+    "wakes the thread, with any letters waiting for it"
+)
+NOT_WAKING = (
+    f"this exchange wakes no thread (it was opened with --no-wake): it is taken when the thread is resumed ({RESUMED})"
+)
+NEVER_ASKS = "never"  # the one approval policy under which a turn cannot stop to ask a person
+
+
+def _unloaded(home, path, wakes=True):
+    """Of a thread no running codex has loaded, whose newest rollout is `path`: whether a
+    letter to it is to wake it, and what becomes of its letters, in words. A woken turn has
+    nobody to answer an approval: codex holds it there unseen, and every later letter
+    behind it, so a thread whose policy may ask for one is not woken (CONCEPT.md)."""
+    if not wakes:
+        return False, NOT_WAKING
+    policy = approval_policy(path)
+    if policy is None:
+        return False, (
+            "postbag does not wake it, since its rollout does not say whether a woken turn could stop for an "
+            f"approval: it is taken when the thread is resumed ({RESUMED})"
         )
-    return None
+    if policy != NEVER_ASKS:
+        shown = policy if isinstance(policy, str) else "granular"
+        return False, (
+            f"postbag does not wake it: the thread asks for approvals (approval_policy {shown}), and nobody could "
+            f"give one to a woken turn; it is taken when the thread is resumed where a person can approve ({RESUMED})"
+        )
+    if daemon_runs(home) is False:
+        return True, NO_DAEMON
+    return True, "the next letter wakes it through codex's daemon, with any letters waiting for it"
 
 
-def reachability(joined, env):
+def _turn_now(path):
+    """What a loaded thread, whose newest rollout is `path`, is doing, and so when it takes a letter."""
+    pending = open_turn(path)
+    if pending is None:
+        return "it takes the letter when it is idle"
+    if not pending:
+        return "its turn is working, and it takes the letter when the turn ends"
+    if approval_policy(path) == NEVER_ASKS:
+        return "its turn is running a tool call, and it takes the letter when the turn ends"
+    return (
+        "its turn has stopped at a tool call that has no result yet: a command still running, or an approval "
+        "nobody has given in that codex; it takes the letter when the turn ends"
+    )
+
+
+# What `codex queue --resume` said of the resume it asked codex's daemon for (doors.py).
+WOKEN, NO_DAEMON_ANSWER, LOADED_ELSEWHERE, NOT_WOKEN = "woken", "no daemon", "loaded elsewhere", "not woken"
+
+
+class Wake:
+    """What a send does about a thread no running codex has loaded, decided before the
+    knock from the records (`resume`: whether `codex queue --resume` asks codex's daemon to
+    load it), and what the send says of it once codex answered (`words`)."""
+
+    def __init__(self, joined, env, wakes):
+        self.resume, self._loaded, self._waits = False, None, None
+        thread = joined.get("thread")
+        if not isinstance(thread, str):
+            return
+        home = home_directory(env)
+        found = rollouts(home, thread)
+        if found == []:  # codex queue stores it all the same
+            self._waits = f"but {GONE}"
+            return
+        self._loaded = is_loaded(home, thread)
+        if not found or self._loaded:
+            return  # nothing is known here, or a running codex takes it
+        self.resume, why = _unloaded(home, newest(found), wakes)
+        if not self.resume:
+            self._waits = _waits(self._loaded, why)
+
+    def words(self, answer):
+        """What the send adds, given codex's `answer` of the resume (one of WOKEN ...), or None."""
+        if not self.resume:
+            return self._waits
+        if answer == WOKEN:
+            return "codex's daemon woke the thread to take it"
+        if answer == NO_DAEMON_ANSWER:
+            return _waits(self._loaded, NO_DAEMON)
+        if answer == NOT_WOKEN:
+            why = f"codex's daemon could not wake it: it is taken when the thread is resumed ({RESUMED})"
+            return _waits(self._loaded, why)
+        return None  # LOADED_ELSEWHERE: a running codex has it loaded after all, and takes it when idle
+
+
+def _waits(loaded, why):
+    if loaded is False:
+        return f"but it waits in codex's queue: no running codex has the thread loaded, and {why}"
+    return f"but whether a running codex has the thread loaded cannot be told here; if none has, it waits: {why}"
+
+
+def reachability(joined, env, wakes=True):
     """Whether the thread behind the door `joined` can take a letter now, in words, from
-    the same records a receipt reads."""
+    the same records a receipt reads; `wakes`: whether the open exchange wakes threads."""
     from postbag.guards import is_uuid
 
     thread = joined.get("thread")
     if not isinstance(thread, str) or not is_uuid(thread):
         return "whether codex can take a letter now cannot be told: its join names no thread id, only a session id"
     home = home_directory(env)
-    if rollouts(home, thread) == []:
+    found = rollouts(home, thread)
+    if found == []:
         return (
             "codex cannot take a letter: codex no longer has the thread it joined with (its rollout is gone); "
             "it must join again from a live session"
         )
     loaded = is_loaded(home, thread)
     if loaded:
-        return "codex can take a letter now: a running codex has its thread loaded, and takes a letter when idle"
-    if loaded is False:
-        return (
-            "codex's letters will wait: no running codex has its thread loaded, so they are taken when the thread is "
-            "resumed (in the app or editor, or with codex resume)"
-        )
+        return f"codex can take a letter now: a running codex has its thread loaded, and {_turn_now(newest(found))}"
+    if loaded is False and found:
+        woken, why = _unloaded(home, newest(found), wakes)
+        if woken and why != NO_DAEMON:
+            return f"codex can take a letter now: no running codex has its thread loaded, and {why}"
+        return f"codex's letters will wait: no running codex has its thread loaded, and {why}"
     return (
         "whether codex can take a letter now cannot be told: whether a running codex has its thread loaded is "
         "unknown here"
@@ -207,3 +286,75 @@ def is_loaded(home, thread, locks="/proc/locks"):
         return None
     device = b"%02x:%02x:%d" % (os.major(status.st_dev), os.minor(status.st_dev), status.st_ino)
     return any(line.split()[5:6] == [device] for line in held.splitlines() if b"FLOCK" in line)
+
+
+def approval_policy(path):
+    """The approval policy the thread whose newest rollout is `path` runs a resumed turn
+    with: its latest thread_settings_applied record's (a name, or a table for a granular
+    policy); None where the rollout does not say or cannot be read."""
+    found, _ = find_back(path, "the thread's rollout", b'"thread_settings_applied"', _is_settings, None)
+    return None if found is None else found["payload"]["thread_settings"].get("approval_policy")
+
+
+def _is_settings(record):
+    payload = record.get("payload")
+    return (
+        record.get("type") == "event_msg"
+        and isinstance(payload, dict)
+        and payload.get("type") == "thread_settings_applied"
+        and isinstance(payload.get("thread_settings"), dict)
+    )
+
+
+def open_turn(path):
+    """Of the latest turn in the rollout at `path`: None when it ended, or where nothing tells;
+    else the names of the tool calls it made that have no output yet (maybe none)."""
+    pending, answered = [], set()
+
+    def turn_edge(record):
+        payload = record.get("payload")
+        kind = payload.get("type") if isinstance(payload, dict) else None
+        if record.get("type") == "event_msg" and kind in ("task_started", "task_complete", "turn_aborted"):
+            return True
+        if record.get("type") == "response_item" and kind in _CALLS:
+            if kind.endswith("_output"):
+                answered.add(payload.get("call_id"))
+            elif payload.get("call_id") not in answered:
+                pending.append(payload.get("name"))
+        return False
+
+    found, _ = find_back(path, "the thread's rollout", b'"type"', turn_edge, None)
+    return pending if found is not None and found["payload"]["type"] == "task_started" else None
+
+
+_CALLS = ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output")
+
+
+def daemon_runs(home):
+    """Whether codex's app-server daemon for `home` runs, from the record of its process it
+    keeps (app-server-daemon/daemon.pid, gone once it stops): its pid, and on Linux the
+    start time /proc gives that pid; None where the record cannot be read. Nothing is
+    connected to or signalled but with signal 0, which only asks."""
+    try:
+        with open(os.path.join(home, "app-server-daemon", "daemon.pid"), "rb") as file:
+            record = json.loads(file.read())
+        pid = record["pid"]
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    if type(pid) is not int or pid <= 0:
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # a process of another user's: alive
+        pass
+    started = (record.get("processIdentity") or {}).get("startTicks") if isinstance(record, dict) else None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            fields = file.read().rpartition(b")")[2].split()
+    except OSError:
+        return True  # no /proc here (macOS): the pid lives
+    return started is None or fields[19:20] == [b"%d" % started]  # field 22, counted after the name

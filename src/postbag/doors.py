@@ -26,13 +26,14 @@ _CODEX_SAYS = (
 )
 
 
-def knock(peer, door, envelope, env, *, sandboxed=False):
+def knock(peer, door, envelope, env, *, sandboxed=False, wake=False):  # noqa: PLR0913
     """Hand `envelope` to `peer` through its recorded door, from inside Codex's sandbox if
-    `sandboxed`; return once it was taken."""
+    `sandboxed`; return once it was taken. With `wake`, codex's daemon is asked to load
+    the thread, and what came of that is returned (codex_records.WOKEN ...); else None."""
     if peer == "claude":
         _knock_claude(door["socket"], door["token"], envelope, sandboxed)
-    else:
-        _knock_codex(door["thread"], envelope, env)
+        return None
+    return _knock_codex(door["thread"], envelope, env, wake)
 
 
 def not_answered(peer, reason):
@@ -108,10 +109,10 @@ def _socket_failure(error):
     return error.strerror or str(error)
 
 
-def _knock_codex(thread, envelope, env):
+def _knock_codex(thread, envelope, env, wake):
     import subprocess
 
-    argv = [find_codex(env), "queue", "--thread", thread, "--message", envelope]
+    argv = [find_codex(env), "queue", *(["--resume"] if wake else []), "--thread", thread, "--message", envelope]
     try:
         child = subprocess.Popen(
             argv,
@@ -133,6 +134,22 @@ def _knock_codex(thread, envelope, env):
         # codex queue stores the letter last, once the thread was found: a failure means
         # it took nothing, and what helps is a fresh door.
         raise not_answered("codex", f"codex queue exited {status}{_codex_said(said)}")
+    return _resumed(said) if wake else None
+
+
+def _resumed(stderr):
+    """What came of the resume, from the warning codex queue prints when it stored the letter
+    but could not have its daemon load the thread (it names the thread: never shown)."""
+    from postbag.codex_records import LOADED_ELSEWHERE, NO_DAEMON_ANSWER, NOT_WOKEN, WOKEN
+
+    text = stderr.decode(errors="replace")
+    if "could not resume thread" not in text:
+        return WOKEN
+    if "start a local daemon" in text:
+        return NO_DAEMON_ANSWER
+    if "already has an active writer" in text:
+        return LOADED_ELSEWHERE
+    return NOT_WOKEN
 
 
 def _finish(child, seconds):

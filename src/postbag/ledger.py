@@ -183,7 +183,8 @@ class Ledger:
         for later in self._records_from(end + 1, number + 1):
             sent += later["kind"] == "letter"
             closed = closed or later["kind"] == "close"
-        return Exchange(record["limit"], sent, closed=bool(closed))
+        # Only `open --no-wake` records "wake", as false: an open record of 1.0 wakes.
+        return Exchange(record["limit"], sent, closed=bool(closed), wakes=record.get("wake") is not False)
 
     def _records_from(self, start, number):
         """Every record from byte `start`, line `number`, to the end, validated, read a piece at a time."""
@@ -260,10 +261,11 @@ class Ledger:
 class Exchange:
     """What the human granted with the latest `open`, and what became of it."""
 
-    __slots__ = ("closed", "granted", "opened", "sent")
+    __slots__ = ("closed", "granted", "opened", "sent", "wakes")
 
-    def __init__(self, granted, sent, *, closed=False, opened=True):
+    def __init__(self, granted, sent, *, closed=False, opened=True, wakes=True):
         self.granted, self.sent, self.closed, self.opened = granted, sent, closed, opened
+        self.wakes = wakes  # whether its letters wake a thread no running codex has loaded
 
     @property
     def left(self):

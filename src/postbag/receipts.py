@@ -65,62 +65,62 @@ def of(letter, joined, env):
     return reader.receipt(letter, joined, env)
 
 
-def at_once(recipient, joined, env):
-    """What the recipient's records already say, at the moment of sending, of a letter to
-    the door `joined` that its session will not take soon; None when they say nothing.
-    Nothing here waits: whether the session took it belongs to the receipt, asked later."""
-    if joined is None:
-        return None
-    return _at_once_of(recipient)(joined, env)
-
-
-def _at_once_of(recipient):
-    """The reader function `at_once` calls for `recipient`, its module imported now."""
-    if recipient == "claude":
-        from postbag import claude_records
-
-        return claude_records.refused_at_once
-    from postbag import codex_records
-
-    return codex_records.waits_at_once
-
-
-def reachability(peer, joined, env):
-    """Whether `peer`'s door, its join record `joined`, can take a letter now, in words."""
-    if peer == "claude":
-        from postbag import claude_records as reader
-    else:
-        from postbag import codex_records as reader
+def reachability(peer, joined, env, wakes=True):
+    """Whether `peer`'s door, its join record `joined`, can take a letter now, in words;
+    `wakes`: whether the open exchange wakes a thread no running codex has loaded."""
     try:
-        return reader.reachability(joined, env)
+        if peer == "claude":
+            from postbag import claude_records
+
+            return claude_records.reachability(joined, env)
+        from postbag import codex_records
+
+        return codex_records.reachability(joined, env, wakes)
     except OSError as error:  # a record that cannot be read is something not known, not a failure
         return f"whether {peer} can take a letter now cannot be told ({error.strerror})"
 
 
+def look_beside(recipient, joined, env, wakes):
+    """What a send looks at in the recipient's records around its knock: for codex, whether
+    to wake the thread (codex_records.Wake); for claude, whether its settings keep the
+    letter out (Beside). Either has `resume` and `words(answer)`, None when nothing is to
+    be said; nothing here waits for the session to take the letter, which is the receipt's."""
+    if joined is None:
+        return Beside(None, joined, env)
+    if recipient == "codex":
+        from postbag.codex_records import Wake
+
+        return Wake(joined, env, wakes)
+    from postbag.claude_records import refused_at_once
+
+    return Beside(refused_at_once, joined, env)
+
+
 class Beside:
-    """`at_once`, worked out on a thread of its own while the door takes the letter: some
-    kernels make a process's first read of /proc/locks cost more than the send may
-    spend (15 ms), and a knock on Codex's door takes longer than that anyway."""
+    """`look(joined, env)`, worked out on a thread of its own while the door takes the
+    letter: some kernels make a process's first read of /proc/locks cost more than the
+    send may spend (15 ms)."""
 
     WAIT = 1.0  # seconds, at most, once the letter is recorded: a slow disk must not hold the send
+    resume = False
 
-    def __init__(self, recipient, joined, env):
+    def __init__(self, look, joined, env):
         from postbag.doors import start_beside_the_append
 
         self.said = None
-        # Imported here, on the main thread: a thread that imports while a refused send's
-        # interpreter shuts down can crash it (seen as SIGSEGV from postbag.pyz's loader).
-        reader = _at_once_of(recipient)
 
-        def look():
+        def work():
             try:
-                self.said = None if joined is None else reader(joined, env)
+                self.said = None if look is None else look(joined, env)
             except Exception:  # noqa: S110 - a note that cannot be had is left out, not a failure
                 pass
 
-        self._thread = start_beside_the_append(look)
+        # The reader was imported by the caller, on the main thread: a thread that imports
+        # while a refused send's interpreter shuts down can crash it (seen as SIGSEGV from
+        # postbag.pyz's loader).
+        self._thread = start_beside_the_append(work)
 
-    def words(self):
+    def words(self, answer=None):
         self._thread.join(self.WAIT)
         return self.said
 

@@ -66,20 +66,22 @@ def join(env, peer, door, *, again=True):
     return Done(f"{peer} joined", which_ledger(bag, env))
 
 
-def open_exchange(env, limit):
-    """Grant `limit` letters; its news says who has yet to join."""
+def open_exchange(env, limit, *, wake=True):
+    """Grant `limit` letters, which wake a thread no running codex has loaded unless not
+    `wake`; its news says who has yet to join, and whether each joined door can take a letter."""
     from postbag.guards import require_human
 
     require_human("open", env)
     with _ledger(env, write=True, create=True) as bag:
-        _write_record(bag, "open", limit=limit)
+        _write_record(bag, "open", limit=limit, **({} if wake else {"wake": False}))
         joins = bag.latest_joins()
     from postbag.receipts import reachability as door_now  # only where a door's records are read
 
     # Read outside the lock, as receipts are: the vendors' records are theirs.
     absent = [peer for peer, joined in joins.items() if joined is None]
-    doors = [door_now(peer, joined, env) for peer, joined in joins.items() if joined is not None]
-    return Done(f"exchange open: {limit} letters", which_ledger(bag, env), _not_joined(absent), *doors)
+    doors = [door_now(peer, joined, env, wake) for peer, joined in joins.items() if joined is not None]
+    opened = f"exchange open: {limit} letters" + ("" if wake else ", which wake no codex thread")
+    return Done(opened, which_ledger(bag, env), _not_joined(absent), *doors)
 
 
 def reachability_of(env, peer):
@@ -89,8 +91,8 @@ def reachability_of(env, peer):
     with _ledger(env) as bag:
         if bag.fd is None:
             return None
-        joined = bag.latest_join(peer)
-    return f"{peer} has not joined" if joined is None else door_now(peer, joined, env)
+        joined, wakes = bag.latest_join(peer), bag.exchange().wakes
+    return f"{peer} has not joined" if joined is None else door_now(peer, joined, env, wakes)
 
 
 def _not_joined(absent):
@@ -142,13 +144,14 @@ def send(env, sender, recipient, body, *, handed_over=None, sender_door=None):  
         number, left = bag.next_number, exchange.left - 1
         named = None if is_default(path, env) else path
         text = envelope.wrap(number, sender, body, last=left == 0, ledger_path=named, answer_by=joined.get("via"))
-        from postbag.receipts import Beside
+        from postbag.receipts import look_beside
 
-        looked = Beside(recipient, joined, env)  # what the recipient's records say, read while the door works
+        looked = look_beside(recipient, joined, env, exchange.wakes)  # the recipient's records, around the knock
         try:
-            doors.knock(recipient, records.door_of(joined), text, env, sandboxed=sandboxed)
+            door = records.door_of(joined)
+            answer = doors.knock(recipient, door, text, env, sandboxed=sandboxed, wake=looked.resume)
         except Refusal:
-            looked.words()  # the look ends before the refusal does: no thread outlives it into shutdown
+            looked.words(None)  # the look ends before the refusal does: no thread outlives it into shutdown
             raise
         if handed_over is not None:
             handed_over()
@@ -159,7 +162,7 @@ def send(env, sender, recipient, body, *, handed_over=None, sender_door=None):  
                 f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
                 f"do not resend before checking {recipient}'s session"
             ) from None
-    said = looked.words()
+    said = looked.words(answer)
     delivered = f"{receipt}letter {number} delivered to {recipient}, {left} left" + (f"; {said}" if said else "")
     return Done(delivered, which_ledger(bag, env))
 
@@ -229,6 +232,7 @@ def standing(bag):
     else:
         state = f"exchange of {exchange.granted} letters, {exchange.sent} sent, "
         state += STANDING.get(exchange.stop) or f"{exchange.left} left"
+        state += "" if exchange.wakes else ", waking no codex thread"
     peers = [
         f"{peer} has not joined" if joined is None else f"{peer} joined {one_line(joined['at'])}"
         for peer, joined in bag.latest_joins().items()

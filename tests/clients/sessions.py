@@ -113,6 +113,59 @@ class CodexHome:
             child.wait()
         return os.path.basename(new.pop())[-len("00000000-0000-0000-0000-000000000000.jsonl") : -len(".jsonl")]
 
+    def finished_thread(self, env, model, prompt="Wait for letters."):
+        """A thread whose `codex exec` run ran its turn to the end on the stand-in `model`,
+        as exec leaves one (approvals never asked); its id."""
+        before = set(self._rollouts())
+        argv = [codex_binary(), "exec", "--skip-git-repo-check", "-c", f'model_providers.standin.base_url="{model.url}/v1"']
+        ran = subprocess.run(
+            self.namespace.inside([*argv, prompt]),
+            env={**env, **self.env},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if ran.returncode:
+            raise RuntimeError(f"codex exec failed: {ran.stderr[-2000:]}")
+        [new] = set(self._rollouts()) - before
+        return os.path.basename(new)[-len("00000000-0000-0000-0000-000000000000.jsonl") : -len(".jsonl")]
+
+    def start_daemon(self, env, model):
+        """Codex's app-server daemon for this home, as `codex app-server daemon start` starts
+        it, inside the namespace, its threads' model the stand-in `model`."""
+        with open(os.path.join(self.home, "config.toml")) as file:
+            config = file.read()
+        with open(os.path.join(self.home, "config.toml"), "w") as file:
+            file.write(config.replace('base_url = "http://127.0.0.1:9/v1"', f'base_url = "{model.url}/v1"'))
+        started = subprocess.run(
+            self.namespace.inside([codex_binary(), "app-server", "daemon", "start"]),
+            env={**env, **self.env},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if started.returncode or json.loads(started.stdout.splitlines()[-1]).get("status") != "started":
+            raise RuntimeError(f"codex's daemon did not start: {started.stdout[-500:]} {started.stderr[-2000:]}")
+
+    def stop_daemon(self, env):
+        """`codex app-server daemon stop`, then every process left running from the copy of
+        codex the daemon keeps in this home (its pid-update-loop outlives the stop)."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            subprocess.run(
+                self.namespace.inside([codex_binary(), "app-server", "daemon", "stop"]),
+                env={**env, **self.env},
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=WAIT,
+            )
+        kept = os.path.join(self.home, "packages") + os.sep
+        for pid in (int(name) for name in os.listdir("/proc") if name.isdigit()):
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{pid}/exe").startswith(kept):
+                    os.kill(pid, signal.SIGKILL)
+
     def register_postbag(self, argv, env=None):
         """postbag's MCP server in config.toml, as README gives it: `argv` starts `postbag
         mcp`, and `env` holds its variables (Codex passes a server none of its own but

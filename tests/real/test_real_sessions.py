@@ -170,7 +170,6 @@ def test_inside_codexs_sandbox_the_socket_and_the_ledger_refusals_say_sandbox(re
 def test_claudes_cross_session_setting_decides_what_the_session_does_with_a_letter(
     real, claude, codex_home, model, setting
 ):
-
     session = claude(crossSessionInbound=setting)
     thread = codex_home.new_thread(real.env)
     join_both(real, session, thread)

@@ -1,0 +1,130 @@
+"""Waking a Codex thread nobody has loaded, on the real clients: Codex's own daemon loads
+a thread whose exec run ended when `codex queue --resume` asks it to, and its model
+answers through postbag's MCP door; a thread that may ask for approvals, a stopped
+daemon and the human's --no-wake leave the letter waiting, each said with what to do."""
+
+import re
+
+import pytest
+from helpers import TIMESTAMP
+from sessions_helpers import claude_variables, join_both
+from test_real_mcp import mcp_server
+
+RESUMED = "(in the app or editor, or with codex resume)"
+NO_DAEMON = (
+    "codex's daemon, which wakes it, is not running: once the human runs codex app-server daemon start, the next "
+    "letter wakes the thread, with any letters waiting for it"
+)
+WOKEN = "codex's daemon woke the thread to take it"
+ASKS = (
+    "postbag does not wake it: the thread asks for approvals (approval_policy on-request), and nobody could give "
+    f"one to a woken turn; it is taken when the thread is resumed where a person can approve {RESUMED}"
+)
+
+
+@pytest.fixture
+def daemon(real, codex_home, codex_model):
+    """Starts Codex's app-server daemon for the test's Codex home; stopped, every process of it, after."""
+    started = []
+
+    def start():
+        codex_home.start_daemon(real.env, codex_model)
+        started.append(True)
+
+    yield start
+    if started:
+        codex_home.stop_daemon(real.env)
+
+
+def door_line(real, peer, *args, env=None):
+    said = real.run("open", *args, env=env).stderr.splitlines()
+    [line] = [line for line in said if line.startswith((f"postbag: {peer}", f"postbag: whether {peer}"))]
+    return line.removeprefix("postbag: ")
+
+
+def receipts(real, env):
+    return real.ok("receipts", env=env).splitlines()
+
+
+def test_a_thread_whose_codex_exec_ended_is_woken_and_answers_through_the_mcp_door(
+    real, claude, codex_home, codex_model, daemon
+):
+    session = claude()
+    inside_claude = claude_variables(session)
+    real.ok("join", "claude", env=inside_claude)
+    codex_home.register_postbag(*mcp_server(real))
+    codex_home.finished_thread(real.env, codex_model, "Call: join")  # it joins through the door, and ends
+    daemon()
+    assert door_line(real, "codex", "2") == (
+        "codex can take a letter now: no running codex has its thread loaded, and the next letter wakes it through "
+        "codex's daemon, with any letters waiting for it"
+    )
+    sent = real.ok("send", "codex", "Where does the parser drop errors?", env=inside_claude)
+    assert sent == f"letter 4 delivered to codex, 1 left; {WOKEN}\n"
+    # The woken turn's model answers with the door's tool, from the server the daemon started.
+    answer = "\n\n" + codex_model.agent.answer
+    session.wait_for(lambda: any(text.endswith(answer) for text in session.letters()), "codex's answer")
+    [line] = receipts(real, inside_claude)
+    assert re.fullmatch(rf"letter 4 claude -> codex: answered by letter 5, taken at {TIMESTAMP}", line), line
+
+
+def test_with_codexs_daemon_stopped_the_letter_waits_with_what_to_do_and_is_taken_once_it_runs(
+    real, claude, codex_home, codex_model, daemon
+):
+    session = claude()
+    thread = codex_home.finished_thread(real.env, codex_model)
+    join_both(real, session, thread)
+    inside_claude = claude_variables(session)
+    assert door_line(real, "codex", "2") == (
+        f"codex's letters will wait: no running codex has its thread loaded, and {NO_DAEMON}"
+    )
+    # The words come from codex queue's own warning, which names the thread: never shown.
+    sent = real.ok("send", "codex", "First, while nothing can wake you.", env=inside_claude)
+    assert sent == (
+        f"letter 4 delivered to codex, 1 left; but it waits in codex's queue: no running codex has the thread "
+        f"loaded, and {NO_DAEMON}\n"
+    )
+    assert len(codex_home.queued(thread)) == 1
+    assert receipts(real, inside_claude) == [
+        f"letter 4 claude -> codex: waiting: in codex's queue for the thread, which no running codex has loaded: "
+        f"{NO_DAEMON}"
+    ]
+    daemon()  # as the human was told; the waiting letter goes with the next one
+    assert real.ok("send", "codex", "Second, the last.", env=inside_claude) == f"letter 5 delivered to codex, 0 left; {WOKEN}\n"
+    session.wait_for(lambda: codex_home.queued(thread) == [], "both letters taken")
+    lines = real.ok("receipts", "2", env=inside_claude).splitlines()
+    assert [re.fullmatch(rf"letter \d claude -> codex: taken at {TIMESTAMP}", line) is not None for line in lines] == [
+        True,
+        True,
+    ], lines
+
+
+def test_a_thread_that_may_ask_for_an_approval_and_an_exchange_opened_not_to_wake_leave_letters_waiting(
+    real, claude, codex_home, codex_model, codex_session, daemon
+):
+    session = claude()
+    inside_claude = claude_variables(session)
+    daemon()
+    # A thread the person worked in, asking for approvals as Codex's terminal does; then closed.
+    terminal = codex_home.new_thread(real.env)
+    codex_session(terminal, approval="on-request", sandbox="workspace-write").stop()
+    join_both(real, session, terminal)
+    assert door_line(real, "codex", "4") == f"codex's letters will wait: no running codex has its thread loaded, and {ASKS}"
+    sent = real.ok("send", "codex", "Would you hang?", env=inside_claude)
+    assert sent == f"letter 4 delivered to codex, 3 left; but it waits in codex's queue: no running codex has the thread loaded, and {ASKS}\n"
+    assert len(codex_home.queued(terminal)) == 1  # nothing was asked of the daemon: nothing can take it
+    # The human's switch: a thread the daemon could wake, left waiting all the same.
+    ended = codex_home.finished_thread(real.env, codex_model)
+    real.ok("join", "codex", env={"CODEX_THREAD_ID": ended})
+    not_waking = (
+        f"this exchange wakes no thread (it was opened with --no-wake): it is taken when the thread is resumed {RESUMED}"
+    )
+    assert door_line(real, "codex", "2", "--no-wake") == (
+        f"codex's letters will wait: no running codex has its thread loaded, and {not_waking}"
+    )
+    sent = real.ok("send", "codex", "Wait for the person.", env=inside_claude)
+    assert sent == (
+        f"letter 7 delivered to codex, 1 left; but it waits in codex's queue: no running codex has the thread "
+        f"loaded, and {not_waking}\n"
+    )
+    assert len(codex_home.queued(ended)) == 1
