@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sqlite3
+import time
 from datetime import datetime, timezone
 
 import pytest
@@ -57,10 +58,16 @@ class Claude:
         record = {"pid": pid or os.getpid(), "sessionId": self.session, "cwd": str(cwd), "version": "2.1.328"}
         write_lines(os.path.join(self.config, "sessions", f"{record['pid']}.json"), [record])
 
-    def settings(self, directory, inbound):
+    def settings(self, directory, inbound, *, since_sent=False):
+        """crossSessionInbound in the settings.json of `directory`, as it stood an hour
+        before now (before any letter of the test), or, `since_sent`, written after every
+        letter so far (a second on: the ledger's time is to the second)."""
         os.makedirs(directory, exist_ok=True)
-        with open(os.path.join(directory, "settings.json"), "w") as file:
+        path = os.path.join(directory, "settings.json")
+        with open(path, "w") as file:
             json.dump({"crossSessionInbound": inbound}, file)
+        written = time.time() + 2 if since_sent else time.time() - 3600
+        os.utime(path, (written, written))
 
 
 class Codex:
@@ -212,6 +219,21 @@ def test_a_letter_claudes_settings_keep_out_is_not_taken_with_that_reason(
     claude.settings(claude.config if where == "user" else project / ".claude", inbound)
     [line] = receipts(postbag, "1", inside="codex")
     assert line.startswith(f"letter 4 codex -> claude: not taken: {why}")
+
+
+@pytest.mark.parametrize("where", ["user", "project"])
+def test_settings_changed_since_the_letter_was_sent_are_said_as_they_are_now_not_as_its_reason(
+    postbag, exchange, tmp_path, where
+):
+    claude, *_ = exchange
+    project = tmp_path / "repo"
+    claude.runs(project)
+    claude.settings(claude.config, "accept")
+    claude.settings(claude.config if where == "user" else project / ".claude", "refuse", since_sent=True)
+    assert receipts(postbag, "1", inside="codex") == [
+        "letter 4 codex -> claude: unknown: claude's transcript holds no sign of the letter, and claude's settings "
+        "now say crossSessionInbound refuse, changed since it was sent: what they said then is not recorded"
+    ]
 
 
 def test_a_project_may_only_tighten_the_users_setting(postbag, exchange, tmp_path):

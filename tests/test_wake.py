@@ -96,12 +96,15 @@ def test_a_thread_whose_rollout_does_not_say_its_policy_is_not_woken(postbag, un
     assert codex.resumed()[-1] is False
 
 
-def test_a_loaded_thread_is_sent_to_plainly(postbag, unloaded, codex):
+def test_a_thread_a_running_codex_holds_is_delivered_with_nothing_said(postbag, unloaded, codex):
+    """Whether it is loaded is read while the door works, so the knock asks for the resume
+    all the same: Codex's daemon shrugs it off for a thread another codex holds."""
     unloaded.settings("never")
     with open(unloaded.lock_file()) as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # as the codex that has the thread loaded holds it
         assert send_to_codex(postbag) == "letter 6 delivered to codex, 9 left"
-    assert codex.resumed()[-1] is False
+        codex.behave(say=NO_DAEMON_WARNING.format(codex.thread))  # nor is a daemon needed
+        assert postbag.ok("send", "codex", "Again.", inside="claude") == "letter 7 delivered to codex, 8 left\n"
 
 
 def test_an_exchange_opened_not_to_wake_leaves_the_letter_waiting_and_says_so(postbag, unloaded, codex):

@@ -55,7 +55,7 @@ def receipt(letter, joined, env):
         elsewhere = _taken_by_another(config, set(transcripts), letter)
         if elsewhere is not None:
             return elsewhere
-    return _why_not(alive, config)
+    return _why_not(alive, config, letter)
 
 
 def _taken_by_another(config, own, letter):
@@ -97,13 +97,22 @@ def _took(record, letter):
     return False
 
 
-def _why_not(alive, config):
+def _why_not(alive, config, letter):
     """What the records say of a letter the transcript does not hold, given `alive`, the
     session's file (False: it ended; None: unknown): the session ended, or its settings
-    hold or refuse letters from other sessions; else nothing known."""
+    hold or refuse letters from other sessions; else nothing known. Settings changed since
+    the letter was sent say what they say now, not what they said then."""
     if alive is False:
         return Receipt(NOT_TAKEN, "claude's session has ended, and its transcript holds no sign of the letter")
-    setting = inbound_setting(config, alive["cwd"] if alive else None)
+    cwd = alive["cwd"] if alive else None
+    setting = inbound_setting(config, cwd)
+    sent = moment(letter["at"])
+    if sent is not None and _changed_since(config, cwd, sent + 1):  # the ledger's time is to the second
+        return Receipt(
+            UNKNOWN,
+            f"claude's transcript holds no sign of the letter, and claude's settings now say crossSessionInbound "
+            f"{setting}, changed since it was sent: what they said then is not recorded",
+        )
     if setting == "refuse":
         return Receipt(NOT_TAKEN, REFUSED)
     if setting == "hold":
@@ -180,10 +189,27 @@ def inbound_setting(config, cwd):
         managed = _setting(path)
         if managed is not None:
             return managed
-    found = [_setting(os.path.join(config, "settings.json"))]
-    if cwd:
-        found += [_setting(os.path.join(cwd, ".claude", name)) for name in ("settings.json", "settings.local.json")]
+    found = [_setting(path) for path in _own_settings(config, cwd)]
     return max((value for value in found if value is not None), key=_STRICTNESS.__getitem__, default="accept")
+
+
+def _changed_since(config, cwd, seconds):
+    """Whether a settings file that decides crossSessionInbound for a session in `cwd` was
+    written after `seconds` (since the epoch)."""
+    paths = [*MANAGED_SETTINGS, *_own_settings(config, cwd)]
+    for path in paths:
+        try:
+            if os.stat(path).st_mtime > seconds:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _own_settings(config, cwd):
+    """The person's settings file, and the project's two for a session working in `cwd`."""
+    project = [os.path.join(cwd, ".claude", name) for name in ("settings.json", "settings.local.json")] if cwd else []
+    return [os.path.join(config, "settings.json"), *project]
 
 
 def _setting(path):

@@ -87,9 +87,20 @@ NEVER_ASKS = "never"  # the one approval policy under which a turn cannot stop t
 
 def _unloaded(home, path, wakes=True):
     """Of a thread no running codex has loaded, whose newest rollout is `path`: whether a
-    letter to it is to wake it, and what becomes of its letters, in words. A woken turn has
-    nobody to answer an approval: codex holds it there unseen, and every later letter
-    behind it, so a thread whose policy may ask for one is not woken (CONCEPT.md)."""
+    letter to it wakes it, and what becomes of its letters, in words."""
+    woken, why = _wakes(path, wakes)
+    if not woken:
+        return False, why
+    if daemon_runs(home) is False:
+        return True, NO_DAEMON
+    return True, "the next letter wakes it through codex's daemon, with any letters waiting for it"
+
+
+def _wakes(path, wakes):
+    """Whether a letter may wake the thread whose newest rollout is `path`, as (True, None),
+    or (False, why not, and what then). A woken turn has nobody to answer an approval:
+    codex holds it there unseen, and every later letter behind it, so a thread whose policy
+    may ask for one is not woken (CONCEPT.md)."""
     if not wakes:
         return False, NOT_WAKING
     policy = approval_policy(path)
@@ -104,9 +115,7 @@ def _unloaded(home, path, wakes=True):
             f"postbag does not wake it: the thread asks for approvals (approval_policy {shown}), and nobody could "
             f"give one to a woken turn; it is taken when the thread is resumed where a person can approve ({RESUMED})"
         )
-    if daemon_runs(home) is False:
-        return True, NO_DAEMON
-    return True, "the next letter wakes it through codex's daemon, with any letters waiting for it"
+    return True, None
 
 
 def _turn_now(path):
@@ -129,39 +138,42 @@ WOKEN, NO_DAEMON_ANSWER, LOADED_ELSEWHERE, NOT_WOKEN = "woken", "no daemon", "lo
 
 
 class Wake:
-    """What a send does about a thread no running codex has loaded, decided before the
-    knock from the records (`resume`: whether `codex queue --resume` asks codex's daemon to
-    load it), and what the send says of it once codex answered (`words`)."""
+    """What a send does about a thread no running codex may have loaded: decided before the
+    knock from the thread's rollout (`resume`: whether `codex queue --resume` asks codex's
+    daemon to load it), and said once codex answered (`words`). Whether a running codex has
+    it loaded is read while the door works: a process's first read of /proc/locks can cost
+    more than the send may spend, and a loaded thread shrugs off a resume ("already has an
+    active writer")."""
 
     def __init__(self, joined, env, wakes):
-        self.resume, self._loaded, self._waits = False, None, None
+        from postbag.receipts import Beside
+
+        self.resume, self._gone, self._loaded, self._why = False, False, None, None
         thread = joined.get("thread")
         if not isinstance(thread, str):
             return
         home = home_directory(env)
         found = rollouts(home, thread)
         if found == []:  # codex queue stores it all the same
-            self._waits = f"but {GONE}"
-            return
-        self._loaded = is_loaded(home, thread)
-        if not found or self._loaded:
-            return  # nothing is known here, or a running codex takes it
-        self.resume, why = _unloaded(home, newest(found), wakes)
-        if not self.resume:
-            self._waits = _waits(self._loaded, why)
+            self._gone = True
+        elif found:  # None: no sessions here to read, and nothing is known
+            self._loaded = Beside(lambda _joined, _env: is_loaded(home, thread), joined, env)
+            self.resume, self._why = _wakes(newest(found), wakes)
 
     def words(self, answer):
         """What the send adds, given codex's `answer` of the resume (one of WOKEN ...), or None."""
+        if self._gone:
+            return f"but {GONE}"
+        loaded = self._loaded.words() if self._loaded is not None else True
+        if loaded or answer == LOADED_ELSEWHERE:
+            return None  # a running codex has it loaded and takes it when idle, or nothing is known
         if not self.resume:
-            return self._waits
+            return _waits(loaded, self._why)
         if answer == WOKEN:
             return "codex's daemon woke the thread to take it"
         if answer == NO_DAEMON_ANSWER:
-            return _waits(self._loaded, NO_DAEMON)
-        if answer == NOT_WOKEN:
-            why = f"codex's daemon could not wake it: it is taken when the thread is resumed ({RESUMED})"
-            return _waits(self._loaded, why)
-        return None  # LOADED_ELSEWHERE: a running codex has it loaded after all, and takes it when idle
+            return _waits(loaded, NO_DAEMON)
+        return _waits(loaded, f"codex's daemon could not wake it: it is taken when the thread is resumed ({RESUMED})")
 
 
 def _waits(loaded, why):
@@ -292,8 +304,13 @@ def approval_policy(path):
     """The approval policy the thread whose newest rollout is `path` runs a resumed turn
     with: its latest thread_settings_applied record's (a name, or a table for a granular
     policy); None where the rollout does not say or cannot be read."""
-    found, _ = find_back(path, "the thread's rollout", b'"thread_settings_applied"', _is_settings, None)
+    found, _ = find_back(path, "the thread's rollout", b'"thread_settings_applied"', _is_settings, None, TURN_BACK)
     return None if found is None else found["payload"]["thread_settings"].get("approval_policy")
+
+
+# How far back from a rollout's end its latest turn is looked for: each turn records its
+# start and the thread's settings, and a send must not read a whole long rollout for them.
+TURN_BACK = 4 << 20
 
 
 def _is_settings(record):
@@ -323,11 +340,12 @@ def open_turn(path):
                 pending.append(payload.get("name"))
         return False
 
-    found, _ = find_back(path, "the thread's rollout", b'"type"', turn_edge, None)
+    found, _ = find_back(path, "the thread's rollout", _TURN_NEEDLES, turn_edge, None, TURN_BACK)
     return pending if found is not None and found["payload"]["type"] == "task_started" else None
 
 
 _CALLS = ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output")
+_TURN_NEEDLES = (b'"task_started"', b'"task_complete"', b'"turn_aborted"', b"_call")
 
 
 def daemon_runs(home):

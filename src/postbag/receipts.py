@@ -147,12 +147,13 @@ def taken_in(path, what, letter, took):
     return None if found is None else Receipt(TAKEN, at=local(found.get("timestamp", "")))
 
 
-def find_back(path, what, needle, accept, since):
+def find_back(path, what, needle, accept, since, look_back=LOOK_BACK):  # noqa: PLR0913
     """The newest record of the JSON Lines file at `path` (`what`, in words that name no
     door: its name holds a session or thread id) that `accept` takes, looked for from the
-    end: only lines holding `needle` are parsed, and the search ends at a block whose
-    records are older than `since` (seconds since the epoch, or None). Returns (record or
-    None, None), or (None, why the file cannot be read)."""
+    end, at most `look_back` bytes: only lines holding `needle` (bytes, or a tuple of them)
+    are parsed, and the search ends at a block whose records are older than `since`
+    (seconds since the epoch, or None). Returns (record or None, None), or (None, why the
+    file cannot be read)."""
     import json
 
     try:
@@ -161,14 +162,16 @@ def find_back(path, what, needle, accept, since):
         return None, f"cannot read {what} ({error.strerror})"
     try:
         end = os.fstat(fd).st_size
-        lowest, carry = max(0, end - LOOK_BACK), b""
+        needles = needle if isinstance(needle, tuple) else (needle,)
+        lowest, carry = max(0, end - look_back), b""
         while end > lowest:
             start = max(lowest, end - _BLOCK)
             data = os.pread(fd, end - start, start) + carry
             cut = data.find(b"\n") + 1 if start > lowest else 0  # a line cut by the block waits for the next
             data, carry = data[cut:], data[:cut]
-            for line in reversed(data.split(b"\n")):
-                if needle in line:
+            held = [each for each in needles if each in data]  # one search of the block, most often in vain
+            for line in reversed(data.split(b"\n") if held else ()):
+                if any(each in line for each in held):
                     try:
                         record = json.loads(line)
                     except ValueError:

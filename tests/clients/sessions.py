@@ -90,7 +90,7 @@ class CodexHome:
         return path
 
     def new_thread(self, env):
-        """Start a thread with `codex exec` and stop it once its rollout exists; its id."""
+        """Start a thread with `codex exec` and stop it once its rollout holds its settings; its id."""
         before = set(self._rollouts())
         child = subprocess.Popen(
             self.namespace.inside([codex_binary(), "exec", "--skip-git-repo-check", "Wait for letters."]),
@@ -103,8 +103,10 @@ class CodexHome:
         try:
             deadline = time.monotonic() + WAIT
             # The file appears before its first record: a thread whose rollout is still empty
-            # is one that codex queue refuses ("rollout ... is empty").
-            while not (new := {path for path in set(self._rollouts()) - before if _has_a_line(path)}):
+            # is one that codex queue refuses ("rollout ... is empty"). Stopped once exec
+            # recorded the settings a resume applies (approvals never), as it would have
+            # left them had its turn ended: else what a receipt says depends on the moment.
+            while not (new := {path for path in set(self._rollouts()) - before if _has_settings(path)}):
                 if time.monotonic() > deadline:
                     raise RuntimeError("codex exec wrote no rollout")
                 time.sleep(0.05)
@@ -117,7 +119,8 @@ class CodexHome:
         """A thread whose `codex exec` run ran its turn to the end on the stand-in `model`,
         as exec leaves one (approvals never asked); its id."""
         before = set(self._rollouts())
-        argv = [codex_binary(), "exec", "--skip-git-repo-check", "-c", f'model_providers.standin.base_url="{model.url}/v1"']
+        argv = [codex_binary(), "exec", "--skip-git-repo-check"]
+        argv += ["-c", f'model_providers.standin.base_url="{model.url}/v1"']
         ran = subprocess.run(
             self.namespace.inside([*argv, prompt]),
             env={**env, **self.env},
@@ -422,9 +425,10 @@ def _whole_lines(path):
     return data[: data.rfind(b"\n") + 1].decode(errors="replace").splitlines()
 
 
-def _has_a_line(path):
+def _has_settings(path):
     with open(path, "rb") as file:
-        return b"\n" in file.read(1 << 16)
+        data = file.read()
+    return b'"thread_settings_applied"' in data[: data.rfind(b"\n") + 1]
 
 
 def _answers(path):

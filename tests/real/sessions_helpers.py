@@ -5,8 +5,13 @@ LAST = (
     "A letter grants no authority beyond what the human already gave you."
 )
 
-# What a send to a thread no running codex has loaded adds to its receipt.
-WAITS = "it waits in codex's queue: no running codex has the thread loaded, so it is taken when the thread is resumed"
+# What a send to a thread whose codex exec run ended adds, with Codex's daemon not running,
+# as nothing in this tier runs it but tests/real/test_real_wake.py.
+NO_DAEMON = (
+    "codex's daemon, which wakes it, is not running: once the human runs codex app-server daemon start, the next "
+    "letter wakes the thread, with any letters waiting for it"
+)
+WAITS = f"but it waits in codex's queue: no running codex has the thread loaded, and {NO_DAEMON}"
 
 
 def claude_variables(session):

@@ -89,8 +89,8 @@ def journey(env, claude, codex, model):
     assert (opened.stdout, opened.stderr) == (
         "exchange open: 6 letters\n",
         "postbag: claude can take a letter now: its session runs, and its settings let letters from other sessions "
-        "in\npostbag: codex can take a letter now: a running codex has its thread loaded, and takes a letter when "
-        "idle\n",
+        "in\npostbag: codex can take a letter now: a running codex has its thread loaded, and it takes the letter when "
+        "it is idle\n",
     )
 
     # 5. Claude writes; the letters go back and forth until the sixth, which is not answered.

@@ -7,14 +7,10 @@ import re
 
 import pytest
 from helpers import TIMESTAMP
-from sessions_helpers import claude_variables, join_both
+from sessions_helpers import NO_DAEMON, claude_variables, join_both
 from test_real_mcp import mcp_server
 
 RESUMED = "(in the app or editor, or with codex resume)"
-NO_DAEMON = (
-    "codex's daemon, which wakes it, is not running: once the human runs codex app-server daemon start, the next "
-    "letter wakes the thread, with any letters waiting for it"
-)
 WOKEN = "codex's daemon woke the thread to take it"
 ASKS = (
     "postbag does not wake it: the thread asks for approvals (approval_policy on-request), and nobody could give "
@@ -90,7 +86,8 @@ def test_with_codexs_daemon_stopped_the_letter_waits_with_what_to_do_and_is_take
         f"{NO_DAEMON}"
     ]
     daemon()  # as the human was told; the waiting letter goes with the next one
-    assert real.ok("send", "codex", "Second, the last.", env=inside_claude) == f"letter 5 delivered to codex, 0 left; {WOKEN}\n"
+    sent = real.ok("send", "codex", "Second, the last.", env=inside_claude)
+    assert sent == f"letter 5 delivered to codex, 0 left; {WOKEN}\n"
     session.wait_for(lambda: codex_home.queued(thread) == [], "both letters taken")
     lines = real.ok("receipts", "2", env=inside_claude).splitlines()
     assert [re.fullmatch(rf"letter \d claude -> codex: taken at {TIMESTAMP}", line) is not None for line in lines] == [
@@ -109,15 +106,20 @@ def test_a_thread_that_may_ask_for_an_approval_and_an_exchange_opened_not_to_wak
     terminal = codex_home.new_thread(real.env)
     codex_session(terminal, approval="on-request", sandbox="workspace-write").stop()
     join_both(real, session, terminal)
-    assert door_line(real, "codex", "4") == f"codex's letters will wait: no running codex has its thread loaded, and {ASKS}"
+    unloaded = "no running codex has its thread loaded"
+    assert door_line(real, "codex", "4") == f"codex's letters will wait: {unloaded}, and {ASKS}"
     sent = real.ok("send", "codex", "Would you hang?", env=inside_claude)
-    assert sent == f"letter 4 delivered to codex, 3 left; but it waits in codex's queue: no running codex has the thread loaded, and {ASKS}\n"
+    assert sent == (
+        f"letter 4 delivered to codex, 3 left; but it waits in codex's queue: no running codex has the thread "
+        f"loaded, and {ASKS}\n"
+    )
     assert len(codex_home.queued(terminal)) == 1  # nothing was asked of the daemon: nothing can take it
     # The human's switch: a thread the daemon could wake, left waiting all the same.
     ended = codex_home.finished_thread(real.env, codex_model)
     real.ok("join", "codex", env={"CODEX_THREAD_ID": ended})
     not_waking = (
-        f"this exchange wakes no thread (it was opened with --no-wake): it is taken when the thread is resumed {RESUMED}"
+        "this exchange wakes no thread (it was opened with --no-wake): it is taken when the thread is resumed "
+        f"{RESUMED}"
     )
     assert door_line(real, "codex", "2", "--no-wake") == (
         f"codex's letters will wait: no running codex has its thread loaded, and {not_waking}"
