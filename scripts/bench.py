@@ -197,6 +197,7 @@ def report(pyz, work, rounds, other):
         verdicts += beside_the_table(cases, pyz, work, rounds, size)
         verdicts += through_the_mcp_door(cases, pyz, work, inbox)
         verdicts += asking_for_receipts(pyz, work, rounds)
+        verdicts += opening_with_doors_to_read(pyz, work, rounds)
         if other:
             verdicts += against_table(cases, other)
     finally:
@@ -468,6 +469,45 @@ def asking_for_receipts(pyz, work, rounds):
         print(f"  {name:<58} {median:6.2f} ms")
         verdicts.append((f"{name} under {bound:g} ms", median, bound))
     return verdicts
+
+
+def opening_with_doors_to_read(pyz, work, rounds):
+    """What `open` adds to say of both joined doors whether each can take a letter: a live
+    Claude session, and a Codex thread nobody has loaded with a 3 MB rollout, whose policy
+    and daemon it reads; against an open that nobody has joined."""
+    home = os.path.join(work, "open-home")
+    rollout = os.path.join(home, ".codex", "sessions", "2026", "12", "03", f"rollout-2026-12-03T00-00-{THREAD}.jsonl")
+    settings = {"type": "thread_settings_applied", "thread_settings": {"approval_policy": "never"}}
+    write_long_records(rollout, {"type": "event_msg", "payload": settings}, size=0)
+    with open(rollout, "a") as file:  # the turn since, 3 MB of it
+        line = json.dumps({"type": "response_item", "payload": {"type": "message", "text": "x" * 900}}) + "\n"
+        file.write(line * 3000)
+    os.makedirs(os.path.join(home, ".codex", "thread-writer-locks"))
+    open(os.path.join(home, ".codex", "thread-writer-locks", f"{THREAD}.lock"), "w").close()
+    os.makedirs(os.path.join(home, ".claude", "sessions"))
+    with open(os.path.join(home, ".claude", "sessions", f"{os.getpid()}.json"), "w") as file:
+        json.dump({"pid": os.getpid(), "sessionId": SESSION, "cwd": work}, file)
+    path = os.path.join(work, "open-bag", "ledger.jsonl")
+    os.makedirs(os.path.dirname(path), mode=0o700)
+    env = fakes.terminal_environment(HOME=home, POSTBAG_LEDGER=path)
+    joins = [
+        {"kind": "join", "peer": "claude", "socket": "/tmp/bench.sock", "token": "bench", "session": SESSION},
+        {"kind": "join", "peer": "codex", "thread": THREAD},
+    ]
+    times = {"joined": [], "none": []}
+    for _ in range(rounds):
+        for case, records in (("joined", joins), ("none", [])):
+            with open(path, "w") as file:
+                file.writelines(json.dumps({"n": n, "at": AT, **r}) + "\n" for n, r in enumerate(records, 1))
+            os.chmod(path, 0o600)
+            started = time.perf_counter()
+            subprocess.run([sys.executable, pyz, "open", "3"], env=env, capture_output=True, check=True)
+            times[case].append(time.perf_counter() - started)
+    joined, none = (statistics.median(times[case]) * 1000 for case in ("joined", "none"))
+    print(f"\nopen, medians of {rounds} rounds:")
+    print(f"  {'open, nobody joined':<58} {none:6.1f} ms")
+    print(f"  {'open, saying of both doors whether each takes a letter':<58} {joined:6.1f} ms")
+    return [("what open adds to read both doors, under 50 ms", joined - none, 50.0)]
 
 
 # What a send has loaded by the time it checks: the command line, the ledger, both doors.

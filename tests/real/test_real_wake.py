@@ -10,6 +10,8 @@ from helpers import TIMESTAMP
 from sessions_helpers import NO_DAEMON, claude_variables, join_both
 from test_real_mcp import mcp_server
 
+from postbag import codex_records
+
 RESUMED = "(in the app or editor, or with codex resume)"
 WOKEN = "codex's daemon woke the thread to take it"
 ASKS = (
@@ -51,6 +53,8 @@ def test_a_thread_whose_codex_exec_ended_is_woken_and_answers_through_the_mcp_do
     codex_home.register_postbag(*mcp_server(real))
     codex_home.finished_thread(real.env, codex_model, "Call: join")  # it joins through the door, and ends
     daemon()
+    assert codex_records.daemon_runs(codex_home.home) is True  # its record, as 0.169.0 writes it
+    assert codex_records.approval_policy(codex_home.rollouts()[0]) == "never"  # as exec leaves its thread
     assert door_line(real, "codex", "2") == (
         "codex can take a letter now: no running codex has its thread loaded, and the next letter wakes it through "
         "codex's daemon, with any letters waiting for it"
@@ -62,6 +66,8 @@ def test_a_thread_whose_codex_exec_ended_is_woken_and_answers_through_the_mcp_do
     session.wait_for(lambda: any(text.endswith(answer) for text in session.letters()), "codex's answer")
     [line] = receipts(real, inside_claude)
     assert re.fullmatch(rf"letter 4 claude -> codex: answered by letter 5, taken at {TIMESTAMP}", line), line
+    codex_home.stop_daemon(real.env)
+    assert codex_records.daemon_runs(codex_home.home) is False  # the record is gone with the daemon
 
 
 def test_with_codexs_daemon_stopped_the_letter_waits_with_what_to_do_and_is_taken_once_it_runs(
@@ -86,6 +92,7 @@ def test_with_codexs_daemon_stopped_the_letter_waits_with_what_to_do_and_is_take
         f"{NO_DAEMON}"
     ]
     daemon()  # as the human was told; the waiting letter goes with the next one
+    assert codex_records.daemon_runs(codex_home.home) is True
     sent = real.ok("send", "codex", "Second, the last.", env=inside_claude)
     assert sent == f"letter 5 delivered to codex, 0 left; {WOKEN}\n"
     session.wait_for(lambda: codex_home.queued(thread) == [], "both letters taken")
@@ -130,3 +137,28 @@ def test_a_thread_that_may_ask_for_an_approval_and_an_exchange_opened_not_to_wak
         f"loaded, and {not_waking}\n"
     )
     assert len(codex_home.queued(ended)) == 1
+
+
+def test_a_loaded_threads_turn_at_a_tool_call_is_told_from_its_rollout_and_the_letter_follows_it(
+    real, claude, codex_home, codex_session, tmp_path
+):
+    session = claude()
+    thread = codex_home.new_thread(real.env)
+    join_both(real, session, thread)
+    real.open("--limit", "1")
+    inside_claude = claude_variables(session)
+    codex = codex_session(thread)  # approvals never, as codex_session starts it
+    release = tmp_path / "release"
+    codex.say(f"Run: while [ ! -e {release} ]; do sleep 0.05; done")
+    [rollout] = codex_home.rollouts(thread)
+    codex.wait_for(lambda: codex_records.open_turn(rollout) == ["exec_command"], "the turn's tool call")
+    # Loaded, so the send says nothing more, though no daemon runs to answer its resume.
+    assert real.ok("send", "codex", "After your command.", env=inside_claude) == "letter 4 delivered to codex, 0 left\n"
+    assert receipts(real, inside_claude) == [
+        "letter 4 claude -> codex: waiting: in codex's queue for the thread, which a running codex has loaded: its "
+        "turn is running a tool call, and it takes the letter when the turn ends"
+    ]
+    release.touch()
+    codex.wait_for(lambda: len(codex.user_messages()) == 2, "the letter's turn, after the command's")
+    [line] = receipts(real, inside_claude)
+    assert re.fullmatch(rf"letter 4 claude -> codex: taken at {TIMESTAMP}", line), line
