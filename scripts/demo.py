@@ -345,7 +345,7 @@ class Demo:
     """One exchange of `limit` letters between `agents` (Simulated or Real), played in
     `directory` with the postbag.pyz at `pyz` on PATH as `postbag`, as people install it."""
 
-    def __init__(self, pyz, directory, limit, built, agents, show):  # noqa: PLR0913
+    def __init__(self, pyz, directory, limit, built, agents, show):  # noqa: PLR0913, PLR0917
         self.pyz, self.directory, self.limit, self.built, self.show = pyz, directory, limit, built, show
         self.home = os.path.join(directory, "home")
         named = agents.names_the_ledger

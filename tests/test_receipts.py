@@ -210,7 +210,7 @@ def test_inside_a_session_the_sender_is_told_of_its_own_last_letter(postbag, exc
         ("user", "sometimes", "claude's settings hold letters"),  # a value Claude Code does not know holds
     ],
 )
-def test_a_letter_claudes_settings_keep_out_is_not_taken_with_that_reason(
+def test_a_letter_claudes_settings_keep_out_is_not_taken_with_that_reason(  # noqa: PLR0917
     postbag, exchange, tmp_path, where, inbound, why
 ):
     claude, *_ = exchange

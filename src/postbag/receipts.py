@@ -147,7 +147,7 @@ def taken_in(path, what, letter, took):
     return None if found is None else Receipt(TAKEN, at=local(found.get("timestamp", "")))
 
 
-def find_back(path, what, needle, accept, since, look_back=LOOK_BACK):  # noqa: PLR0913
+def find_back(path, what, needle, accept, since, look_back=LOOK_BACK):  # noqa: PLR0913, PLR0917
     """The newest record of the JSON Lines file at `path` (`what`, in words that name no
     door: its name holds a session or thread id) that `accept` takes, looked for from the
     end, at most `look_back` bytes: only lines holding `needle` (bytes, or a tuple of them)

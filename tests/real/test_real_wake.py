@@ -103,7 +103,7 @@ def test_with_codexs_daemon_stopped_the_letter_waits_with_what_to_do_and_is_take
     ], lines
 
 
-def test_a_thread_that_may_ask_for_an_approval_and_an_exchange_opened_not_to_wake_leave_letters_waiting(
+def test_a_thread_that_may_ask_for_an_approval_and_an_exchange_opened_not_to_wake_leave_letters_waiting(  # noqa: PLR0917
     real, claude, codex_home, codex_model, codex_session, daemon
 ):
     session = claude()
