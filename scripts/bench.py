@@ -120,7 +120,7 @@ def knock_latency(pyz, work, rounds):
     """Median of how much longer a codex knock takes than a plain blocking run of the same
     child (one that sleeps and exits): the time from the child's exit to the knock's return."""
     sys.path.insert(0, pyz)
-    from postbag import doors
+    from postbag import codex
 
     child = os.path.join(work, "slow-codex")
     with open(child, "w") as file:
@@ -131,7 +131,7 @@ def knock_latency(pyz, work, rounds):
     knocks, plain = [], []
     for _ in range(rounds):
         started = time.perf_counter()
-        doors.knock("codex", {"thread": THREAD}, BODY, env)
+        codex.knock({"thread": THREAD}, BODY, env)
         knocks.append(time.perf_counter() - started)
         started = time.perf_counter()
         subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True)
@@ -411,7 +411,7 @@ def asking_for_receipts(pyz, work, rounds):
     check of the recipient's records at once costs it, with settings, live sessions and a
     thread's writer lock where a user has them."""
     sys.path.insert(0, pyz)
-    from postbag import receipts
+    from postbag import claude, codex
 
     home = os.path.join(work, "receipts-home")
     env = {"HOME": home, "CODEX_HOME": os.path.join(home, ".codex")}
@@ -450,12 +450,12 @@ def asking_for_receipts(pyz, work, rounds):
     timed = [
         (
             "a receipt, letter at the end of a 100 MB Claude transcript",
-            in_process(lambda: receipts.of(to_claude, claude_join, env)),
+            in_process(lambda: claude.receipt(to_claude, claude_join, env)),
             50.0,
         ),
         (
             "a receipt, letter at the end of a 100 MB Codex rollout",
-            in_process(lambda: receipts.of(to_codex, codex_join, env)),
+            in_process(lambda: codex.receipt(to_codex, codex_join, env)),
             50.0,
         ),
         ("a send's check of Claude's records at once", as_a_send_checks(to_claude, claude_join, WHOLE), 10.0),
@@ -510,17 +510,16 @@ def opening_with_doors_to_read(pyz, work, rounds):
     return [("what open adds to read both doors, under 50 ms", joined - none, 50.0)]
 
 
-# What a send has loaded by the time it checks: the command line, the ledger, both doors.
+# What a send has loaded by the time it looks: the command line, the verbs, both rooms.
 AT_ONCE = """import json, socket, subprocess, sys, time
 sys.path.insert(0, sys.argv[1])
 import postbag.__main__
 postbag.__main__._load_compiled_code()  # as the launcher has it: the archive's compiled modules
-from postbag import cli, doors, envelope, guards, ledger, verbs
+from postbag import cli, peers, verbs
 cli._parser()
 letter, joined, env = map(json.loads, sys.argv[2:])
 started = time.perf_counter()
-from postbag import receipts
-look = receipts.look_beside(letter["to"], joined, env, True)
+look = peers.room(letter["to"]).look_beside(joined, env, True)
 before = time.perf_counter() - started
 look.words(None)
 print(before, time.perf_counter() - started)"""

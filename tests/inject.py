@@ -39,23 +39,23 @@ def main():
 
 
 def _timeout(value):
-    from postbag import doors
+    from postbag import children
 
-    doors.TIMEOUT = float(value)
+    children.TIMEOUT = float(value)
 
 
 def _sndbuf(_):
     import socket
 
-    from postbag import doors
+    from postbag import claude
 
-    connect = doors._connect
+    connect = claude._connect
 
     def small_buffer_connect(inbox, path):
         inbox.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1)
         return connect(inbox, path)
 
-    doors._connect = small_buffer_connect
+    claude._connect = small_buffer_connect
 
 
 def _ledger_write_fails(value):
@@ -100,12 +100,12 @@ def _signal_mid_append(value):
 
 
 def _connect_fails(value):
-    from postbag import doors
+    from postbag import claude
 
     def failing_connect(inbox, path):
         raise OSError(getattr(errno, value), os.strerror(getattr(errno, value)))
 
-    doors._connect = failing_connect
+    claude._connect = failing_connect
 
 
 def _ledger_open_fails(value):

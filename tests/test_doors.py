@@ -16,7 +16,8 @@ import pytest
 from fakes import FakeInbox
 from helpers import BODY_MAX
 
-from postbag import doors
+from postbag import children, claude
+from postbag import codex as codex_room
 from postbag.refusal import Refusal
 
 BEFORE = "{peer}'s door did not answer ({reason}); if its session restarted it must run: postbag join {peer}"
@@ -301,18 +302,18 @@ def test_codex_is_found_in_the_chatgpt_app_before_path(tmp_path, monkeypatch):
     on_path = tmp_path / "bin"
     on_path.mkdir()
     executable(on_path / "codex")
-    monkeypatch.setattr(doors, "APP_CODEX", app)
-    assert doors.find_codex({"PATH": str(on_path)}) == app
+    monkeypatch.setattr(codex_room, "APP_CODEX", app)
+    assert codex_room.find_codex({"PATH": str(on_path)}) == app
     named = executable(tmp_path / "named-codex")
-    assert doors.find_codex({"PATH": str(on_path), "POSTBAG_CODEX": named}) == named
-    monkeypatch.setattr(doors, "APP_CODEX", str(tmp_path / "no-such-app"))
-    assert doors.find_codex({"PATH": str(on_path)}) == str(on_path / "codex")
+    assert codex_room.find_codex({"PATH": str(on_path), "POSTBAG_CODEX": named}) == named
+    monkeypatch.setattr(codex_room, "APP_CODEX", str(tmp_path / "no-such-app"))
+    assert codex_room.find_codex({"PATH": str(on_path)}) == str(on_path / "codex")
     with pytest.raises(Refusal, match=r"^no codex on PATH; set POSTBAG_CODEX$"):
-        doors.find_codex({"PATH": str(tmp_path / "empty")})
+        codex_room.find_codex({"PATH": str(tmp_path / "empty")})
 
 
 def test_a_program_is_found_on_path_as_shutil_would_find_it(tmp_path):
-    """doors.which stands in for shutil.which, whose import would cost every send: each
+    """children.which stands in for shutil.which, whose import would cost every send: each
     answer the same, for names and paths, in order along PATH, skipping what cannot run."""
     import shutil
 
@@ -327,12 +328,12 @@ def test_a_program_is_found_on_path_as_shutil_would_find_it(tmp_path):
     search = os.pathsep.join(map(str, (plain, first, second)))
     names = ["tool", "only-first", "missing", str(second / "tool"), str(first / "tool"), str(plain / "tool"), "./x"]
     for path in (search, "", str(tmp_path / "nowhere")):
-        assert [doors.which(name, path) for name in names] == [shutil.which(name, path=path) for name in names]
-    assert doors.which("tool", search) == str(second / "tool")
+        assert [children.which(name, path) for name in names] == [shutil.which(name, path=path) for name in names]
+    assert children.which("tool", search) == str(second / "tool")
 
 
 def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(tmp_path, monkeypatch):
-    monkeypatch.setattr(doors, "SOCKET_PATH_MAX", 103)  # macOS: sun_path holds 104 bytes
+    monkeypatch.setattr(claude, "SOCKET_PATH_MAX", 103)  # macOS: sun_path holds 104 bytes
     directory = tmp_path / ("d" * max(1, 105 - len(str(tmp_path)) - len("/inbox.sock") - 1))
     directory.mkdir()
     path = str(directory / "inbox.sock")
@@ -340,8 +341,8 @@ def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(tmp_pa
     inbox = FakeInbox(path, f"tok-{uuid.uuid4().hex}")
     here = os.getcwd()
     try:
-        doors.knock("claude", {"socket": path, "token": inbox.token}, "Letter 1 from codex via postbag.", {})
+        claude.knock({"socket": path, "token": inbox.token}, "Letter 1 from codex via postbag.", {})
         assert inbox.envelopes(1) == ["Letter 1 from codex via postbag."]
     finally:
         inbox.close()
-    assert os.getcwd() == here  # the working directory was only borrowed
+    assert os.getcwd() == here  # the working directory is never borrowed: threads beside the knock use it

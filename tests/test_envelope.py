@@ -40,7 +40,8 @@ def test_a_body_at_the_cap_is_a_letter():
 
 def test_an_envelope_says_who_wrote_and_how_to_answer_or_that_it_must_not_be(tmp_path):
     ledger = str(tmp_path / "it's here.jsonl")
-    wrapped = envelope.wrap(4, "claude", "Review it.", last=False, ledger_path=ledger)
+    command = envelope.reply_command(["postbag"], ledger)
+    wrapped = envelope.wrap(4, "claude", "Review it.", last=False, command=command)
     lines = wrapped.split("\n")
     assert lines[0] == "Letter 4 from claude via postbag. If it needs an answer, reply with:"
     assert lines[1].startswith(f"POSTBAG_LEDGER='{tmp_path}/it'\"'\"'s here.jsonl' ")  # quoted for sh
@@ -48,7 +49,7 @@ def test_an_envelope_says_who_wrote_and_how_to_answer_or_that_it_must_not_be(tmp
     assert lines[2:4] == ["...", "POSTBAG"]
     assert lines[4] == "Choose a delimiter that does not occur in your reply. Otherwise do nothing."
     assert lines[5:] == [AUTHORITY, "", "Review it."]
-    last = envelope.wrap(9, "codex", "Thanks.", last=True, ledger_path=ledger)
+    last = envelope.wrap(9, "codex", "Thanks.", last=True, command=command)
     assert last == f"Letter 9 from codex via postbag. {LAST}\n{AUTHORITY}\n\nThanks."
 
 
@@ -57,12 +58,15 @@ def test_an_envelope_says_who_wrote_and_how_to_answer_or_that_it_must_not_be(tmp
     [("codex", "the tool mcp__postbag__send"), ("claude", "the tool send of the mcp__postbag namespace")],
 )
 def test_a_recipient_that_joined_through_mcp_is_told_to_answer_with_the_tool_its_client_names(sender, tool):
-    wrapped = envelope.wrap(5, sender, "Over to you.", last=False, ledger_path="/l.jsonl", answer_by="mcp")
+    from postbag.peers import other, room
+
+    send_tool = room(other(sender)).SEND_TOOL
+    wrapped = envelope.wrap(5, sender, "Over to you.", last=False, command="postbag", send_tool=send_tool)
     assert wrapped == (
         f"Letter 5 from {sender} via postbag. If it needs an answer, reply with {tool}, your reply as its text. "
         f"Otherwise do nothing.\n{AUTHORITY}\n\nOver to you."
     )
-    last = envelope.wrap(6, sender, "Done.", last=True, ledger_path="/l.jsonl", answer_by="mcp")
+    last = envelope.wrap(6, sender, "Done.", last=True, command="postbag", send_tool=send_tool)
     assert last.startswith(f"Letter 6 from {sender} via postbag. {LAST}\n")
 
 

@@ -4,7 +4,7 @@ every agent session, and the session variables chosen by family, never passed on
 import pytest
 from helpers import SESSION_VARIABLES, STOP
 
-from postbag import guards
+from postbag import guards, peers
 from postbag.refusal import Refusal
 
 
@@ -116,7 +116,7 @@ def test_join_codex_with_a_malformed_thread_id_records_nothing(postbag):
     ],
 )
 def test_vendor_session_variables_are_known_by_family(name, vendors):
-    assert guards.is_vendor_session_variable(name) is vendors
+    assert peers.is_session_variable(name) is vendors
 
 
 def test_no_vendor_session_variable_reaches_codex_queue(postbag, codex):

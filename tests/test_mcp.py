@@ -505,7 +505,9 @@ def test_no_message_ends_in_a_traceback_or_a_reply_that_shows_a_door(tmp_path, i
     env = {"POSTBAG_LEDGER": str(tmp_path / "ledger.jsonl"), "POSTBAG_CODEX": codex.path, "SECRET_KEY": "s3cr3t-v4lue"}
     if inside_claude:
         env.update(inbox.session_env())
-    reply = mcp.answer(json.dumps(message).encode(), env)
+    from postbag import jsonrpc
+
+    reply = jsonrpc.answer(json.dumps(message).encode(), mcp.methods_of(mcp.Server(env, ["postbag"])))
     shown = json.dumps(reply)
     for secret in (inbox.token, inbox.path, THREAD, codex.thread, "s3cr3t-v4lue"):
         assert secret not in shown

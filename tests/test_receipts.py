@@ -437,8 +437,9 @@ def test_a_receipt_without_a_join_or_a_file_is_unknown_and_says_why(tmp_path):
     from postbag import receipts
 
     letter = {"n": 4, "at": "2026-12-02T02:30:41+00:00", "from": "codex", "to": "claude", "body": "hi"}
-    assert receipts.of(letter, None, {}).words() == "unknown: no join of claude comes before it in the ledger"
-    assert receipts.look_beside("claude", None, {}, True).words(None) is None
+    from postbag import verbs
+
+    assert verbs.receipt_of(letter, None, {}).words() == "unknown: no join of claude comes before it in the ledger"
     found = receipts.find_back(str(tmp_path / "none.jsonl"), "claude's transcript", b"x", bool, None)
     assert found == (None, "cannot read claude's transcript (No such file or directory)")
     assert receipts.newest([str(tmp_path / "gone-a"), str(tmp_path / "gone-b")]) in (
@@ -448,7 +449,7 @@ def test_a_receipt_without_a_join_or_a_file_is_unknown_and_says_why(tmp_path):
 
 
 def test_a_thread_without_a_held_lock_is_not_loaded_and_one_whose_locks_cannot_be_read_is_unknown(tmp_path):
-    from postbag.codex_records import is_loaded
+    from postbag.codex import is_loaded
 
     thread = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
     assert is_loaded(str(tmp_path), thread) is None  # no lock folder: this is not that codex's home

@@ -8,15 +8,19 @@ from postbag import PEERS, __version__
 from postbag.refusal import Refusal, say, silence, stop
 
 
-def main(argv=None, env=None):
-    """Parse the command line and run its verb in `env` (default: os.environ); return the exit status."""
+def main(argv=None, env=None, program=None):
+    """Parse the command line and run its verb in `env` (default: os.environ), as `program`
+    (the words that start this postbag, for a letter's reply command; default: as this
+    process was started); return the exit status. Nothing below reads the process's own
+    environment or arguments."""
     from postbag.guards import require_human_first
 
     env = os.environ if env is None else env
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         require_human_first(argv, env)  # as the program's entry point does, before argparse
-        args = _parser().parse_args(argv)
+        args = _parser(_columns(env)).parse_args(argv)
+        args.program = this_program(env) if program is None else program
         args.verb(args, env)
     except Refusal as refusal:
         return stop(refusal)
@@ -54,12 +58,14 @@ def close_exchange(args, env):
 
 def send(args, env):
     from postbag import verbs
-    from postbag.guards import other, require_inside
+    from postbag.guards import require_inside
+    from postbag.peers import other
 
     recipient, sender = args.peer, other(args.peer)
     require_inside(sender, f"send {recipient}", env)
     # Handed over: from then on an interrupt could only make a lie of the outcome.
-    _show(verbs.send(env, sender, recipient, _body(args.text), handed_over=_ignore_interrupts))
+    sent = verbs.send(env, sender, recipient, _body(args.text), program=args.program, handed_over=_ignore_interrupts)
+    _show(sent)
 
 
 def read(args, env):
@@ -118,7 +124,7 @@ def _ledger_path(env):
 def serve_mcp(args, env):
     from postbag import mcp
 
-    mcp.serve(env)
+    mcp.serve(env, args.program)
 
 
 def _stream(lines, each=False):
@@ -209,36 +215,26 @@ environment:
 """
 
 
-def _verb(verbs, name, run, **words):
-    """Add the verb `name`, run by `run`, its options spelled out as the fast path reads them."""
-    verb = verbs.add_parser(name, allow_abbrev=False, formatter_class=_Help, **words)
+def _verb(verbs, columns, name, run, **words):
+    """Add the verb `name`, run by `run`, its options spelled out as the fast path reads them,
+    its help as wide as the terminal's `columns`."""
+    verb = verbs.add_parser(name, allow_abbrev=False, formatter_class=_sized(argparse.HelpFormatter, columns), **words)
     verb.set_defaults(verb=run, usage_error=verb.error)
     return verb
 
 
-class _Sized:
-    """A help formatter told the terminal's width, which argparse would ask shutil for,
-    whose import costs every run 5 ms: argparse makes formatters on every run, to check
-    each argument and name the verbs, though it formats help only when asked."""
-
-    def __init__(self, prog, **options):
-        options.setdefault("width", _columns() - 2)  # argparse keeps two columns free
-        super().__init__(prog, **options)
+def _sized(base, columns):
+    """A help formatter of class `base` told the terminal's width, which argparse would ask
+    shutil for, whose import costs every run 5 ms: argparse makes formatters on every run,
+    to check each argument and name the verbs, though it formats help only when asked."""
+    return lambda prog: base(prog, width=columns - 2)  # argparse keeps two columns free
 
 
-class _Help(_Sized, argparse.HelpFormatter):
-    pass
-
-
-class _HelpWithExamples(_Sized, argparse.RawDescriptionHelpFormatter):
-    pass
-
-
-def _columns():
-    """The terminal's width, as shutil.get_terminal_size finds it: COLUMNS, else stdout's
-    terminal, else 80."""
+def _columns(env):
+    """The terminal's width, as shutil.get_terminal_size finds it: env's COLUMNS, else
+    stdout's terminal, else 80."""
     try:
-        columns = int(os.environ.get("COLUMNS", ""))
+        columns = int(env.get("COLUMNS", ""))
     except ValueError:
         columns = 0
     if columns <= 0:
@@ -249,13 +245,22 @@ def _columns():
     return columns if columns > 0 else 80
 
 
-def _parser():
+def this_program(env):
+    """The words that start this process's postbag, as envelope.program_of finds them."""
+    from postbag.envelope import program_of
+
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    return program_of(sys.executable, sys.argv[0], spec is not None and spec.name == "postbag.__main__", env)
+
+
+def _parser(columns=80):
     parser = argparse.ArgumentParser(
         prog="postbag",
         description="Two coding agents on one machine, a Claude Code session and a Codex session,\n"
         "correspond by letters. A human opens each exchange with a budget of letters.",
         epilog=_EXAMPLES,
-        formatter_class=_HelpWithExamples,
+        formatter_class=_sized(argparse.RawDescriptionHelpFormatter, columns),
         allow_abbrev=False,  # `open --he` is no help: an abbreviation would mean one thing here, another there
     )
     parser.add_argument("--version", action="version", version=f"postbag {__version__}")
@@ -263,6 +268,7 @@ def _parser():
 
     verb = _verb(
         verbs,
+        columns,
         "join",
         join,
         help="record this session's door (inside the agent's own session)",
@@ -279,6 +285,7 @@ def _parser():
 
     verb = _verb(
         verbs,
+        columns,
         "open",
         open_exchange,
         help="grant an exchange of N letters (the human's verb)",
@@ -298,6 +305,7 @@ def _parser():
 
     _verb(
         verbs,
+        columns,
         "close",
         close_exchange,
         help="end the open exchange now (the human's verb)",
@@ -308,6 +316,7 @@ def _parser():
 
     verb = _verb(
         verbs,
+        columns,
         "send",
         send,
         help="hand a letter to the other agent's door, then record it",
@@ -321,6 +330,7 @@ def _parser():
 
     verb = _verb(
         verbs,
+        columns,
         "read",
         read,
         help="print the ledger, or its last N records",
@@ -335,6 +345,7 @@ def _parser():
 
     verb = _verb(
         verbs,
+        columns,
         "receipts",
         receipts,
         help="whether the other agent's session took each letter, from its own records",
@@ -349,6 +360,7 @@ def _parser():
 
     _verb(
         verbs,
+        columns,
         "mcp",
         serve_mcp,
         help="offer join, send, read and status as MCP tools on stdin and stdout (for the agents' clients)",

@@ -15,6 +15,7 @@ import time
 from postbag import PEERS, ledger_file, records
 from postbag.blocks import Blocks
 from postbag.escape import has_unsafe
+from postbag.homes import home_of
 from postbag.refusal import Refusal, say
 
 DEFAULT_PATH = "~/.postbag/ledger.jsonl"
@@ -49,12 +50,7 @@ def _expand_home(path, env):
         return path
     if path != "~" and not path.startswith("~/"):
         return os.path.expanduser(path)  # ~NAME: from the password database, not the environment
-    home = env.get("HOME")
-    if not home:
-        import pwd
-
-        home = pwd.getpwuid(os.getuid()).pw_dir
-    return home.rstrip("/") + path[1:]
+    return home_of(env).rstrip("/") + path[1:]
 
 
 def truncated(count, path):

@@ -2,8 +2,8 @@
 verbs as tools, for the sessions whose shell cannot run postbag (Codex's sandbox keeps
 its commands from Claude's socket and from the ledger; its MCP servers run outside it).
 
-It speaks newline-delimited JSON-RPC 2.0, one message a line, by hand and with the
-standard library only, and answers each request in turn. A client starts one server
+It speaks newline-delimited JSON-RPC 2.0 (jsonrpc.py), by hand and with the standard
+library only, and answers each request in turn. A client starts one server
 for each session and keeps it as long as the session lives, so the server holds
 nothing from one call to the next: each call locates, opens and locks the ledger
 afresh, through the same verbs as the command line (verbs.py), and so sees whatever
@@ -11,21 +11,20 @@ other processes wrote since. Identity comes from the session, never from argumen
 (guards.caller_of_mcp). There is no tool for open or close: those stay the human's.
 """
 
-import json
 import os
 import signal
 import sys
 
-from postbag import __version__
+from postbag import __version__, jsonrpc, transcript, verbs
+from postbag.envelope import BODY_MAX
+from postbag.guards import caller_of_mcp
+from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
+from postbag.peers import other
 from postbag.refusal import Refusal, sentence, told
 
 # The protocol versions this server speaks, newest first: a client's is taken when known
 # (Codex 0.169 sends 2025-06-18, Claude Code 2.1.328 2025-11-25), else the newest is offered.
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-# The longest message read whole: a letter at its size cap, as escaped as JSON can make
-# it, with room to spare. A longer line is skipped, and answered as an invalid request.
-LONGEST = 1 << 20
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 
 INSTRUCTIONS = """\
 postbag carries letters between the two coding agents on this machine, a Claude Code \
@@ -65,31 +64,38 @@ class Tool:
             schema = self.properties[name]
             if schema["type"] == "string" and type(value) is not str:
                 return False
-            if schema["type"] == "integer" and (type(value) is not int or not 1 <= value <= schema["maximum"]):
+            if schema["type"] == "integer" and (
+                type(value) is not int or not schema["minimum"] <= value <= schema["maximum"]
+            ):
                 return False
         return True
 
 
-def _join(env, meta, arguments):
-    from postbag import verbs
-    from postbag.guards import caller_of_mcp
+class Server:
+    """What every call is answered in: the environment the client started the server with,
+    and the words that start this postbag (envelope.program_of), for a letter's reply command."""
 
-    peer, door = caller_of_mcp(env, meta)
-    return verbs.join(env, peer, {**door, "via": "mcp"}, again=False).text()
+    __slots__ = ("env", "program")
 
-
-def _send(env, meta, arguments):
-    from postbag import verbs
-    from postbag.guards import caller_of_mcp, other
-
-    peer, door = caller_of_mcp(env, meta)
-    return verbs.send(env, peer, other(peer), arguments["text"], sender_door={**door, "via": "mcp"}).text()
+    def __init__(self, env, program):
+        self.env, self.program = env, program
 
 
-def _read(env, meta, arguments):
-    from postbag import transcript, verbs
+def _join(server, meta, arguments):
+    peer, door = caller_of_mcp(server.env, meta)
+    return verbs.join(server.env, peer, {**door, "via": "mcp"}, again=False).text()
 
-    shot = verbs.snapshot(env, arguments.get("count", READ_DEFAULT))
+
+def _send(server, meta, arguments):
+    peer, door = caller_of_mcp(server.env, meta)
+    sent = verbs.send(
+        server.env, peer, other(peer), arguments["text"], program=server.program, sender_door={**door, "via": "mcp"}
+    )
+    return sent.text()
+
+
+def _read(server, meta, arguments):
+    shot = verbs.snapshot(server.env, arguments.get("count", READ_DEFAULT))
     if not shot.found:
         return f"there is no ledger at {shot.position.path} yet"
     if shot.refusal is not None:
@@ -97,17 +103,13 @@ def _read(env, meta, arguments):
     return "".join(map(transcript.human_line, shot.records)) or "the ledger holds no records yet"
 
 
-def _status(env, meta, arguments):
-    from postbag import verbs
-    from postbag.guards import caller_of_mcp
-
+def _status(server, meta, arguments):
+    env = server.env
     standing = verbs.status(env)
     try:
         peer, _ = caller_of_mcp(env, meta)
     except Refusal:
         return standing  # the exchange is anyone's to see; whose letters these are is not known
-    from postbag.guards import other
-
     door = verbs.reachability_of(env, other(peer))
     standing += f"\n{door}" if door else ""
     stood = verbs.receipts(env, peer) or []
@@ -136,7 +138,9 @@ TOOLS = {
             "Hand a letter to the other agent's session, which wakes with it, and record it in the ledger. "
             "Each letter spends one of the letters the human granted.",
             _send,
-            properties={"text": {"type": "string", "description": "The letter, as plain text (at most 98,304 bytes)."}},
+            properties={
+                "text": {"type": "string", "description": f"The letter, as plain text (at most {BODY_MAX:,} bytes)."}
+            },
             required=["text"],
             writes="letters",
             usage="send takes text, the letter, as a string",
@@ -170,56 +174,38 @@ TOOLS = {
 }
 
 
-def serve(env, stdin=None, stdout=None):
-    """Answer requests from `stdin` until it closes; return the exit status, 0."""
+def serve(env, program, stdin=None, stdout=None):
+    """Answer requests from `stdin` until it closes, in `env`, as `program` (the words that
+    start this postbag); return the exit status, 0."""
     stdin = stdin or (sys.stdin.buffer if sys.stdin is not None else None)
     stdout = stdout or (sys.stdout.buffer if sys.stdout is not None else None)
     if stdin is None or stdout is None:  # started without one: there is no client
         return 0
+    methods = methods_of(Server(env, program))
     calls = _Calls(_memory_releaser())
     calls.guard()
-    for line in _lines(stdin):
+    for line in jsonrpc.lines(stdin):
         with calls:
-            reply = answer(line, env)
+            reply = jsonrpc.answer(line, methods)
             if reply is not None:
                 try:
-                    stdout.write(json.dumps(reply).encode() + b"\n")
-                    stdout.flush()
+                    jsonrpc.write(stdout, reply)
                 except (BrokenPipeError, ValueError):  # the client went away
                     return 0
     return 0
 
 
-def answer(line, env):  # noqa: PLR0911 - a return for each kind of message
-    """The reply to one line from the client, or None for a notification or a reply."""
-    if line is None:
-        return _error(None, INVALID_REQUEST, f"a message is at most {LONGEST:,} bytes")
-    try:
-        message = json.loads(line)
-    except (ValueError, RecursionError):
-        return _error(None, PARSE_ERROR, "not JSON")
-    if not isinstance(message, dict):
-        return _error(None, INVALID_REQUEST, "a message is one JSON object; batches are not taken")
-    asked = message.get("id")
-    if "method" not in message:
-        return None  # a reply: this server asks nothing, so it expects none
-    if "id" not in message:
-        return None  # a notification: never answered, whatever it holds
-    method, params = message["method"], message.get("params", {})
-    if type(asked) not in (str, int) or message.get("jsonrpc") != "2.0" or type(method) is not str:
-        return _error(asked if type(asked) in (str, int) else None, INVALID_REQUEST, "not a JSON-RPC 2.0 request")
-    if not isinstance(params, dict):
-        return _error(asked, INVALID_PARAMS, "params must be an object")
-    handler = _METHODS.get(method)
-    if handler is None:
-        return _error(asked, METHOD_NOT_FOUND, "method not found")
-    result = handler(params, env)
-    if isinstance(result, _Failure):
-        return _error(asked, result.code, result.message)
-    return {"jsonrpc": "2.0", "id": asked, "result": result}
+def methods_of(server):
+    """The MCP methods this server answers, for jsonrpc.answer, each in `server`."""
+    return {
+        "initialize": _initialize,
+        "ping": lambda params: {},
+        "tools/list": lambda params: {"tools": [tool.listed for tool in TOOLS.values()]},
+        "tools/call": lambda params: _call_tool(params, server),
+    }
 
 
-def _initialize(params, env):
+def _initialize(params):
     asked = params.get("protocolVersion")
     return {
         "protocolVersion": asked if asked in VERSIONS else VERSIONS[0],
@@ -229,21 +215,17 @@ def _initialize(params, env):
     }
 
 
-def _list_tools(params, env):
-    return {"tools": [tool.listed for tool in TOOLS.values()]}
-
-
-def _call_tool(params, env):
+def _call_tool(params, server):
     name = params.get("name")
     tool = TOOLS.get(name) if type(name) is str else None
     if tool is None:
-        return _Failure(INVALID_PARAMS, f"unknown tool; the tools are {', '.join(TOOLS)}")
+        raise JsonRpcError(INVALID_PARAMS, f"unknown tool; the tools are {', '.join(TOOLS)}")
     arguments = params.get("arguments")
     arguments = {} if arguments is None else arguments
     if not tool.arguments_fit(arguments):
         return _result(tool.usage, error=True)  # the model's mistake to mend, not the human's
     try:
-        return _result(tool.run(env, params.get("_meta"), arguments))
+        return _result(tool.run(server, params.get("_meta"), arguments))
     except Refusal as refusal:
         return _refused(refusal)
     except OSError as error:  # what no verb foresaw still fails closed, as on the command line
@@ -259,32 +241,6 @@ def _refused(refusal):
 
 def _result(text, error=False):
     return {"content": [{"type": "text", "text": text}], "isError": error}
-
-
-_METHODS = {"initialize": _initialize, "ping": lambda params, env: {}, "tools/list": _list_tools}
-_METHODS["tools/call"] = _call_tool
-
-
-class _Failure:
-    __slots__ = ("code", "message")
-
-    def __init__(self, code, message):
-        self.code, self.message = code, message
-
-
-def _error(asked, code, message):
-    return {"jsonrpc": "2.0", "id": asked, "error": {"code": code, "message": message}}
-
-
-def _lines(stream):
-    """Each line of `stream`, or None for one longer than LONGEST, which is skipped unread."""
-    while line := stream.readline(LONGEST + 1):
-        if len(line) > LONGEST:
-            while line and not line.endswith(b"\n"):
-                line = stream.readline(LONGEST)
-            yield None
-        elif line.strip():
-            yield line
 
 
 class _Calls:

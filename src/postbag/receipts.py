@@ -2,8 +2,8 @@
 
 A door that takes a letter says nothing of what the session then did with it. Both
 vendors keep records of what their sessions received: Claude Code a session's transcript
-(claude_records.py), Codex its queue database and each thread's rollout
-(codex_records.py). postbag reads them, opening each read-only and writing nothing, and
+(claude.py), Codex its queue database and each thread's rollout (codex.py); this module
+holds what both readers share. postbag reads them, opening each read-only and writing nothing, and
 says of each letter one of four things: taken (and when), waiting, not taken (with the
 likeliest reason the records show), or unknown, whenever the records cannot be read or
 are not of a format known here. Unknown is said rather than a guess. A taken letter
@@ -13,7 +13,8 @@ proves them against.
 """
 
 import os
-import re
+
+from postbag.signals import start_beside
 
 TAKEN, WAITING, NOT_TAKEN, UNKNOWN = "taken", "waiting", "not taken", "unknown"
 ANSWERED = "answered"  # taken, and the recipient has written back since
@@ -22,7 +23,7 @@ ANSWERED = "answered"  # taken, and the recipient has written back since
 LOOK_BACK = 64 << 20
 _BLOCK = 1 << 20
 SLACK = 60  # seconds: a vendor's record of a letter may be a little older than the ledger's time for it
-_TIMESTAMP = re.compile(rb'"timestamp":\s*"([^"]+)"')
+_TIMESTAMP = b'"timestamp":'
 
 
 class Receipt:
@@ -54,48 +55,6 @@ class Receipt:
         return {name: value for name, value in shown.items() if value is not None}
 
 
-def of(letter, joined, env):
-    """The receipt of `letter`, sent to the recipient's door `joined` (its join record)."""
-    if joined is None:
-        return Receipt(UNKNOWN, f"no join of {letter['to']} comes before it in the ledger")
-    if letter["to"] == "claude":
-        from postbag import claude_records as reader
-    else:
-        from postbag import codex_records as reader
-    return reader.receipt(letter, joined, env)
-
-
-def reachability(peer, joined, env, wakes=True):
-    """Whether `peer`'s door, its join record `joined`, can take a letter now, in words;
-    `wakes`: whether the open exchange wakes a thread no running codex has loaded."""
-    try:
-        if peer == "claude":
-            from postbag import claude_records
-
-            return claude_records.reachability(joined, env)
-        from postbag import codex_records
-
-        return codex_records.reachability(joined, env, wakes)
-    except OSError as error:  # a record that cannot be read is something not known, not a failure
-        return f"whether {peer} can take a letter now cannot be told ({error.strerror})"
-
-
-def look_beside(recipient, joined, env, wakes):
-    """What a send looks at in the recipient's records around its knock: for codex, whether
-    to wake the thread (codex_records.Wake); for claude, whether its settings keep the
-    letter out (Beside). Either has `resume` and `words(answer)`, None when nothing is to
-    be said; nothing here waits for the session to take the letter, which is the receipt's."""
-    if joined is None:
-        return Beside(None, joined, env)
-    if recipient == "codex":
-        from postbag.codex_records import Wake
-
-        return Wake(joined, env, wakes)
-    from postbag.claude_records import refused_at_once
-
-    return Beside(refused_at_once, joined, env)
-
-
 class Beside:
     """`look(joined, env)`, worked out on a thread of its own while the door takes the
     letter: some kernels make a process's first read of /proc/locks cost more than the
@@ -105,8 +64,6 @@ class Beside:
     resume = False
 
     def __init__(self, look, joined, env):
-        from postbag.doors import start_beside_the_append
-
         self.said = None
 
         def work():
@@ -118,7 +75,7 @@ class Beside:
         # The reader was imported by the caller, on the main thread: a thread that imports
         # while a refused send's interpreter shuts down can crash it (seen as SIGSEGV from
         # postbag.pyz's loader).
-        self._thread = start_beside_the_append(work)
+        self._thread = start_beside(work)
 
     def words(self, answer=None):
         self._thread.join(self.WAIT)
@@ -201,8 +158,15 @@ def newest(paths):
 
 
 def _oldest_time(data):
-    stamped = _TIMESTAMP.search(data)
-    return moment(stamped[1].decode(errors="replace")) if stamped else None
+    """The time of the first record in `data` that says when it was written, or None."""
+    at = data.find(_TIMESTAMP)
+    if at < 0:
+        return None
+    start = data.find(b'"', at + len(_TIMESTAMP))
+    end = data.find(b'"', start + 1)
+    if start < 0 or end < 0 or data[at + len(_TIMESTAMP) : start].strip():
+        return None
+    return moment(data[start + 1 : end].decode(errors="replace"))
 
 
 def moment(text):

@@ -9,6 +9,7 @@ import json.scanner
 import time
 
 from postbag import PEERS
+from postbag.fields import is_door_field, is_text
 from postbag.refusal import Refusal
 
 # A join record's door: the fields that reach a peer's session, and that no output shows.
@@ -83,7 +84,7 @@ def parse(text, start, end, number, escapes=True):
         return None
     # A lone surrogate can only come from a \ud800-\udfff escape; no door and no output
     # can carry one, so such a record is not valid text.
-    if escapes and _may_escape_a_surrogate(text, start, end) and not _is_text(record):
+    if escapes and _may_escape_a_surrogate(text, start, end) and not is_text(record):
         return None
     return record
 
@@ -98,11 +99,6 @@ def is_record(record, number):
         return False
     shape = _SHAPES.get(kind) if type(kind) is str else None
     return shape is not None and shape(record)
-
-
-def is_door_field(value):
-    """Whether a door can carry `value`: a NUL cannot travel in a socket path or an argument."""
-    return value != "" and "\0" not in value and _is_text(value)
 
 
 def _is_letter(record):
@@ -130,17 +126,6 @@ def _is_close(record):
 
 
 _SHAPES = {"letter": _is_letter, "open": _is_open, "join": _is_join, "close": _is_close}
-
-
-def _is_text(value):
-    """Whether every string in `value` (a record, or a string) is valid Unicode text."""
-    if type(value) is dict:
-        return all(_is_text(v) for v in value.values() if type(v) is str)
-    try:
-        value.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _may_escape_a_surrogate(text, start=0, end=None):

@@ -18,3 +18,15 @@ class Held:
 
     def __exit__(self, *exc_info):
         _c.pthread_sigmask(_c.SIG_SETMASK, self._previous)
+
+
+def start_beside(work):
+    """Start `work` on a daemon thread born with every signal blocked: a signal sent to the
+    process must reach the main thread, which holds it back while it appends. Taken by
+    another thread, it would end the process halfway through the record. The thread."""
+    import threading
+
+    with Held():
+        thread = threading.Thread(target=work, daemon=True)
+        thread.start()
+    return thread

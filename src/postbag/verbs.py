@@ -5,8 +5,12 @@ The command line (cli.py) and the MCP door (mcp.py) are two ways in; neither dec
 anything these functions decide.
 """
 
-from postbag import PEERS
+from postbag import PEERS, envelope, ledger, records
+from postbag.codex import in_sandbox
+from postbag.guards import require_human
 from postbag.ledger import CLOSED, NOT_OPENED, SPENT, is_default
+from postbag.peers import for_a_child, room
+from postbag.receipts import UNKNOWN, Receipt
 from postbag.refusal import Refusal, told
 
 # What each verb says of an exchange that takes no more letters, by Exchange.stop.
@@ -69,14 +73,10 @@ def join(env, peer, door, *, again=True):
 def open_exchange(env, limit, *, wake=True):
     """Grant `limit` letters, which wake a thread no running codex has loaded unless not
     `wake`; its news says who has yet to join, and whether each joined door can take a letter."""
-    from postbag.guards import require_human
-
     require_human("open", env)
     with _ledger(env, write=True, create=True) as bag:
         _write_record(bag, "open", limit=limit, **({} if wake else {"wake": False}))
         joins = bag.latest_joins()
-    from postbag.receipts import reachability as door_now  # only where a door's records are read
-
     # Read outside the lock, as receipts are: the vendors' records are theirs.
     absent = [peer for peer, joined in joins.items() if joined is None]
     doors = [door_now(peer, joined, env, wake) for peer, joined in joins.items() if joined is not None]
@@ -84,10 +84,17 @@ def open_exchange(env, limit, *, wake=True):
     return Done(opened, which_ledger(bag, env), _not_joined(absent), *doors)
 
 
+def door_now(peer, joined, env, wakes):
+    """Whether `peer`'s door, its join record `joined`, can take a letter now, in words;
+    `wakes`: whether the open exchange wakes a thread no running codex has loaded."""
+    try:
+        return room(peer).reachability(joined, env, wakes)
+    except OSError as error:  # a record that cannot be read is something not known, not a failure
+        return f"whether {peer} can take a letter now cannot be told ({error.strerror})"
+
+
 def reachability_of(env, peer):
     """The same of `peer`'s latest door in the ledger, or that it has not joined, or None without a ledger."""
-    from postbag.receipts import reachability as door_now
-
     with _ledger(env) as bag:
         if bag.fd is None:
             return None
@@ -104,8 +111,6 @@ def _not_joined(absent):
 
 
 def close_exchange(env):
-    from postbag.guards import require_human
-
     require_human("close", env)
     with _ledger(env, write=True) as bag:
         exchange = bag.exchange()
@@ -116,15 +121,13 @@ def close_exchange(env):
     return Done(f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent", which_ledger(bag, env))
 
 
-def send(env, sender, recipient, body, *, handed_over=None, sender_door=None):  # noqa: PLR0913
-    """Knock on `recipient`'s door with `body`, then record the letter; `handed_over` is
-    called once the door has the letter, when nothing may interrupt the rest. With a
+def send(env, sender, recipient, body, *, program, handed_over=None, sender_door=None):  # noqa: PLR0913
+    """Knock on `recipient`'s door with `body`, then record the letter; `program` is the
+    words that start this postbag (envelope.program_of), for the reply command; `handed_over`
+    is called once the door has the letter, when nothing may interrupt the rest. With a
     `sender_door`, the sender's session joins first unless that is its latest door, so
     that the answer comes back to the session that wrote."""
-    from postbag import doors, envelope, ledger, records
-    from postbag.guards import in_codex_sandbox
-
-    path, sandboxed = ledger.locate(env), in_codex_sandbox(env)
+    path, sandboxed, door = ledger.locate(env), in_sandbox(env), room(recipient)
     envelope.check_body(body)
     with ledger.Ledger(path, write=True, sandboxed=sandboxed) as bag:
         exchange = bag.exchange()
@@ -142,14 +145,13 @@ def send(env, sender, recipient, body, *, handed_over=None, sender_door=None):  
             _write_record(bag, "join", peer=sender, **sender_door)
             receipt = f"{sender} joined; "
         number, left = bag.next_number, exchange.left - 1
-        named = None if is_default(path, env) else path
-        text = envelope.wrap(number, sender, body, last=left == 0, ledger_path=named, answer_by=joined.get("via"))
-        from postbag.receipts import look_beside
-
-        looked = look_beside(recipient, joined, env, exchange.wakes)  # the recipient's records, around the knock
+        command = envelope.reply_command(program, None if is_default(path, env) else path)
+        tool = door.SEND_TOOL if joined.get("via") == "mcp" else None
+        text = envelope.wrap(number, sender, body, last=left == 0, command=command, send_tool=tool)
+        looked = door.look_beside(joined, env, exchange.wakes)  # the recipient's records, around the knock
         try:
-            door = records.door_of(joined)
-            answer = doors.knock(recipient, door, text, env, sandboxed=sandboxed, wake=looked.resume)
+            fields, child_env = records.door_of(joined), for_a_child(env)
+            answer = door.knock(fields, text, child_env, sandboxed=sandboxed, wake=looked.resume)
         except Refusal:
             looked.words(None)  # the look ends before the refusal does: no thread outlives it into shutdown
             raise
@@ -171,8 +173,6 @@ def receipts(env, sender=None, count=None):
     """Where letters stand, from the recipients' own records: `sender`'s last `count`
     letters (default its last one), or with no sender the last `count` letters (default
     those of the latest exchange), oldest first, as (letter, Receipt); None without a ledger."""
-    from postbag import receipts as vendor
-
     with _ledger(env) as bag:
         if bag.fd is None:
             return None
@@ -180,7 +180,14 @@ def receipts(env, sender=None, count=None):
             count = 1 if sender else max(1, bag.exchange().sent)
         letters = bag.letters(count, sender)
     # Read outside the lock: the vendors' records are theirs, and may take a moment.
-    return [(letter, vendor.of(letter, joined, env).settled(answer)) for letter, joined, answer in reversed(letters)]
+    return [(letter, receipt_of(letter, joined, env).settled(answer)) for letter, joined, answer in reversed(letters)]
+
+
+def receipt_of(letter, joined, env):
+    """The receipt of `letter`, sent to the recipient's door `joined` (its join record)."""
+    if joined is None:
+        return Receipt(UNKNOWN, f"no join of {letter['to']} comes before it in the ledger")
+    return room(letter["to"]).receipt(letter, joined, env)
 
 
 class Snapshot:
@@ -195,8 +202,6 @@ class Snapshot:
 
 def snapshot(env, count=None, *, with_status=False, on_wait=None):
     """The last `count` records (None: every record) and, `with_status`, the status line."""
-    from postbag import ledger
-
     path = ledger.locate(env)
     with _ledger(env, path, on_wait=on_wait) as bag:
         shown = bag.records() if count is None else bag.tail(count)
@@ -247,10 +252,7 @@ def _is_latest(joined, door):
 
 def _ledger(env, path=None, **options):
     """The ledger at `path` (default: where `env` says), told whether Codex's sandbox is around it."""
-    from postbag import ledger
-    from postbag.guards import in_codex_sandbox
-
-    return ledger.Ledger(path or ledger.locate(env), sandboxed=in_codex_sandbox(env), **options)
+    return ledger.Ledger(path or ledger.locate(env), sandboxed=in_sandbox(env), **options)
 
 
 def _write_record(bag, kind, **fields):

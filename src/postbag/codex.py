@@ -1,7 +1,12 @@
-"""What Codex records of a letter, read-only: its queue database, the thread's rollout, and
-whether a running Codex has the thread loaded.
+"""Codex, one of the two peers: everything postbag knows of it, in one place.
 
-Codex 0.169.0, under CODEX_HOME (else ~/.codex):
+How its thread is told from the environment and from an MCP call, what its door is, how a
+letter is knocked through that door (`codex queue`, with `--resume` to wake a thread no
+running Codex has loaded), what its MCP door's send tool is called, and what its records
+say of a letter (receipts) and of whether its thread can take one now (`open`). A Codex
+release that changes any of these changes this file.
+
+The records, read-only: Codex 0.169.0, under CODEX_HOME (else ~/.codex):
 - queue_1.sqlite, table queued_items (id, thread_id, payload_json, queue_order,
   created_at_ms, updated_at_ms): a letter `codex queue` stored and no session has taken
   yet is a row whose payload is {"UserInput": {"content": [{"type": "text", "text":
@@ -14,26 +19,157 @@ Codex 0.169.0, under CODEX_HOME (else ~/.codex):
   resume.
 """
 
-import json
+import errno
 import os
 
+from postbag import children
+from postbag.doors import maybe_delivered, not_answered
+from postbag.fields import is_door_field, is_uuid
+from postbag.homes import home_of
 from postbag.receipts import (
     NOT_TAKEN,
     UNKNOWN,
     WAITING,
+    Beside,
     Receipt,
     find_back,
     is_the_letter,
     newest,
     taken_in,
 )
+from postbag.refusal import Refusal
+
+NAME = "codex"
+THREAD = "CODEX_THREAD_ID"
+SESSION = "CODEX_SESSION_ID"
+VARIABLES = (SESSION, THREAD)  # what marks a Codex session
+# The MCP door's send tool as Codex names it to its model: a function inside the server's
+# namespace, the server registered under the name postbag, as README's registration does.
+SEND_TOOL = "the tool send of the mcp__postbag namespace"
+APP_CODEX = "/Applications/ChatGPT.app/Contents/Resources/codex"
+# What `codex queue` says on stderr, in our words. Its own words carry the thread id, so
+# they are never shown.
+_CODEX_SAYS = (
+    ("no rollout found", "codex knows no such thread"),
+    ("no active session found", "codex knows no such thread"),
+)
+
+
+def is_session_variable(name):
+    """Whether `name` is a Codex session or thread variable: a family, not a list."""
+    return name.startswith("CODEX_") and ("SESSION" in name or "THREAD" in name)
+
+
+def inside(env):
+    """Whether the shell runs inside a Codex session."""
+    return bool(env.get(THREAD)) or bool(env.get(SESSION))
+
+
+def in_sandbox(env):
+    """Whether this command runs inside Codex's sandbox, which marks every command it runs
+    (CODEX_SANDBOX names the macOS sandbox; CODEX_SANDBOX_NETWORK_DISABLED is set on both)."""
+    return bool(env.get("CODEX_SANDBOX_NETWORK_DISABLED") or env.get("CODEX_SANDBOX"))
+
+
+def door_of_session(env):
+    """What `join` records of the thread `env` is: CODEX_THREAD_ID, else CODEX_SESSION_ID."""
+    if not inside(env):
+        raise Refusal(f"join {NAME} from inside a {NAME} session")
+    if THREAD in env:
+        # CODEX_SESSION_ID can name a root shared by sub-agent threads, so a thread id that
+        # is present but malformed is refused rather than silently replaced by the root.
+        if not is_uuid(env[THREAD]):
+            raise Refusal(f"{THREAD} is not a thread id")
+        name = THREAD
+    else:
+        name = SESSION
+    if not is_door_field(env[name]):
+        raise Refusal(f"{name} is not valid text")
+    return {"thread": env[name]}
+
+
+def thread_of_call(meta):
+    """The threadId Codex puts in each MCP call's _meta (it gives its servers no variables
+    of the thread), as it came; None without one."""
+    return meta.get("threadId") if isinstance(meta, dict) else None
+
+
+def door_of_call(thread):
+    """The door of the thread that made an MCP call, `thread` being its threadId."""
+    if type(thread) is not str or not is_uuid(thread):
+        raise Refusal("the call's threadId is not a thread id")
+    return {"thread": thread}
+
+
+def knock(door, envelope, env, *, sandboxed=False, wake=False):
+    """`codex queue` the envelope for the door's thread, with `env` as the child's own (no
+    session variable of either vendor in it); with `wake`, ask codex's daemon to load the
+    thread, and return what came of that (WOKEN ...); else None."""
+    argv = [find_codex(env), "queue", *(["--resume"] if wake else []), "--thread", door["thread"]]
+    try:
+        status, said = children.run([*argv, "--message", envelope], env)
+    except OSError as error:
+        raise _start_failure(error) from None
+    if status is None:
+        raise maybe_delivered("codex", f"codex queue gave no answer within {children.TIMEOUT:g} s")
+    if status < 0:
+        raise maybe_delivered("codex", f"codex queue was killed by {children.signal_name(-status)}")
+    if status > 0:
+        # codex queue stores the letter last, once the thread was found: a failure means
+        # it took nothing, and what helps is a fresh door.
+        raise not_answered("codex", f"codex queue exited {status}{_codex_said(said)}")
+    return _resumed(said) if wake else None
+
+
+def _resumed(stderr):
+    """What came of the resume, from the warning codex queue prints when it stored the letter
+    but could not have its daemon load the thread (it names the thread: never shown)."""
+    text = stderr.decode(errors="replace")
+    if "could not resume thread" not in text:
+        return WOKEN
+    if "start a local daemon" in text:
+        return NO_DAEMON_ANSWER
+    if "already has an active writer" in text:
+        return LOADED_ELSEWHERE
+    return NOT_WOKEN
+
+
+def _codex_said(stderr):
+    text = stderr.decode(errors="replace").lower()
+    for words, meaning in _CODEX_SAYS:
+        if words in text:
+            return f": {meaning}"
+    return ""
+
+
+def _start_failure(error):
+    if error.errno == errno.E2BIG:
+        return Refusal("the letter is too long for the system to pass to codex queue; shorten the letter")
+    return Refusal(f"codex queue could not start ({error.strerror}); set POSTBAG_CODEX to a working codex")
+
+
+def find_codex(env):
+    """The codex binary: POSTBAG_CODEX (a path, or a name PATH finds), else the one inside
+    the ChatGPT app, else PATH's codex."""
+    search = env.get("PATH", os.defpath)
+    named = env.get("POSTBAG_CODEX")
+    if named:
+        found = children.which(named, search)
+        if found is None:
+            raise Refusal(f"no codex at {named}; set POSTBAG_CODEX")
+        return os.path.abspath(found)
+    if os.path.isfile(APP_CODEX) and os.access(APP_CODEX, os.X_OK):
+        return APP_CODEX
+    found = children.which("codex", search)
+    if found is None:
+        raise Refusal("no codex on PATH; set POSTBAG_CODEX")
+    return os.path.abspath(found)
+
 
 BUSY_TRIES, BUSY_WAIT = 3, 0.05  # a queue database another process holds locked: tries, seconds between
 
 
 def receipt(letter, joined, env):
-    from postbag.guards import is_uuid
-
     thread = joined.get("thread")
     if not isinstance(thread, str) or not is_uuid(thread):
         return Receipt(UNKNOWN, "codex's join names no thread id, only a session id")
@@ -137,6 +273,11 @@ def _turn_now(path):
 WOKEN, NO_DAEMON_ANSWER, LOADED_ELSEWHERE, NOT_WOKEN = "woken", "no daemon", "loaded elsewhere", "not woken"
 
 
+def look_beside(joined, env, wakes):
+    """What a send looks at around its knock: whether to wake the thread, and what to say."""
+    return Wake(joined, env, wakes)
+
+
 class Wake:
     """What a send does about a thread no running codex may have loaded: decided before the
     knock from the thread's rollout (`resume`: whether `codex queue --resume` asks codex's
@@ -146,8 +287,6 @@ class Wake:
     active writer")."""
 
     def __init__(self, joined, env, wakes):
-        from postbag.receipts import Beside
-
         self.resume, self._gone, self._loaded, self._why = False, False, None, None
         thread = joined.get("thread")
         if not isinstance(thread, str):
@@ -185,8 +324,6 @@ def _waits(loaded, why):
 def reachability(joined, env, wakes=True):
     """Whether the thread behind the door `joined` can take a letter now, in words, from
     the same records a receipt reads; `wakes`: whether the open exchange wakes threads."""
-    from postbag.guards import is_uuid
-
     thread = joined.get("thread")
     if not isinstance(thread, str) or not is_uuid(thread):
         return "whether codex can take a letter now cannot be told: its join names no thread id, only a session id"
@@ -238,7 +375,7 @@ def rollouts(home, thread):
 
 
 def home_directory(env):
-    return env.get("CODEX_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".codex")
+    return env.get("CODEX_HOME") or os.path.join(home_of(env), ".codex")
 
 
 def waits_in_the_queue(home, thread, letter):
@@ -271,6 +408,8 @@ def waits_in_the_queue(home, thread, letter):
 
 
 def _texts(payload):
+    import json  # here: at the top it would cost the human's verbs, refused before the rest loads, 9 ms
+
     try:
         content = json.loads(payload)["UserInput"]["content"]
         return [part["text"] for part in content if part.get("type") == "text"]
@@ -353,6 +492,8 @@ def daemon_runs(home):
     keeps (app-server-daemon/daemon.pid, gone once it stops): its pid, and on Linux the
     start time /proc gives that pid; None where the record cannot be read. Nothing is
     connected to or signalled but with signal 0, which only asks."""
+    import json  # here: at the top it would cost the human's verbs, refused before the rest loads, 9 ms
+
     try:
         with open(os.path.join(home, "app-server-daemon", "daemon.pid"), "rb") as file:
             record = json.loads(file.read())

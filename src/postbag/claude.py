@@ -1,7 +1,13 @@
-"""What Claude Code records of a letter, read-only: the session's transcript, its live
-session file, and the settings that decide what it does with letters from other sessions.
+"""Claude Code, one of the two peers: everything postbag knows of it, in one place.
 
-Claude Code 2.1.328, under its config directory (CLAUDE_CONFIG_DIR, else ~/.claude):
+How its session is told from the environment, which variables are its door, how a letter
+is knocked through that door, what its MCP door's send tool is called, and what its records
+say of a letter (receipts) and of whether its session can take one now (`open`). A Claude
+Code release that changes any of these changes this file.
+
+The door: each session listens on an inbox socket and exports its path and token to its
+commands and MCP servers; a letter is two JSON lines written there.
+The records, read-only: Claude Code 2.1.328, under its config directory (CLAUDE_CONFIG_DIR, else ~/.claude):
 - projects/<its working directory>/<session id>.jsonl, the transcript: a letter the
   session took is a {"type": "queue-operation", "operation": "enqueue", "content":
   ENVELOPE, "timestamp": ...} record, within a moment of the knock, then a user turn;
@@ -14,20 +20,161 @@ Claude Code 2.1.328, under its config directory (CLAUDE_CONFIG_DIR, else ~/.clau
   hold and refuse the transcript gets nothing.
 """
 
-import json
+import errno
 import os
+import sys
 
+from postbag import children
+from postbag.doors import maybe_delivered, not_answered
+from postbag.fields import is_door_field, is_uuid
+from postbag.homes import home_of
 from postbag.receipts import (
     NOT_TAKEN,
     SLACK,
     TAKEN,
     UNKNOWN,
+    Beside,
     Receipt,
     is_the_letter,
     moment,
     newest,
     taken_in,
 )
+from postbag.refusal import Refusal
+
+NAME = "claude"
+SOCKET = "CLAUDE_CODE_MESSAGING_SOCKET"
+TOKEN = "CLAUDE_CODE_MESSAGING_TOKEN"
+SESSION = "CLAUDE_CODE_SESSION_ID"
+# The door's variables, then what marks a Claude session even without them: Claude Code
+# unsets its inbox variables in a session whose cross-session messaging is off (a
+# --restricted session, or the feature switched off in that Claude Code).
+DOOR_VARIABLES = (SOCKET, TOKEN)
+MARKS = ("CLAUDECODE", SESSION)
+NO_INBOX = (
+    "this Claude Code session has no inbox for letters: its cross-session messaging is off "
+    "(a --restricted session, or messaging switched off in this Claude Code), so no letter can reach it"
+)
+# The MCP door's send tool as Claude Code names it to its model (mcp__SERVER__TOOL), the
+# server registered under the name postbag, as README's registration does.
+SEND_TOOL = "the tool mcp__postbag__send"
+# sun_path holds 104 bytes on macOS and 108 on Linux, the terminating NUL included.
+SOCKET_PATH_MAX = 103 if sys.platform == "darwin" else 107
+
+
+def is_session_variable(name):
+    """Whether `name` is one Claude Code sets for its session: a family, not a list a new
+    variable could slip past."""
+    return name == "CLAUDECODE" or name.startswith("CLAUDE_CODE_")
+
+
+def inside(env):
+    """Whether the shell runs inside a Claude Code session that has its inbox."""
+    return bool(env.get(SOCKET)) and bool(env.get(TOKEN))
+
+
+def without_an_inbox(env):
+    """Whether `env` is a Claude Code session's, with neither of its inbox variables."""
+    return any(env.get(name) for name in MARKS) and not (env.get(SOCKET) or env.get(TOKEN))
+
+
+def door_of_session(env):
+    """What `join` records of the session `env` is: its socket and token, and its id, by
+    which its transcript is found."""
+    if without_an_inbox(env):
+        raise Refusal(NO_INBOX)
+    if not inside(env):
+        raise Refusal(f"join {NAME} from inside a {NAME} session")
+    door = {"socket": env[SOCKET], "token": env[TOKEN]}
+    for field, name in (("socket", SOCKET), ("token", TOKEN)):
+        if not is_door_field(door[field]):
+            raise Refusal(f"{name} is not valid text")
+    door["socket"] = os.path.abspath(door["socket"])
+    _require_a_socket(door["socket"])
+    session = env.get(SESSION)
+    if session and is_door_field(session):
+        door["session"] = session
+    return door
+
+
+def _require_a_socket(path):
+    """Refuse to record an inbox socket that is not there: no one would ever bind it."""
+    import os
+    import stat
+
+    try:
+        is_socket = stat.S_ISSOCK(os.stat(path).st_mode)
+    except OSError as error:
+        why = "it does not exist" if isinstance(error, FileNotFoundError) else error.strerror
+    else:
+        why = None if is_socket else "it is not a socket"
+    if why is not None:
+        raise Refusal(
+            f"Claude Code named an inbox socket that is not there ({why}); no letter could reach this session"
+        )
+
+
+def knock(door, envelope, env, *, sandboxed=False, wake=False):
+    """Write `envelope` to the session's inbox socket, from inside Codex's sandbox if
+    `sandboxed`; return once it was taken (None: Claude wakes its session itself)."""
+    # The C module beneath `socket`, which would cost a send about 10 ms: it builds enums of
+    # every address family and flag, and imports selectors.
+    import json  # here: at the top it would cost the human's verbs, refused before the rest loads, 9 ms
+    from _socket import AF_UNIX, SOCK_STREAM, socket
+
+    auth = {"type": "auth", "token": door["token"]}
+    message = {"type": "user", "message": {"role": "user", "content": envelope}}
+    payload = (json.dumps(auth) + "\n" + json.dumps(message) + "\n").encode()
+    inbox = socket(AF_UNIX, SOCK_STREAM)
+    try:
+        inbox.settimeout(children.TIMEOUT)
+        try:
+            _connect(inbox, door["socket"])
+        except OSError as error:
+            if error.errno in (errno.EPERM, errno.EACCES) and sandboxed:
+                raise Refusal(
+                    f"Codex's sandbox blocks the connection to claude's socket ({error.strerror}); nothing was "
+                    "handed over. The human can allow it with network access for the workspace sandbox "
+                    "(sandbox_workspace_write.network_access = true)"
+                ) from None
+            raise not_answered("claude", _socket_failure(error)) from None
+        try:
+            inbox.sendall(payload)
+        except OSError as error:
+            raise maybe_delivered("claude", _socket_failure(error)) from None
+    finally:
+        inbox.close()
+
+
+def _connect(inbox, path):
+    """Connect to `path`, reaching one too long to name through its directory's descriptor
+    (/proc/self/fd, on Linux): the working directory stays, for threads beside the knock
+    read files by relative paths. Claude Code binds no longer path where there is no /proc."""
+    import stat
+
+    if not stat.S_ISSOCK(os.stat(path).st_mode):
+        raise OSError(errno.ENOTSOCK, "not a socket")
+    if len(os.fsencode(path)) <= SOCKET_PATH_MAX:
+        inbox.connect(path)
+        return
+    directory = os.open(os.path.dirname(path), os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        inbox.connect(f"/proc/self/fd/{directory}/{os.path.basename(path)}")
+    finally:
+        os.close(directory)
+
+
+def _socket_failure(error):
+    if isinstance(error, TimeoutError) or error.errno == errno.ETIMEDOUT:
+        return f"no answer within {children.TIMEOUT:g} s"
+    if isinstance(error, FileNotFoundError):
+        return "its socket is gone"
+    if error.errno == errno.ENOTSOCK:
+        return "not a socket"
+    if error.errno == errno.ECONNREFUSED:
+        return "connection refused"
+    return error.strerror or str(error)
+
 
 # The strictest setting wins, as Claude Code applies them; an unknown value holds.
 _STRICTNESS = {"accept": 0, "hold": 1, "refuse": 2}
@@ -39,8 +186,6 @@ MANAGED_SETTINGS = (
 
 def receipt(letter, joined, env):
     import glob  # only here: a send's own look at the records needs none
-
-    from postbag.guards import is_uuid
 
     session = joined.get("session")
     if not isinstance(session, str) or not is_uuid(session):
@@ -127,6 +272,12 @@ HELD = (
 )
 
 
+def look_beside(joined, env, wakes):
+    """What a send says beside its knock, read while the door works: whether the session's
+    settings keep the letter out (`resume` is false: there is no thread to wake)."""
+    return Beside(refused_at_once, joined, env)
+
+
 def refused_at_once(joined, env):
     """What a send can say at once of a letter to a session whose settings will not let it
     take letters from other sessions; None otherwise."""
@@ -137,11 +288,9 @@ def refused_at_once(joined, env):
     return {"refuse": f"but {REFUSED}", "hold": f"but {HELD}"}.get(setting)
 
 
-def reachability(joined, env):
+def reachability(joined, env, wakes=True):
     """Whether the session behind the door `joined` can take a letter now, in words, from
     the same records a receipt reads."""
-    from postbag.guards import is_uuid
-
     session = joined.get("session")
     if not isinstance(session, str) or not is_uuid(session):
         return "whether claude can take a letter now cannot be told: its join names no session (a join from before 1.2)"
@@ -161,7 +310,7 @@ def reachability(joined, env):
 
 def config_directory(env):
     named = env.get("CLAUDE_CONFIG_DIR")
-    return named or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")
+    return named or os.path.join(home_of(env), ".claude")
 
 
 def live_session(config, session):
@@ -221,6 +370,8 @@ def _setting(path):
 
 
 def _json_file(path):
+    import json  # here: at the top it would cost the human's verbs, refused before the rest loads, 9 ms
+
     try:
         with open(path, "rb") as file:
             return json.loads(file.read(1 << 20))

@@ -1,0 +1,115 @@
+"""Running a vendor's program as a door: started in a session of its own, its stderr read
+only to tell failures apart (never shown: it can hold a door field), and waited for no
+longer than a door may take."""
+
+import os
+
+from postbag.signals import start_beside
+
+TIMEOUT = 30.0  # seconds: what a door may take before the knock gives up on it
+
+
+def run(argv, env):
+    """Run `argv` with `env`, stdin from /dev/null and stdout discarded: its exit status
+    (negative: the signal that killed it; None: still running past TIMEOUT, and killed
+    then) and the start of what it wrote on stderr. OSError when it cannot start."""
+    import subprocess
+
+    child = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    )
+    status, said = _finish(child, TIMEOUT)
+    if status is None:
+        _stop(child)
+    return status, said
+
+
+def _finish(child, seconds):
+    """The child's exit status and the start of what it wrote on stderr, or (None, ...)
+    past `seconds`. A thread blocks in waitpid and wakes this one through a pipe the moment
+    the child exits: Popen.wait(timeout) would poll with growing sleeps, and a helper of
+    codex's that kept stderr open would hide the exit."""
+    import select
+    import time
+
+    deadline = time.monotonic() + seconds
+    wake, woken = os.pipe()
+
+    def wait_for_exit():
+        child.wait()
+        try:
+            os.write(woken, b"x")
+        except OSError:  # the knock gave up waiting and closed its end
+            pass
+        finally:
+            os.close(woken)
+
+    start_beside(wait_for_exit)
+    said, streams = b"", [child.stderr.fileno(), wake]
+    try:
+        while (remaining := deadline - time.monotonic()) > 0:
+            ready = select.select(streams, [], [], remaining)[0]
+            if not ready:
+                return None, said
+            if wake in ready:
+                if len(streams) == 2:  # stderr still open: take what the exit left in it
+                    said += _rest(streams[0])
+                return child.returncode, said[:4096]
+            chunk = os.read(streams[0], 65536)
+            if chunk:
+                said = (said + chunk)[:4096]  # enough to tell failures apart, bounded whatever it prints
+            else:
+                streams.pop(0)  # codex closed stderr; its exit follows
+        return None, said
+    finally:
+        child.stderr.close()
+        os.close(wake)  # the writing end stays with the thread, which may still be waiting
+
+
+def _rest(stream):
+    """What is left in a pipe whose writer has exited, without waiting for a helper that kept it."""
+    os.set_blocking(stream, False)
+    try:
+        return os.read(stream, 4096)
+    except BlockingIOError:
+        return b""
+
+
+def _stop(child):
+    import signal
+
+    try:
+        os.killpg(child.pid, signal.SIGKILL)  # codex may have started helpers of its own
+    except OSError:
+        child.kill()
+    child.wait()
+
+
+def signal_name(number):
+    import signal
+
+    try:
+        return f"signal {number} ({signal.Signals(number).name})"
+    except ValueError:
+        return f"signal {number}"
+
+
+def which(name, search):
+    """The program `name` (a path, or a name looked for in `search`, a PATH), or None, as
+    shutil.which finds it on a POSIX system; importing shutil would cost a send 5 ms."""
+    if os.path.dirname(name):
+        return name if _is_program(name) else None
+    for directory in search.split(os.pathsep) if search else ():
+        candidate = os.path.join(directory, name)
+        if _is_program(candidate):
+            return candidate
+    return None
+
+
+def _is_program(path):
+    return os.path.exists(path) and os.access(path, os.X_OK) and not os.path.isdir(path)
