@@ -75,16 +75,13 @@ UNIX = 3  # the zip "created by" system
 VERSIONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
 # Run by each interpreter: compile every source given and write its hash-based .pyc.
 _COMPILE = """\
-import importlib.util, os, sys
-from importlib._bootstrap_external import _code_to_hash_pyc
+import os, py_compile, sys
 out = sys.argv[1]
 for path in sys.argv[2:]:
-    with open(path, "rb") as file:
-        source = file.read()
     name = os.path.basename(path)[:-3]
-    code = compile(source, "postbag/" + name + ".py", "exec", dont_inherit=True)
-    with open(os.path.join(out, name + "." + sys.implementation.cache_tag + ".pyc"), "wb") as file:
-        file.write(_code_to_hash_pyc(code, importlib.util.source_hash(source), checked=False))
+    cfile = os.path.join(out, name + "." + sys.implementation.cache_tag + ".pyc")
+    mode = py_compile.PycInvalidationMode.UNCHECKED_HASH  # a zip's entries keep no time to check
+    py_compile.compile(path, cfile=cfile, dfile="postbag/" + name + ".py", doraise=True, invalidation_mode=mode)
 """
 
 

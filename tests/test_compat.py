@@ -180,6 +180,22 @@ def test_a_ledger_written_here_reads_in_1_0(postbag, postbag_1_0, codex, inbox):
     assert theirs.stdout == postbag.run("read").stdout.encode()
 
 
+def test_an_exchange_opened_not_to_wake_reads_and_sends_in_1_0(postbag, postbag_1_0, codex, inbox):
+    """`open --no-wake` records one field more, "wake": false; 1.0 reads it, and sends
+    within that exchange as it always did, waking nothing."""
+    postbag.ok("join", "claude", inside="claude")
+    postbag.ok("join", "codex", inside="codex")
+    postbag.open("3", "--no-wake")
+    assert postbag.ledger_bytes().count(b'"wake": false') == 1
+    env = {**postbag.env, "PYTHONIOENCODING": "utf-8", **postbag.session("claude")}
+    theirs = subprocess.run([*postbag_1_0, "read"], env=env, capture_output=True, check=False)
+    assert (theirs.returncode, theirs.stderr) == (0, b"")
+    assert theirs.stdout == postbag.run("read").stdout.encode()
+    sent = subprocess.run([*postbag_1_0, "send", "codex", "from 1.0"], env=env, capture_output=True, text=True)
+    assert (sent.returncode, sent.stdout) == (0, "letter 4 delivered to codex, 2 left\n")
+    assert codex.resumed() == [False]
+
+
 def test_a_ledger_whose_peers_joined_through_the_mcp_door_reads_and_sends_in_1_0(postbag, postbag_1_0, codex, inbox):
     """A join through the door records one field more, "via": "mcp". 1.0 checks only the
     fields it knows, so it reads such a ledger, and sends through the doors it records."""

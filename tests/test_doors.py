@@ -333,16 +333,25 @@ def test_a_program_is_found_on_path_as_shutil_would_find_it(tmp_path):
 
 
 def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(tmp_path, monkeypatch):
+    """Through the directory's descriptor: the working directory is never borrowed, for the
+    look at the recipient's records runs beside the knock, and a relative CLAUDE_CONFIG_DIR
+    or CODEX_HOME would resolve against the socket's directory meanwhile."""
     monkeypatch.setattr(claude, "SOCKET_PATH_MAX", 103)  # macOS: sun_path holds 104 bytes
     directory = tmp_path / ("d" * max(1, 105 - len(str(tmp_path)) - len("/inbox.sock") - 1))
     directory.mkdir()
     path = str(directory / "inbox.sock")
     assert 103 < len(path) <= 107  # too long for macOS, still fine for Linux
-    inbox = FakeInbox(path, f"tok-{uuid.uuid4().hex}")
+    inbox = FakeInbox(path, f"tok-{uuid.uuid4().hex}")  # bound from its directory, as Claude Code does
+
+    def borrowed(*_):
+        raise AssertionError("the knock changed the working directory")
+
+    monkeypatch.setattr(os, "chdir", borrowed)
+    monkeypatch.setattr(os, "fchdir", borrowed)
     here = os.getcwd()
     try:
         claude.knock({"socket": path, "token": inbox.token}, "Letter 1 from codex via postbag.", {})
         assert inbox.envelopes(1) == ["Letter 1 from codex via postbag."]
     finally:
         inbox.close()
-    assert os.getcwd() == here  # the working directory is never borrowed: threads beside the knock use it
+    assert os.getcwd() == here

@@ -281,8 +281,8 @@ def test_the_archives_finder_loads_compiled_modules_and_declines_the_rest(tmp_pa
 
     pyz, _ = build(tmp_path)
     finder = entry._CompiledCode(zipimport.zipimporter(str(pyz)), str(pyz))
-    spec = finder.find_spec("postbag.transcript")
-    assert spec.origin == f"{pyz}/postbag/transcript.py"
+    spec = finder.find_spec("postbag.listing")
+    assert spec.origin == f"{pyz}/postbag/listing.py"
     module = importlib.util.module_from_spec(spec)
     finder.exec_module(module)
     assert module.one_line("a\nb") == "a\\x0ab"

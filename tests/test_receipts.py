@@ -347,15 +347,15 @@ def test_reading_the_queue_writes_nothing_in_codexs_home(postbag, exchange):
 
 
 def test_a_send_says_at_once_what_the_recipients_records_already_show(postbag, exchange, tmp_path, codex):
-    claude, codex_records, _, _ = exchange
+    claude, codex_files, _, _ = exchange
     claude.runs(tmp_path / "repo")
     claude.settings(claude.config, "refuse")
     assert postbag.ok("send", "claude", "into the void", inside="codex") == (
         "letter 6 delivered to claude, 9 left; but claude's settings refuse letters from other sessions "
         "(crossSessionInbound refuse): the session drops them\n"
     )
-    codex_records.lock_file()  # loaded once, by nobody now
-    codex_records.settings("on-request")
+    codex_files.lock_file()  # loaded once, by nobody now
+    codex_files.settings("on-request")
     assert postbag.ok("send", "codex", "to a thread nobody has loaded", inside="claude") == (
         "letter 7 delivered to codex, 8 left; but it waits in codex's queue: no running codex has the thread "
         "loaded, and postbag does not wake it: the thread asks for approvals (approval_policy on-request), and "
@@ -367,8 +367,8 @@ def test_a_send_says_at_once_what_the_recipients_records_already_show(postbag, e
 def test_no_receipt_names_the_session_thread_or_door_it_read_about(postbag, exchange, inbox, codex, tmp_path):
     """The records receipts read are named by session and thread ids; what it says of them
     names neither, in every state, nor the doors the ledger holds."""
-    claude, codex_records, to_claude, to_codex = exchange
-    codex_records.queued(to_codex)
+    claude, codex_files, to_claude, to_codex = exchange
+    codex_files.queued(to_codex)
     claude.runs(tmp_path / "repo")
     claude.settings(claude.config, "hold")
     said = [
@@ -442,10 +442,24 @@ def test_a_receipt_without_a_join_or_a_file_is_unknown_and_says_why(tmp_path):
     assert verbs.receipt_of(letter, None, {}).words() == "unknown: no join of claude comes before it in the ledger"
     found = receipts.find_back(str(tmp_path / "none.jsonl"), "claude's transcript", b"x", bool, None)
     assert found == (None, "cannot read claude's transcript (No such file or directory)")
-    assert receipts.newest([str(tmp_path / "gone-a"), str(tmp_path / "gone-b")]) in (
-        str(tmp_path / "gone-a"),
-        str(tmp_path / "gone-b"),
-    )
+    older, newer = tmp_path / "older.jsonl", tmp_path / "newer.jsonl"
+    for path, written in ((newer, 2_000_000_000), (older, 1_000_000_000)):  # the older one written last
+        path.write_text("")
+        os.utime(path, (written, written))
+    assert receipts.newest([str(older), str(newer), str(tmp_path / "gone")]) == str(newer)
+
+
+def test_managed_settings_overrule_the_persons_and_the_projects(tmp_path, monkeypatch):
+    from postbag import claude
+
+    managed = tmp_path / "managed-settings.json"
+    monkeypatch.setattr(claude, "MANAGED_SETTINGS", (str(tmp_path / "absent.json"), str(managed)))
+    config, project = tmp_path / "config", tmp_path / "project"
+    Claude(str(tmp_path), "s").settings(str(config), "refuse")
+    Claude(str(tmp_path), "s").settings(str(project / ".claude"), "refuse")
+    assert claude.inbound_setting(str(config), str(project)) == "refuse"
+    managed.write_text(json.dumps({"crossSessionInbound": "accept"}))  # an admin's, above both
+    assert claude.inbound_setting(str(config), str(project)) == "accept"
 
 
 def test_a_thread_without_a_held_lock_is_not_loaded_and_one_whose_locks_cannot_be_read_is_unknown(tmp_path):
@@ -520,9 +534,9 @@ def test_open_says_of_each_joined_door_whether_it_can_take_a_letter_now(postbag,
 
 
 def test_the_mcp_status_tells_an_agent_whether_the_other_door_can_take_a_letter(postbag, exchange, codex):
-    _, codex_records, _, _ = exchange
-    codex_records.lock_file()
-    codex_records.settings("on-request")
+    _, codex_files, _, _ = exchange
+    codex_files.lock_file()
+    codex_files.settings("on-request")
     server = postbag.mcp("claude")
     server.handshake()
     try:

@@ -29,9 +29,9 @@ NO_DAEMON = (
 @pytest.fixture
 def unloaded(exchange):  # noqa: F811 - the fixture imported above
     """The exchange's codex thread, loaded once by a codex that keeps locks, and by nobody now."""
-    _, codex_records, _, _ = exchange
-    codex_records.lock_file()
-    return codex_records
+    _, codex_files, _, _ = exchange
+    codex_files.lock_file()
+    return codex_files
 
 
 def send_to_codex(postbag, body="Please look at line 42."):
@@ -137,28 +137,28 @@ def test_an_exchange_opened_not_to_wake_leaves_the_letter_waiting_and_says_so(po
 
 
 def test_a_receipt_tells_a_turn_stopped_at_a_tool_call_from_one_that_is_working(postbag, exchange):  # noqa: F811
-    _, codex_records, _, to_codex = exchange
-    codex_records.queued(to_codex)
+    _, codex_files, _, to_codex = exchange
+    codex_files.queued(to_codex)
     call = {"type": "function_call", "name": "exec_command", "call_id": "call_1", "arguments": "{}"}
-    with open(codex_records.lock_file()) as held:
+    with open(codex_files.lock_file()) as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        codex_records.settings("on-request")
-        codex_records.turn(call)
+        codex_files.settings("on-request")
+        codex_files.turn(call)
         assert postbag.ok("receipts", inside="claude") == (
             "letter 5 claude -> codex: waiting: in codex's queue for the thread, which a running codex has loaded: "
             "its turn has stopped at a tool call that has no result yet: a command still running, or an approval "
             "nobody has given in that codex; it takes the letter when the turn ends\n"
         )
-        codex_records.settings("never")  # the same stop, where no approval can be asked: it works
-        codex_records.turn(call)
+        codex_files.settings("never")  # the same stop, where no approval can be asked: it works
+        codex_files.turn(call)
         assert postbag.ok("receipts", inside="claude").endswith(
             "its turn is running a tool call, and it takes the letter when the turn ends\n"
         )
-        codex_records.turn(call, {"type": "function_call_output", "call_id": "call_1", "output": "done"})
+        codex_files.turn(call, {"type": "function_call_output", "call_id": "call_1", "output": "done"})
         assert postbag.ok("receipts", inside="claude").endswith(
             "its turn is working, and it takes the letter when the turn ends\n"
         )
-        codex_records.turn(ended=True)
+        codex_files.turn(ended=True)
         assert postbag.ok("receipts", inside="claude").endswith("it takes the letter when it is idle\n")
 
 

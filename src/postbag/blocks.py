@@ -32,9 +32,13 @@ class Blocks:
     def __init__(self, fd, path, block=None):
         self.fd, self.path, self.block = fd, path, block or BLOCK
         self.count, self._marks, self._tail_at, self._tail = self._pass()
-        self.size = self._tail_at + len(self._tail)
         self._near = (0, b"")  # the bytes read back last, and where they start
         self._numbered = (-1, 0)  # where the line numbered last starts, and its number
+
+    @property
+    def size(self):
+        """The bytes of the lines kept: where the kept tail ends, the whole of it."""
+        return self._tail_at + len(self._tail)
 
     def _pass(self):
         marks, count, offset = [], 0, 0
@@ -170,21 +174,19 @@ class Blocks:
         self._tail = self._pread(self._tail_at - at, at) + self._tail
         self._tail_at = at
 
-    def unfinished(self):
+    def unended_line(self):
         """The bytes after the last newline: a line still without its own, or b""."""
         while self._tail_at > 0 and b"\n" not in self._tail:
             self._keep_more()
         return self._tail[self._tail.rfind(b"\n") + 1 :]
 
-    def set_aside(self, unfinished):
-        """Leave out the `unfinished` last line: `size` ends at the last newline."""
-        self._tail = self._tail[: len(self._tail) - len(unfinished)]
-        self.size = self._tail_at + len(self._tail)
+    def set_aside(self, unended):
+        """Leave out the `unended` last line: `size` ends at the last newline."""
+        self._tail = self._tail[: len(self._tail) - len(unended)]
 
     def appended(self, line):
         """`line`, a whole line, was appended to the file."""
         self._tail += line
-        self.size += len(line)
         self.count += 1
 
     def _pread(self, size, offset):

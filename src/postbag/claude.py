@@ -33,7 +33,7 @@ from postbag.receipts import (
     SLACK,
     TAKEN,
     UNKNOWN,
-    Beside,
+    LookBeside,
     Receipt,
     is_the_letter,
     moment,
@@ -275,7 +275,7 @@ HELD = (
 def look_beside(joined, env, wakes):
     """What a send says beside its knock, read while the door works: whether the session's
     settings keep the letter out (`resume` is false: there is no thread to wake)."""
-    return Beside(refused_at_once, joined, env)
+    return LookBeside(refused_at_once, joined, env)
 
 
 def refused_at_once(joined, env):

@@ -4,7 +4,11 @@ import argparse
 import os
 import sys
 
-from postbag import PEERS, __version__
+from postbag import PEERS, __version__, guards, listing, mcp, verbs
+from postbag.envelope import program_of
+from postbag.guards import require_human_first, require_inside
+from postbag.ledger import locate
+from postbag.peers import other
 from postbag.refusal import Refusal, say, silence, stop
 
 
@@ -13,8 +17,6 @@ def main(argv=None, env=None, program=None):
     (the words that start this postbag, for a letter's reply command; default: as this
     process was started); return the exit status. Nothing below reads the process's own
     environment or arguments."""
-    from postbag.guards import require_human_first
-
     env = os.environ if env is None else env
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -35,32 +37,22 @@ def main(argv=None, env=None, program=None):
 
 
 def join(args, env):
-    from postbag import guards, verbs
-
     joined = verbs.join(env, args.peer, guards.door_of_this_session(args.peer, env))
     if not args.quiet:
         _show(joined)
 
 
 def open_exchange(args, env):
-    from postbag import verbs
-
     if args.count is not None and args.limit is not None:
         args.usage_error("give the number of letters once: open N, or open --limit N")
     _show(verbs.open_exchange(env, args.count or args.limit or DEFAULT_LIMIT, wake=not args.no_wake))
 
 
 def close_exchange(args, env):
-    from postbag import verbs
-
     _show(verbs.close_exchange(env))
 
 
 def send(args, env):
-    from postbag import verbs
-    from postbag.guards import require_inside
-    from postbag.peers import other
-
     recipient, sender = args.peer, other(args.peer)
     require_inside(sender, f"send {recipient}", env)
     # Handed over: from then on an interrupt could only make a lie of the outcome.
@@ -69,8 +61,6 @@ def send(args, env):
 
 
 def read(args, env):
-    from postbag import transcript, verbs
-
     on_a_terminal = not args.json and sys.stdout is not None and sys.stdout.isatty()
     waiting = lambda: say("waiting for a send in progress to finish")  # noqa: E731
     shot = verbs.snapshot(env, args.count, with_status=on_a_terminal and not args.follow, on_wait=waiting)
@@ -80,7 +70,7 @@ def read(args, env):
             return
     # The lock was released before anything is written: what was read is a snapshot, and a
     # slow pager must not hold up the senders.
-    show = transcript.json_line if args.json else transcript.human_line
+    show = listing.json_line if args.json else listing.human_line
     _stream(map(show, shot.records))
     if shot.refusal is not None:
         raise shot.refusal
@@ -97,12 +87,10 @@ FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person
 def receipts(args, env):
     import json
 
-    from postbag import guards, verbs
-
     sender = next((peer for peer in PEERS if guards.inside(peer, env)), None)
     stood = verbs.receipts(env, sender, args.count)
     if stood is None:
-        say(f"there is no ledger at {_ledger_path(env)} yet")
+        say(f"there is no ledger at {locate(env)} yet")
         return
     if not stood:
         _tell("no letter has been sent" + (f" by {sender}" if sender else ""))
@@ -115,15 +103,7 @@ def receipts(args, env):
             _tell(f"letter {letter['n']} {letter['from']} -> {letter['to']}: {receipt.words()}")
 
 
-def _ledger_path(env):
-    from postbag.ledger import locate
-
-    return locate(env)
-
-
 def serve_mcp(args, env):
-    from postbag import mcp
-
     mcp.serve(env, args.program)
 
 
@@ -247,8 +227,6 @@ def _columns(env):
 
 def this_program(env):
     """The words that start this process's postbag, as envelope.program_of finds them."""
-    from postbag.envelope import program_of
-
     main = sys.modules.get("__main__")
     spec = getattr(main, "__spec__", None)
     return program_of(sys.executable, sys.argv[0], spec is not None and spec.name == "postbag.__main__", env)

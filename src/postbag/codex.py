@@ -30,7 +30,7 @@ from postbag.receipts import (
     NOT_TAKEN,
     UNKNOWN,
     WAITING,
-    Beside,
+    LookBeside,
     Receipt,
     find_back,
     is_the_letter,
@@ -269,7 +269,7 @@ def _turn_now(path):
     )
 
 
-# What `codex queue --resume` said of the resume it asked codex's daemon for (doors.py).
+# What `codex queue --resume` said of the resume it asked codex's daemon for (knock).
 WOKEN, NO_DAEMON_ANSWER, LOADED_ELSEWHERE, NOT_WOKEN = "woken", "no daemon", "loaded elsewhere", "not woken"
 
 
@@ -296,7 +296,7 @@ class Wake:
         if found == []:  # codex queue stores it all the same
             self._gone = True
         elif found:  # None: no sessions here to read, and nothing is known
-            self._loaded = Beside(lambda _joined, _env: is_loaded(home, thread), joined, env)
+            self._loaded = LookBeside(lambda _joined, _env: is_loaded(home, thread), joined, env)
             self.resume, self._why = _wakes(newest(found), wakes)
 
     def words(self, answer):

@@ -75,7 +75,7 @@ class Ledger:
             if self.fd is not None:
                 ledger_file.lock(self.fd, write, path, on_wait)
             self._blocks = Blocks(self.fd, path, block)
-            if self._blocks.size and self._blocks.unfinished():
+            if self._blocks.size and self._blocks.unended_line():
                 self._set_aside_unfinished_line()
             # Every verb continues or shows the last record, and its number must equal the
             # line count: a line deleted or inserted anywhere shows here.
@@ -121,7 +121,7 @@ class Ledger:
 
     def records(self):
         """Every record, validated one by one."""
-        return records.each(self._blocks.bytes(0, self._blocks.size), 1, self.path)
+        return records.from_bytes(self._blocks.bytes(0, self._blocks.size), 1, self.path)
 
     def tail(self, count):
         """The last `count` records, oldest first."""
@@ -185,7 +185,7 @@ class Ledger:
     def _records_from(self, start, number):
         """Every record from byte `start`, line `number`, to the end, validated, read a piece at a time."""
         for piece in self._blocks.pieces(start):
-            yield from records.each(piece, number, self.path)
+            yield from records.from_bytes(piece, number, self.path)
             number += piece.count(b"\n")
 
     def append(self, kind, **fields):
@@ -199,11 +199,11 @@ class Ledger:
     def _set_aside_unfinished_line(self):
         """Keep only the complete lines of a file whose last line lacks its newline, when that
         line is the start of the record a send was appending; otherwise refuse the file."""
-        unfinished = self._blocks.unfinished()
-        if not unfinished.startswith(b'{"n": %d, ' % self.next_number):
+        unended = self._blocks.unended_line()
+        if not unended.startswith(records.line_start(self.next_number)):
             raise Refusal(truncated(self.count, self.path))
         self.unfinished = self.count
-        self._blocks.set_aside(unfinished)
+        self._blocks.set_aside(unended)
 
     def _cut_unfinished_line(self):
         os.ftruncate(self.fd, self._blocks.size)
@@ -303,10 +303,10 @@ class Position:
                         identity = (status.st_dev, status.st_ino)
                 if fd is not None:
                     self._check_followed(fd, identity, offset)
-                    grown = os.pread(fd, max(0, os.fstat(fd).st_size - offset), offset)
+                    grown = ledger_file.read_from(fd, offset)
                     whole = grown.rfind(b"\n") + 1  # a line still being written waits for its newline
                     if whole:
-                        yield from records.each(grown[:whole], number, self.path)
+                        yield from records.from_bytes(grown[:whole], number, self.path)
                         offset, number = offset + whole, number + grown.count(b"\n", 0, whole)
                         continue
                 time.sleep(interval)

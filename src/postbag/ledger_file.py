@@ -24,6 +24,11 @@ def open_to_follow(path):
         raise Refusal(f"cannot open the ledger ({_open_failure(error, path)})") from None
 
 
+def read_from(fd, offset):
+    """Everything the file `fd` holds from byte `offset` on, as it is now."""
+    return os.pread(fd, max(0, os.fstat(fd).st_size - offset), offset)
+
+
 def open_checked(path, *, write, create, sandboxed):
     """A descriptor on the ledger, its fstat, and what was made to hold it (a `Made`, when
     `create` made the file); or (None, None, None) when it does not exist and need not."""

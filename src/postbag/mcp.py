@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 
-from postbag import __version__, jsonrpc, transcript, verbs
+from postbag import __version__, jsonrpc, listing, verbs
 from postbag.envelope import BODY_MAX
 from postbag.guards import caller_of_mcp
 from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
@@ -100,7 +100,7 @@ def _read(server, meta, arguments):
         return f"there is no ledger at {shot.position.path} yet"
     if shot.refusal is not None:
         raise shot.refusal
-    return "".join(map(transcript.human_line, shot.records)) or "the ledger holds no records yet"
+    return "".join(map(listing.human_line, shot.records)) or "the ledger holds no records yet"
 
 
 def _status(server, meta, arguments):

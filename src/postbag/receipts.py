@@ -55,7 +55,7 @@ class Receipt:
         return {name: value for name, value in shown.items() if value is not None}
 
 
-class Beside:
+class LookBeside:
     """`look(joined, env)`, worked out on a thread of its own while the door takes the
     letter: some kernels make a process's first read of /proc/locks cost more than the
     send may spend (15 ms)."""

@@ -32,11 +32,17 @@ def line_of(record):
     return (json.dumps(record) + "\n").encode()
 
 
+def line_start(number):
+    """How line_of begins the line of record `number`, whatever follows: by it an unfinished
+    last line is known as a record postbag was appending."""
+    return line_of({"n": number})[: -len(b"}\n")] + b", "
+
+
 def not_a_record(number, path):
     return Refusal(f"ledger line {number} is not a record ({path})")
 
 
-def each(data, number, path):
+def from_bytes(data, number, path):
     """The records of the bytes `data`, whose first line is line `number`, validated one by
     one. The first line that is not a record is refused by its number: this goes in order,
     so it is the first."""
@@ -45,7 +51,7 @@ def each(data, number, path):
     except UnicodeDecodeError as error:
         cut = data.rfind(b"\n", 0, error.start) + 1  # where the bad line starts
         if cut:
-            yield from each(data[:cut], number, path)
+            yield from from_bytes(data[:cut], number, path)
         raise not_a_record(number + data.count(b"\n", 0, cut), path) from None
     at, size, find_end, scan = 0, len(text), text.index, _scan
     escapes = _may_escape_a_surrogate(text)  # once for all, not once a line

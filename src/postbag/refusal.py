@@ -30,6 +30,7 @@ def sentence(refusal):
 def told(message):
     """`message` as postbag tells it anywhere: after its name, on one line, escaped."""
     if not message.isprintable():
+        # Here: the fast path of __main__ refuses without it (its import: 0.2 to 0.4 ms).
         from postbag.escape import one_line
 
         message = one_line(message)

@@ -7,6 +7,7 @@ anything these functions decide.
 
 from postbag import PEERS, envelope, ledger, records
 from postbag.codex import in_sandbox
+from postbag.escape import one_line
 from postbag.guards import require_human
 from postbag.ledger import CLOSED, NOT_OPENED, SPENT, is_default
 from postbag.peers import for_a_child, room
@@ -229,7 +230,6 @@ def status(env):
 
 def standing(bag):
     """One line for the human: the ledger, the exchange, and who has joined since when."""
-    from postbag.escape import one_line
 
     exchange = bag.exchange()
     if exchange.stop == NOT_OPENED:

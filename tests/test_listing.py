@@ -8,7 +8,7 @@ import pytest
 from helpers import BODY_MAX
 
 from postbag.escape import one_line
-from postbag.transcript import body_lines
+from postbag.listing import body_lines
 
 
 @pytest.mark.parametrize(
