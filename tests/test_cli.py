@@ -14,6 +14,8 @@ import pytest
 from fakes import dedent
 from helpers import STOP, TIMESTAMP, many_opens
 
+pytestmark = pytest.mark.shipped  # every test here runs as the built postbag.pyz too
+
 # What the human's verbs name of a Claude session's shell, the test's fake one.
 NAMED_BY_CLAUDE = (
     "this shell has CLAUDE_CODE_MESSAGING_SOCKET, CLAUDE_CODE_MESSAGING_TOKEN and CLAUDE_CODE_SESSION_ID, which mark "

@@ -170,6 +170,7 @@ def test_every_ledger_reads_byte_for_byte_as_in_1_0(postbag, postbag_1_0, ledger
         assert (ours.returncode, ours.stdout, ours.stderr) == (0, theirs.stdout, b"")
 
 
+@pytest.mark.shipped
 def test_a_ledger_written_here_reads_in_1_0(postbag, postbag_1_0, codex, inbox):
     postbag.ready(limit=3)
     postbag.ok("send", "codex", "first\nsecond\n", inside="claude")

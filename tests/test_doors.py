@@ -20,6 +20,8 @@ from postbag import children, claude
 from postbag import codex as codex_room
 from postbag.refusal import Refusal
 
+pytestmark = pytest.mark.shipped  # every test here runs as the built postbag.pyz too
+
 BEFORE = "{peer}'s door did not answer ({reason}); if its session restarted it must run: postbag join {peer}"
 AFTER = (
     "{peer}'s door failed after taking the letter ({reason}): it may already have reached {peer}, "

@@ -7,6 +7,8 @@ from helpers import SESSION_VARIABLES, STOP
 from postbag import guards, peers
 from postbag.refusal import Refusal
 
+pytestmark = pytest.mark.shipped  # every test here runs as the built postbag.pyz too
+
 
 def test_join_outside_the_peers_session(postbag):
     assert postbag.refused("join", "claude") == "join claude from inside a claude session"

@@ -16,6 +16,7 @@ from helpers import TIMESTAMP
 # open
 
 
+@pytest.mark.shipped
 def test_open_tells_the_human_once_who_has_yet_to_join(postbag):
     opened = postbag.run("open", "--limit", "6")
     assert (opened.stdout, opened.stderr) == (
@@ -78,6 +79,7 @@ def test_a_session_on_another_ledger_is_told_which_ledger_holds_no_exchange(post
     assert postbag.refused("send", "codex", "hi", inside="claude", env=default) == "codex has not joined"
 
 
+@pytest.mark.shipped
 @pytest.mark.parametrize("relative", ["ledger.jsonl", "./bag/ledger.jsonl", "../ledger.jsonl"])
 def test_a_relative_ledger_is_refused_by_every_verb_and_nothing_is_created(postbag, tmp_path, relative):
     before = sorted(os.listdir(tmp_path))  # the doubles' files, and the zipapp's python3
@@ -110,6 +112,7 @@ def test_open_takes_its_number_as_read_does_or_as_an_option_but_not_both(postbag
 # close
 
 
+@pytest.mark.shipped
 def test_close_ends_the_exchange_at_once_and_the_next_send_is_refused(postbag, codex):
     postbag.ready(limit=6)
     postbag.ok("send", "codex", "one", inside="claude")
@@ -230,6 +233,7 @@ class Follower:
         return self.process.wait(20), self.process.stderr.read().decode()
 
 
+@pytest.mark.shipped
 def test_follow_prints_what_read_prints_then_every_new_record_once_whole_in_order(postbag, inbox, codex, follow):
     postbag.ready(limit=40)
     follower = follow("--json")

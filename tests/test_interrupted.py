@@ -28,6 +28,7 @@ def unfinished_ledger(postbag):
     return complete
 
 
+@pytest.mark.shipped
 @pytest.mark.parametrize("linger", [False, True], ids=["", "while codex's waiter lives"])
 @pytest.mark.parametrize("name", ["TERM", "HUP", "INT", "QUIT", "USR1"])
 def test_a_signal_during_the_append_waits_until_the_record_is_whole(postbag, codex, name, linger):
@@ -64,6 +65,7 @@ def test_read_shows_every_whole_record_then_names_the_unfinished_one(postbag):
     assert postbag.run("read", "--json").stdout.count("\n") == 3
 
 
+@pytest.mark.shipped
 @pytest.mark.parametrize(
     ("args", "inside", "receipt"),
     [

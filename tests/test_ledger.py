@@ -23,6 +23,7 @@ def legacy_ledger(thread="0f0e0d0c-0b0a-4999-8888-777766665555", at=AT):
     )
 
 
+@pytest.mark.shipped
 def test_a_new_ledger_and_each_new_directory_is_named_durably_before_the_first_record(postbag, tmp_path):
     """Maildir's rule: a name lives in its directory, so each directory that gains a name
     (the new directories' parents, the ledger's own directory) is flushed, and only then
@@ -68,6 +69,7 @@ def test_an_existing_directory_keeps_its_mode(postbag, tmp_path):
     assert stat.S_IMODE(os.stat(shared).st_mode) == 0o755
 
 
+@pytest.mark.shipped
 def test_a_symlinked_ledger_is_refused_and_its_target_untouched(postbag, tmp_path):
     target = tmp_path / "elsewhere.jsonl"
     target.write_text("")
@@ -156,6 +158,7 @@ def test_a_damaged_last_line_is_refused_by_number_and_left_as_it_was(tmp_path, d
     assert path.read_bytes() == written
 
 
+@pytest.mark.shipped
 @pytest.mark.parametrize("damage", ["bad JSON", "n out of sequence", "deep nesting"])
 def test_a_damaged_line_is_refused_by_number_by_every_verb_before_any_knock(postbag, codex, damage):
     postbag.write_ledger(legacy_ledger(thread=codex.thread) + DAMAGED[damage] + "\n")
@@ -206,6 +209,7 @@ def test_extra_fields_from_other_versions_are_kept_out_of_read(postbag, codex):
 # What is not ours is not touched
 
 
+@pytest.mark.shipped
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
 def test_a_ledger_of_another_user_is_refused_by_name_untouched(postbag):
     import pwd
@@ -381,6 +385,7 @@ def test_a_last_line_that_is_no_record_of_ours_is_refused_as_truncated(postbag):
     assert postbag.ledger_bytes() == before  # nothing but an unfinished record is ever cut
 
 
+@pytest.mark.shipped
 @pytest.mark.parametrize(
     ("fault", "reason"),
     [

@@ -10,6 +10,8 @@ from helpers import BODY_MAX
 from postbag.escape import one_line
 from postbag.listing import body_lines
 
+pytestmark = pytest.mark.shipped  # every test here runs as the built postbag.pyz too
+
 
 @pytest.mark.parametrize(
     ("body", "shown"),

@@ -97,6 +97,7 @@ def test_the_sdk_lists_four_tools_with_their_schemas_and_hints(postbag):
         assert tool.description and tool.title
 
 
+@pytest.mark.shipped
 def test_the_sdk_calls_every_tool_from_each_peers_session(postbag, inbox, codex):
     codex_meta = {"threadId": codex.thread}
 
@@ -327,6 +328,7 @@ def test_identity_is_never_an_argument(server, postbag):
 # Refusals: the command line's words, and nothing recorded
 
 
+@pytest.mark.shipped
 def test_through_mcp_each_refusal_is_the_command_lines_sentence_and_records_nothing(server, postbag, inbox, codex):
     as_codex, as_claude = server(), server("claude")
     meta = {"threadId": codex.thread}
@@ -446,6 +448,7 @@ def held_send(postbag, server, codex, tmp_path):
     return raw, release
 
 
+@pytest.mark.shipped
 def test_a_stopping_signal_during_a_call_waits_until_the_letter_is_recorded(server, postbag, codex, tmp_path):
     raw, release = held_send(postbag, server, codex, tmp_path)
     raw.process.send_signal(signal.SIGTERM)

@@ -144,6 +144,7 @@ def receipts(postbag, *args, inside=None):
     return postbag.ok("receipts", *args, inside=inside).splitlines()
 
 
+@pytest.mark.shipped
 def test_a_letter_each_session_took_is_shown_taken_with_the_time_from_its_record(postbag, exchange):
     claude, codex, to_claude, to_codex = exchange
     claude.took(to_claude)
@@ -483,6 +484,7 @@ def door_now(postbag, peer):
     return line.removeprefix("postbag: ")
 
 
+@pytest.mark.shipped
 def test_open_says_of_each_joined_door_whether_it_can_take_a_letter_now(postbag, exchange, tmp_path):
     claude, codex, _, _ = exchange
     claude.runs(tmp_path / "repo")

@@ -38,6 +38,7 @@ def send_to_codex(postbag, body="Please look at line 42."):
     return postbag.ok("send", "codex", body, inside="claude").rstrip("\n")
 
 
+@pytest.mark.shipped
 def test_a_thread_codex_exec_left_is_woken_through_codexs_daemon(postbag, unloaded, codex):
     unloaded.settings("never")
     unloaded.daemon()
@@ -46,6 +47,7 @@ def test_a_thread_codex_exec_left_is_woken_through_codexs_daemon(postbag, unload
     assert codex.envelopes()[-1].endswith("\n\nPlease look at line 42.")
 
 
+@pytest.mark.shipped
 def test_with_the_daemon_stopped_the_letter_waits_and_the_human_is_told_the_one_command(postbag, unloaded, codex):
     unloaded.settings("never")
     codex.behave(say=NO_DAEMON_WARNING.format(codex.thread))
