@@ -159,11 +159,15 @@ with open(os.path.join(here, "behaviour.json")) as f:
     behaviour = json.load(f)
 stdin = os.fstat(0)
 call = {{"argv": sys.argv[1:], "env": dict(os.environ), "stdin_is_devnull":
-        (stdin.st_rdev, stdin.st_ino) == (os.stat(os.devnull).st_rdev, os.stat(os.devnull).st_ino)}}
+        (stdin.st_rdev, stdin.st_ino) == (os.stat(os.devnull).st_rdev, os.stat(os.devnull).st_ino),
+        "refused": bool(behaviour.get("before_resume") and "--resume" in sys.argv)}}
 # One write of the whole record on an O_APPEND descriptor, so a reader never meets half of one.
 log = os.open(os.path.join(here, "calls.jsonl"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 os.write(log, (json.dumps(call) + "\\n").encode("utf-8", "surrogateescape"))
 os.close(log)
+if behaviour.get("before_resume") and "--resume" in sys.argv:  # a codex older than 0.166, as clap refuses
+    sys.stderr.write("error: unexpected argument '--resume' found\\n\\n  tip: a similar argument exists: '--remote'\\n")
+    sys.exit(2)
 if behaviour.get("hand_on"):  # to the session listening there; queued once it has the letter
     import socket
     os.chdir(here)  # a socket path may be longer than connect() takes
@@ -202,10 +206,12 @@ class FakeCodex:
             self._session = UnixServer(os.path.join(directory, "thread.sock"), lambda c: _hand_on(c, on_letter))
         self.behave()
 
-    def behave(self, exit=0, delay=0, say="", hold_until=None):
+    def behave(self, exit=0, delay=0, say="", hold_until=None, before_resume=False):
+        """`before_resume`: refuse --resume, as a codex from before 0.166 does."""
         hand_on = self._session.path if self._session else None
+        behaviour = {"exit": exit, "delay": delay, "say": say, "hold_until": hold_until, "hand_on": hand_on}
         with open(os.path.join(self.directory, "behaviour.json"), "w") as file:
-            json.dump({"exit": exit, "delay": delay, "say": say, "hold_until": hold_until, "hand_on": hand_on}, file)
+            json.dump({**behaviour, "before_resume": before_resume}, file)
 
     def close(self):
         if self._session is not None:
@@ -235,6 +241,8 @@ class FakeCodex:
         """The envelopes queued so far, after checking the argv around each."""
         texts = []
         for call in self.calls():
+            if call.get("refused"):
+                continue
             argv = [word for word in call["argv"] if word != "--resume"]
             assert argv[:4] == ["queue", "--thread", self.thread, "--message"]
             assert len(argv) == 5

@@ -7,6 +7,8 @@ import json
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 import time
 from datetime import datetime, timezone
 
@@ -98,6 +100,11 @@ class Codex:
         """What codex records of the settings a resumed turn of the thread runs with."""
         payload = {"type": "thread_settings_applied", "thread_settings": {"approval_policy": approval_policy}}
         write_lines(self.rollout, [{"timestamp": WHEN, "type": "event_msg", "payload": payload}])
+
+    def turn_context(self, approval_policy):
+        """A turn's context, the only record of the thread's settings a Codex 0.153 rollout has."""
+        payload = {"turn_id": "t1", "cwd": "/work", "approval_policy": approval_policy, "model": "stand-in"}
+        write_lines(self.rollout, [{"timestamp": WHEN, "type": "turn_context", "payload": payload}])
 
     def turn(self, *items, ended=False):
         """A turn of the thread: its start, `items` (response_item payloads), and its end if `ended`."""
@@ -261,6 +268,39 @@ def test_without_any_sign_or_reason_the_receipt_says_unknown_not_a_guess(postbag
         "letter 4 codex -> claude: unknown: claude's transcript holds no sign of the letter (yet), "
         "and its records say nothing of why"
     ]
+
+
+def test_an_unknown_from_records_a_client_outside_the_proven_range_wrote_says_so(postbag, exchange, tmp_path):
+    """The version each client writes in its own records (Claude Code on each transcript
+    line, Codex in the rollout's first record) is named where it is not one postbag is
+    proven on; a send is never refused for it."""
+    from postbag import claude as claude_room
+    from postbag import codex as codex_room
+
+    claude, codex, _, _ = exchange
+    claude.runs(tmp_path / "repo")
+    write_lines(claude.transcript, [{"type": "user", "version": "2.1.100", "timestamp": WHEN}])
+    oldest, newest = claude_room.PROVEN
+    [said] = receipts(postbag, inside="codex")
+    assert said == (
+        "letter 4 codex -> claude: unknown: claude's transcript holds no sign of the letter (yet), and its records "
+        f"say nothing of why; claude 2.1.100 wrote these records, and postbag is proven on claude {oldest} to {newest}"
+    )
+    write_lines(claude.transcript, [{"type": "user", "version": newest, "timestamp": WHEN}])
+    assert receipts(postbag, inside="codex")[0].endswith("and its records say nothing of why")
+    with open(codex.rollout) as file:
+        lines = file.readlines()
+    first = json.loads(lines[0])
+    first["payload"]["cli_version"] = "0.200.0"
+    with open(codex.rollout, "w") as file:
+        file.writelines([json.dumps(first) + "\n", *lines[1:]])
+    oldest, newest = codex_room.PROVEN
+    assert receipts(postbag, inside="claude") == [
+        "letter 5 claude -> codex: unknown: neither codex's queue nor the thread's rollout holds it; "
+        f"codex 0.200.0 wrote these records, and postbag is proven on codex {oldest} to {newest}"
+    ]
+    sent = postbag.ok("send", "codex", "Still there?", inside="claude")
+    assert sent.startswith("letter 6 delivered to codex, 9 left")
 
 
 def test_a_torn_or_foreign_transcript_gives_unknown_or_the_truth_never_a_traceback(postbag, exchange, tmp_path):
@@ -471,8 +511,63 @@ def test_a_thread_without_a_held_lock_is_not_loaded_and_one_whose_locks_cannot_b
     (tmp_path / "thread-writer-locks").mkdir()
     assert is_loaded(str(tmp_path), thread) is False  # a codex that keeps locks, and none for this thread
     (tmp_path / "thread-writer-locks" / f"{thread}.lock").write_text("")
-    assert is_loaded(str(tmp_path), thread, locks=str(tmp_path / "no-such-proc-locks")) is None  # macOS, say
+    assert is_loaded(str(tmp_path), thread, locks=str(tmp_path / "no-such-proc-locks")) is None
     assert is_loaded(str(tmp_path), thread) is False
+    assert is_loaded(str(tmp_path), thread, system="freebsd") is None  # no way known there: not guessed
+
+
+# How codex holds a loaded thread's writer lock: an exclusive flock, for as long as it has
+# the thread (the real tier sees the real one; here a process stands in for codex).
+HOLDER = "import fcntl, sys; f = open(sys.argv[1], 'rb'); fcntl.{how}; print('held', flush=True); sys.stdin.read()"
+
+
+def held(path, how="flock(f, fcntl.LOCK_EX)"):
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER.format(how=how), str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert holder.stdout.readline() == b"held\n"
+    return holder
+
+
+@pytest.mark.skipif(sys.platform not in ("linux", "darwin"), reason="postbag runs on Linux and macOS")
+def test_a_thread_whose_writer_lock_another_process_holds_is_loaded_on_this_system(tmp_path):
+    """On macOS this is the check's only proof: the real codex cannot run in CI there."""
+    from postbag.codex import is_loaded
+
+    thread = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
+    lock = tmp_path / "thread-writer-locks" / f"{thread}.lock"
+    lock.parent.mkdir()
+    lock.write_text("")
+    holder = held(lock)
+    try:
+        assert is_loaded(str(tmp_path), thread) is True
+        before = lock.stat()
+    finally:
+        holder.communicate(b"")
+    assert is_loaded(str(tmp_path), thread) is False  # the lock went with its process
+    assert (lock.stat().st_mtime_ns, lock.stat().st_size) == (before.st_mtime_ns, before.st_size)
+
+
+def test_the_probe_asks_which_lock_would_block_and_takes_none(tmp_path):
+    """macOS's F_GETLK probe, run here on Linux's layout of struct flock: Linux's F_GETLK
+    sees POSIX locks only, so the holder takes one of those. While the probe asks, the
+    holder's lock stays; and a probe never blocks a process that locks the file after it."""
+    from postbag import codex
+
+    lock = tmp_path / "thread.lock"
+    lock.write_text("")
+    layout = {"linux": ("hhqqi4x", 0), "darwin": ("qqihh", 3)}[sys.platform]
+    assert codex._blocked(str(lock), layout) is False
+    holder = held(lock, "lockf(f, fcntl.LOCK_SH)")  # a read lock: F_GETLK asks about a write lock
+    try:
+        assert codex._blocked(str(lock), layout) is True
+        assert codex._blocked(str(lock), layout) is True
+    finally:
+        holder.communicate(b"")
+    assert codex._blocked(str(lock), layout) is False
+    with open(lock, "rb") as file:
+        fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)  # nothing of the probe's is left holding it
+    assert codex._blocked(str(tmp_path / "gone.lock"), layout) is None
 
 
 def door_now(postbag, peer):

@@ -75,6 +75,30 @@ def test_another_failure_to_wake_is_said_without_codexs_words(postbag, unloaded,
     )
 
 
+def test_a_codex_from_before_resume_takes_the_letter_into_its_queue_and_the_send_says_it_cannot_wake(
+    postbag, unloaded, codex
+):
+    unloaded.settings("never")
+    unloaded.daemon()
+    codex.behave(before_resume=True)
+    assert send_to_codex(postbag) == (
+        "letter 6 delivered to codex, 9 left; but it waits in codex's queue: no running codex has the thread loaded, "
+        "and this codex cannot wake a thread (its codex queue has no --resume, which came in Codex 0.166.0): it "
+        f"is taken when the thread is resumed {RESUMED}"
+    )
+    assert codex.resumed()[-2:] == [True, False]  # refused before it stored anything, then knocked plainly
+    assert len(codex.envelopes()) == 2 and codex.envelopes()[-1].endswith("\n\nPlease look at line 42.")
+
+
+def test_a_rollout_from_before_thread_settings_is_read_from_its_turn_context(postbag, unloaded, codex):
+    """Codex 0.153 records a thread's approval policy only in each turn's turn_context."""
+    unloaded.turn_context("on-request")
+    assert "(approval_policy on-request)" in send_to_codex(postbag)
+    unloaded.turn_context("never")
+    unloaded.daemon()
+    assert send_to_codex(postbag, "Again.").endswith("codex's daemon woke the thread to take it")
+
+
 @pytest.mark.parametrize(("policy", "shown"), [("on-request", "on-request"), ({"granular": {}}, "granular")])
 def test_a_thread_that_may_ask_for_an_approval_is_not_woken_and_the_send_says_why(
     postbag, unloaded, codex, policy, shown

@@ -7,7 +7,8 @@ Code release that changes any of these changes this file.
 
 The door: each session listens on an inbox socket and exports its path and token to its
 commands and MCP servers; a letter is two JSON lines written there.
-The records, read-only: Claude Code 2.1.328, under its config directory (CLAUDE_CONFIG_DIR, else ~/.claude):
+The records, read-only: Claude Code 2.1.248 to 2.1.332 (PROVEN), under its config directory
+(CLAUDE_CONFIG_DIR, else ~/.claude):
 - projects/<its working directory>/<session id>.jsonl, the transcript: a letter the
   session took is a {"type": "queue-operation", "operation": "enqueue", "content":
   ENVELOPE, "timestamp": ...} record, within a moment of the knock, then a user turn;
@@ -35,14 +36,22 @@ from postbag.receipts import (
     UNKNOWN,
     LookBeside,
     Receipt,
+    find_back,
     is_the_letter,
     moment,
     newest,
     taken_in,
+    unproven,
 )
 from postbag.refusal import Refusal
 
 NAME = "claude"
+# The versions the real-client tier proves postbag on, oldest and newest (tests/clients/pins.py
+# takes its pairs from here); an unknown receipt says so of records from outside them.
+PROVEN = ("2.1.248", "2.1.332")
+# The first Claude Code whose crossSessionInbound hold keeps a letter from the model (2.1.270
+# and older, run with -p, hand it over all the same); accept and refuse hold across PROVEN.
+HOLDS_SINCE = "2.1.271"
 SOCKET = "CLAUDE_CODE_MESSAGING_SOCKET"
 TOKEN = "CLAUDE_CODE_MESSAGING_TOKEN"
 SESSION = "CLAUDE_CODE_SESSION_ID"
@@ -200,7 +209,21 @@ def receipt(letter, joined, env):
         elsewhere = _taken_by_another(config, set(transcripts), letter)
         if elsewhere is not None:
             return elsewhere
-    return _why_not(alive, config, letter)
+    found = _why_not(alive, config, letter)
+    return found.noting(unproven(NAME, version_of(newest(transcripts)), PROVEN)) if transcripts else found
+
+
+def version_of(transcript):
+    """The Claude Code version that wrote the transcript at `transcript` last, or None."""
+    found, _ = find_back(transcript, "claude's transcript", b'"version"', _has_version, None, _BLOCK_BACK)
+    return None if found is None else found["version"]
+
+
+def _has_version(record):
+    return isinstance(record.get("version"), str)
+
+
+_BLOCK_BACK = 1 << 20  # each line carries the version: the last megabyte holds one
 
 
 def _taken_by_another(config, own, letter):

@@ -6,7 +6,7 @@ running Codex has loaded), what its MCP door's send tool is called, and what its
 say of a letter (receipts) and of whether its thread can take one now (`open`). A Codex
 release that changes any of these changes this file.
 
-The records, read-only: Codex 0.169.0, under CODEX_HOME (else ~/.codex):
+The records, read-only: Codex 0.153.0 to 0.171.0 (PROVEN), under CODEX_HOME (else ~/.codex):
 - queue_1.sqlite, table queued_items (id, thread_id, payload_json, queue_order,
   created_at_ms, updated_at_ms): a letter `codex queue` stored and no session has taken
   yet is a row whose payload is {"UserInput": {"content": [{"type": "text", "text":
@@ -20,7 +20,10 @@ The records, read-only: Codex 0.169.0, under CODEX_HOME (else ~/.codex):
 """
 
 import errno
+import fcntl
 import os
+import struct
+import sys
 
 from postbag import children
 from postbag.doors import maybe_delivered, not_answered
@@ -35,11 +38,16 @@ from postbag.receipts import (
     find_back,
     is_the_letter,
     newest,
+    numbers,
     taken_in,
+    unproven,
 )
 from postbag.refusal import Refusal
 
 NAME = "codex"
+# The versions the real-client tier proves postbag on, oldest and newest (tests/clients/pins.py
+# takes its pairs from here); an unknown receipt says so of records from outside them.
+PROVEN = ("0.153.0", "0.171.0")
 THREAD = "CODEX_THREAD_ID"
 SESSION = "CODEX_SESSION_ID"
 VARIABLES = (SESSION, THREAD)  # what marks a Codex session
@@ -105,9 +113,13 @@ def knock(door, envelope, env, *, sandboxed=False, wake=False):
     """`codex queue` the envelope for the door's thread, with `env` as the child's own (no
     session variable of either vendor in it); with `wake`, ask codex's daemon to load the
     thread, and return what came of that (WOKEN ...); else None."""
-    argv = [find_codex(env), "queue", *(["--resume"] if wake else []), "--thread", door["thread"]]
+    argv = [find_codex(env), "queue", "--thread", door["thread"], "--message", envelope]
+    older = None  # NO_RESUME_ANSWER, once a codex from before --resume refused it
     try:
-        status, said = children.run([*argv, "--message", envelope], env)
+        status, said = children.run([*argv[:2], "--resume", *argv[2:]] if wake else argv, env)
+        if wake and status == _USAGE and _NO_RESUME in said:  # a usage error: nothing was stored
+            status, said = children.run(argv, env)
+            older = NO_RESUME_ANSWER
     except OSError as error:
         raise _start_failure(error) from None
     if status is None:
@@ -118,7 +130,14 @@ def knock(door, envelope, env, *, sandboxed=False, wake=False):
         # codex queue stores the letter last, once the thread was found: a failure means
         # it took nothing, and what helps is a fresh door.
         raise not_answered("codex", f"codex queue exited {status}{_codex_said(said)}")
-    return _resumed(said) if wake else None
+    if not wake:
+        return None
+    return older or _resumed(said)
+
+
+# What a codex from before `codex queue --resume` (WAKES_SINCE) says of it: a usage error,
+# exit 2, raised before anything is stored, so the letter is knocked again without it.
+_USAGE, _NO_RESUME = 2, b"unexpected argument '--resume'"
 
 
 def _resumed(stderr):
@@ -179,13 +198,27 @@ def receipt(letter, joined, env):
     if taken is not None:
         return taken
     queued, unreadable = waits_in_the_queue(home, thread, letter)
-    if unreadable:
-        return Receipt(UNKNOWN, unreadable)
     if not found:  # queued or not, no session of that thread will ever take it
-        return Receipt(NOT_TAKEN, GONE)
-    if queued:
+        return Receipt(UNKNOWN, unreadable) if unreadable else Receipt(NOT_TAKEN, GONE)
+    if queued and not unreadable:
         return Receipt(WAITING, _who_takes_it(home, thread, newest(found)))
-    return Receipt(UNKNOWN, "neither codex's queue nor the thread's rollout holds it")
+    unknown = Receipt(UNKNOWN, unreadable or "neither codex's queue nor the thread's rollout holds it")
+    return unknown.noting(unproven(NAME, version_of(newest(found)), PROVEN))
+
+
+def version_of(rollout):
+    """The Codex version that began the rollout at `rollout`, from its first record, or None."""
+    import json  # here: at the top it would cost the human's verbs, refused before the rest loads, 9 ms
+
+    try:
+        with open(rollout, "rb") as file:
+            first = json.loads(file.readline(_FIRST_LINE_MAX))
+        return first["payload"]["cli_version"] if first.get("type") == "session_meta" else None
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+_FIRST_LINE_MAX = 1 << 20  # the thread's instructions ride in it: tens of kilobytes
 
 
 GONE = "codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
@@ -215,6 +248,12 @@ NO_DAEMON = (
     f"codex's daemon, which wakes it, is not running: once the human runs {DAEMON_START}, the next letter "
     "wakes the thread, with any letters waiting for it"
 )
+NOT_WOKEN_WHY = f"codex's daemon could not wake it: it is taken when the thread is resumed ({RESUMED})"
+WAKES_SINCE = "0.166.0"  # the first Codex whose codex queue has --resume
+NO_RESUME = (
+    f"this codex cannot wake a thread (its codex queue has no --resume, which came in Codex {WAKES_SINCE}): it "
+    f"is taken when the thread is resumed ({RESUMED})"
+)
 NOT_WAKING = (
     f"this exchange wakes no thread (it was opened with --no-wake): it is taken when the thread is resumed ({RESUMED})"
 )
@@ -227,6 +266,12 @@ def _unloaded(home, path, wakes=True):
     woken, why = _wakes(path, wakes)
     if not woken:
         return False, why
+    wrote = version_of(path)
+    if numbers(wrote) is not None and numbers(wrote) < numbers(WAKES_SINCE):
+        return False, (
+            f"the codex that wrote its rollout, {wrote}, cannot wake a thread (codex queue --resume came in "
+            f"Codex {WAKES_SINCE}): it is taken when the thread is resumed ({RESUMED})"
+        )
     if daemon_runs(home) is False:
         return True, NO_DAEMON
     return True, "the next letter wakes it through codex's daemon, with any letters waiting for it"
@@ -271,6 +316,7 @@ def _turn_now(path):
 
 # What `codex queue --resume` said of the resume it asked codex's daemon for (knock).
 WOKEN, NO_DAEMON_ANSWER, LOADED_ELSEWHERE, NOT_WOKEN = "woken", "no daemon", "loaded elsewhere", "not woken"
+NO_RESUME_ANSWER = "no resume"
 
 
 def look_beside(joined, env, wakes):
@@ -310,9 +356,7 @@ class Wake:
             return _waits(loaded, self._why)
         if answer == WOKEN:
             return "codex's daemon woke the thread to take it"
-        if answer == NO_DAEMON_ANSWER:
-            return _waits(loaded, NO_DAEMON)
-        return _waits(loaded, f"codex's daemon could not wake it: it is taken when the thread is resumed ({RESUMED})")
+        return _waits(loaded, {NO_DAEMON_ANSWER: NO_DAEMON, NO_RESUME_ANSWER: NO_RESUME}.get(answer, NOT_WOKEN_WHY))
 
 
 def _waits(loaded, why):
@@ -417,12 +461,16 @@ def _texts(payload):
         return []
 
 
-def is_loaded(home, thread, locks="/proc/locks"):
-    """Whether a running codex holds the writer lock of `thread`, as /proc/locks tells
-    (Linux); None where that cannot be told. Nothing is locked or opened to find out."""
+def is_loaded(home, thread, system=sys.platform, locks="/proc/locks"):
+    """Whether a running codex holds the writer lock of `thread`; None where that cannot be
+    told. Nothing is locked to find out, so a codex loading the thread that moment is never
+    turned away: Linux lists every flock in /proc/locks; macOS's kernel keeps flock and
+    fcntl locks on one list per file, so asking fcntl which lock would block one (F_GETLK)
+    sees codex's flock without taking anything."""
     kept = os.path.join(home, "thread-writer-locks")
+    path = os.path.join(kept, f"{thread}.lock")
     try:
-        status = os.stat(os.path.join(kept, f"{thread}.lock"))
+        status = os.stat(path)
     except FileNotFoundError:
         # A codex that loads a thread creates its lock file and holds it: where this codex
         # keeps its locks and the thread has none, none has it loaded. With no such folder
@@ -430,6 +478,14 @@ def is_loaded(home, thread, locks="/proc/locks"):
         return False if os.path.isdir(kept) else None
     except OSError:
         return None
+    if system == "linux":
+        return _listed_in(locks, status)
+    if system in _FLOCK_LAYOUTS:
+        return _blocked(path, _FLOCK_LAYOUTS[system])
+    return None
+
+
+def _listed_in(locks, status):
     try:
         with open(locks, "rb") as file:  # bytes: a process's first text open costs it 10 ms of codec set-up
             held = file.read()
@@ -439,27 +495,55 @@ def is_loaded(home, thread, locks="/proc/locks"):
     return any(line.split()[5:6] == [device] for line in held.splitlines() if b"FLOCK" in line)
 
 
+# Where F_GETLK sees an flock, the layout of its struct flock: (format, index of l_type).
+_FLOCK_LAYOUTS = {"darwin": ("qqihh", 3)}
+
+
+def _blocked(path, layout):
+    """Whether some lock on the file at `path` would block a write lock on all of it: asked,
+    never taken (fcntl F_GETLK, on a descriptor opened only to read)."""
+    shape, type_at = layout
+    fields = [0] * len(struct.unpack(shape, bytes(struct.calcsize(shape))))
+    fields[type_at] = fcntl.F_WRLCK
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        answer = struct.unpack(shape, fcntl.fcntl(descriptor, fcntl.F_GETLK, struct.pack(shape, *fields)))
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    return answer[type_at] != fcntl.F_UNLCK
+
+
 def approval_policy(path):
     """The approval policy the thread whose newest rollout is `path` runs a resumed turn
-    with: its latest thread_settings_applied record's (a name, or a table for a granular
-    policy); None where the rollout does not say or cannot be read."""
-    found, _ = find_back(path, "the thread's rollout", b'"thread_settings_applied"', _is_settings, None, TURN_BACK)
-    return None if found is None else found["payload"]["thread_settings"].get("approval_policy")
+    with (a name, or a table for a granular policy), from the latest record that states it:
+    thread_settings_applied, or a turn's turn_context (the only one of them Codex 0.153
+    writes); None where the rollout does not say or cannot be read."""
+    found, _ = find_back(path, "the thread's rollout", _SETTINGS_NEEDLES, _settings_of, None, TURN_BACK)
+    return None if found is None else _settings_of(found).get("approval_policy")
 
 
 # How far back from a rollout's end its latest turn is looked for: each turn records its
 # start and the thread's settings, and a send must not read a whole long rollout for them.
 TURN_BACK = 4 << 20
+_SETTINGS_NEEDLES = (b'"thread_settings_applied"', b'"turn_context"')
 
 
-def _is_settings(record):
+def _settings_of(record):
+    """The settings a rollout record states for the thread's turns, or None (falsy)."""
     payload = record.get("payload")
-    return (
-        record.get("type") == "event_msg"
-        and isinstance(payload, dict)
-        and payload.get("type") == "thread_settings_applied"
-        and isinstance(payload.get("thread_settings"), dict)
-    )
+    if not isinstance(payload, dict):
+        return None
+    if record.get("type") == "turn_context":
+        return payload if "approval_policy" in payload else None
+    if record.get("type") == "event_msg" and payload.get("type") == "thread_settings_applied":
+        settings = payload.get("thread_settings")
+        return settings if isinstance(settings, dict) else None
+    return None
 
 
 def open_turn(path):

@@ -8,8 +8,8 @@ says of each letter one of four things: taken (and when), waiting, not taken (wi
 likeliest reason the records show), or unknown, whenever the records cannot be read or
 are not of a format known here. Unknown is said rather than a guess. A taken letter
 settles at answered once the ledger holds the recipient's next letter back. The readers know
-the formats of Claude Code 2.1.328 and Codex 0.169.0, the versions the real-client tier
-proves them against.
+the formats of the versions the real-client tier proves them against (each room's PROVEN);
+an unknown says so where the records were written by a version outside them.
 """
 
 import os
@@ -49,6 +49,12 @@ class Receipt:
         if self.state == ANSWERED:
             return f"answered by letter {self.answered_by}, taken at {self.at}" + (f" ({self.why})" if self.why else "")
         return f"{self.state}: {self.why}"
+
+    def noting(self, words):
+        """This receipt, or, when it is UNKNOWN and `words` says more, one whose why adds them."""
+        if self.state != UNKNOWN or not words:
+            return self
+        return Receipt(UNKNOWN, f"{self.why}; {words}")
 
     def as_json(self):
         shown = {"state": self.state, "at": self.at, "answered_by": self.answered_by, "why": self.why or None}
@@ -143,6 +149,22 @@ def find_back(path, what, needle, accept, since, look_back=LOOK_BACK):  # noqa: 
         return None, f"cannot read {what} ({error.strerror})"
     finally:
         os.close(fd)
+
+
+def unproven(client, version, proven):
+    """What an unknown receipt adds where `client`'s records were written by a `version`
+    outside `proven`, the (oldest, newest) versions the real-client tier proves; else None.
+    A hint for whoever reads the unknown, never a reason to refuse."""
+    found = numbers(version)
+    if found is None or numbers(proven[0]) <= found <= numbers(proven[1]):
+        return None
+    return f"{client} {version} wrote these records, and postbag is proven on {client} {proven[0]} to {proven[1]}"
+
+
+def numbers(version):
+    """A version's numbers, to compare (2.1.332 is (2, 1, 332)); None for anything else."""
+    parts = version.split(".") if isinstance(version, str) else ()
+    return tuple(int(part) for part in parts) if parts and all(part.isdigit() for part in parts) else None
 
 
 def newest(paths):
