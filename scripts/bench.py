@@ -33,7 +33,8 @@ import time
 
 import build_pyz
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+sys.path.insert(0, os.path.join(build_pyz.ROOT, "src"))  # for tests/clients, which reads the rooms' versions
+sys.path.insert(0, os.path.join(build_pyz.ROOT, "tests"))
 import clients
 import fakes
 
@@ -116,10 +117,17 @@ def peak_memory(argv, env):
     return peak / (1 << 20 if sys.platform == "darwin" else 1 << 10)
 
 
+def from_the_pyz(pyz):
+    """Make `import postbag` import the built file's: tests/clients imported the tree's."""
+    for name in [name for name in sys.modules if name == "postbag" or name.startswith("postbag.")]:
+        del sys.modules[name]
+    sys.path.insert(0, pyz)
+
+
 def knock_latency(pyz, work, rounds):
     """Median of how much longer a codex knock takes than a plain blocking run of the same
     child (one that sleeps and exits): the time from the child's exit to the knock's return."""
-    sys.path.insert(0, pyz)
+    from_the_pyz(pyz)
     from postbag import codex
 
     child = os.path.join(work, "slow-codex")
@@ -410,7 +418,7 @@ def asking_for_receipts(pyz, work, rounds):
     MB each whose letter lies at the end, as for a letter just sent; and what a send's
     check of the recipient's records at once costs it, with settings, live sessions and a
     thread's writer lock where a user has them."""
-    sys.path.insert(0, pyz)
+    from_the_pyz(pyz)
     from postbag import claude, codex
 
     home = os.path.join(work, "receipts-home")

@@ -32,7 +32,8 @@ import uuid
 
 import build_pyz
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+sys.path.insert(0, os.path.join(build_pyz.ROOT, "src"))  # for tests/clients, which reads the rooms' versions
+sys.path.insert(0, os.path.join(build_pyz.ROOT, "tests"))
 import clients
 import fakes
 

@@ -3,11 +3,22 @@
 driven by stand-in models on loopback (standins.py), in throwaway homes (sessions.py)."""
 
 from clients.namespace import Namespace
-from clients.pins import PINS, claude_binary, codex_binary, install, installed_version, missing, sdk_directory
+from clients.pins import (
+    PAIR,
+    PINS,
+    claude_binary,
+    codex_binary,
+    install,
+    installed_version,
+    missing,
+    sdk_directory,
+    too_old,
+)
 from clients.sessions import ClaudeSession, CodexHome, CodexSession, Pair
 from clients.standins import Agent, ClaudeModel, CodexModel, ToolCall, claude_news, codex_news, reply_to
 
 __all__ = [
+    "PAIR",
     "PINS",
     "Agent",
     "ClaudeModel",
@@ -27,4 +38,5 @@ __all__ = [
     "missing",
     "reply_to",
     "sdk_directory",
+    "too_old",
 ]

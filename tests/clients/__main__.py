@@ -1,13 +1,22 @@
-"""python3 tests/clients install: the pinned clients and the TypeScript SDK, into .cache/clients."""
+"""python3 tests/clients install [PAIR]: a pair of clients and the TypeScript SDK, into .cache/clients.
+python3 tests/clients latest: the pair npm calls latest now, as POSTBAG_CLIENTS spells it."""
 
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/, for helpers
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "src"))  # the rooms' PROVEN
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))  # tests/, for helpers
 
-from clients.pins import PINS, SDK, install, installed_version
+from clients.pins import CHOOSER, PACKAGES, SDK, install, installed_version, latest, pair_of
 
-if sys.argv[1:] != ["install"]:
-    raise SystemExit("usage: python3 tests/clients install")
-install()
-print(", ".join(f"{name}@{installed_version(name)}" for name, _ in [*PINS.values(), SDK]))
+USAGE = "usage: python3 tests/clients install [newest | oldest | oldest-whole | claude@VERSION,codex@VERSION] | latest"
+arguments = sys.argv[1:]
+if arguments == ["latest"]:
+    print(latest())
+elif arguments[:1] == ["install"] and len(arguments) <= 2:
+    pair = pair_of(arguments[1] if len(arguments) == 2 else os.environ.get(CHOOSER) or "newest")
+    wanted = {PACKAGES[peer]: version for peer, version in pair.items()}
+    install({peer: (PACKAGES[peer], version) for peer, version in pair.items()})
+    print(", ".join(f"{name}@{installed_version(name, version)}" for name, version in [*wanted.items(), SDK]))
+else:
+    raise SystemExit(USAGE)

@@ -1,10 +1,16 @@
-"""The real Claude Code and Codex CLIs, pinned, and installed from npm into .cache/clients.
+"""The real Claude Code and Codex CLIs, pinned in pairs, and installed from npm into
+.cache/clients, one folder per package version so that pairs can sit side by side.
 
-    python3 tests/clients install      # what .ci/run and the README's prerequisites run
+    python3 tests/clients install              # the newest pair: what .ci/run installs first
+    python3 tests/clients install oldest       # the oldest versions postbag claims
+    python3 tests/clients install oldest-whole # the oldest that run every journey
+    POSTBAG_CLIENTS=oldest hatch test -- tests/real        # the tier on that pair
+    POSTBAG_CLIENTS=claude@2.1.332,codex@0.171.0 ...       # on any other pair
 
-The versions below are the ones the real-client tier proved. Move a pin only after the
-tier has passed on the new version: the readers of the vendors' records (receipts) and
-the stand-in models depend on the formats these versions write and send.
+POSTBAG_CLIENTS names the pair the tier runs (`newest` when unset). The pairs are the
+ends of the ranges postbag claims (PROVEN in src/postbag/claude.py and codex.py): move one
+only after the tier has passed on the new version (CONTRIBUTING.md says how). The readers of the vendors' records
+(receipts) and the stand-in models depend on the formats these versions write and send.
 """
 
 import glob
@@ -16,34 +22,84 @@ import sys
 
 from helpers import ROOT
 
+from postbag import claude, codex
+
 CACHE = os.path.join(ROOT, ".cache", "clients")
-PINS = {"codex": ("@openai/codex", "0.169.0"), "claude": ("@anthropic-ai/claude-code", "2.1.328")}
+PACKAGES = {"codex": "@openai/codex", "claude": "@anthropic-ai/claude-code"}
+# The pairs are the rooms' PROVEN ranges, one fact in one place: what the tier proves is
+# what an unknown receipt calls proven.
+PAIRS = {
+    "newest": {peer: room.PROVEN[1] for peer, room in (("codex", codex), ("claude", claude))},
+    "oldest": {peer: room.PROVEN[0] for peer, room in (("codex", codex), ("claude", claude))},
+    # The oldest pair on which no journey skips: where waking and holding begin.
+    "oldest-whole": {"codex": codex.WAKES_SINCE, "claude": claude.HOLDS_SINCE},
+}
 # The official TypeScript MCP SDK, a second reference client of `postbag mcp` (test_mcp.py).
 SDK = ("@modelcontextprotocol/sdk", "1.32.2")
+CHOOSER = "POSTBAG_CLIENTS"
 
 
-def install():
-    """npm-install the pinned clients and the SDK into .cache/clients, unless they are there already."""
-    wanted = [*PINS.values(), SDK]
-    if all(installed_version(name) == version for name, version in wanted):
-        return
-    if shutil.which("npm") is None:
-        raise SystemExit("npm is not installed")
-    packages = [f"{name}@{version}" for name, version in wanted]
-    os.makedirs(CACHE, exist_ok=True)
-    subprocess.run(
-        ["npm", "install", "--prefix", CACHE, "--no-audit", "--no-fund", "--loglevel=error", *packages], check=True
-    )
+def pair_of(words):
+    """The versions a pair's name or a `claude@V,codex@V` list names, by peer; SystemExit,
+    saying what is accepted, for anything else."""
+    if words in PAIRS:
+        return dict(PAIRS[words])
+    versions = dict(part.strip().partition("@")[::2] for part in words.split(","))
+    if sorted(versions) != sorted(PACKAGES) or not all(versions.values()):
+        raise SystemExit(
+            f"{CHOOSER}={words!r} names no pair: give {' or '.join(PAIRS)}, or claude@VERSION,codex@VERSION"
+        )
+    return versions
 
 
-def installed_version(package):
-    """The version of an npm package (a peer names its client's) in .cache/clients, or None."""
-    package = PINS[package][0] if package in PINS else package
-    package = os.path.join(CACHE, "node_modules", *package.split("/"), "package.json")
+PAIR = pair_of(os.environ.get(CHOOSER) or "newest")
+PINS = {peer: (PACKAGES[peer], PAIR[peer]) for peer in PACKAGES}
+
+
+def install(pair=PINS):
+    """npm-install a pair of clients and the SDK into .cache/clients, unless they are there already."""
+    for name, version in [*pair.values(), SDK]:
+        if installed_version(name, version) == version:
+            continue
+        if shutil.which("npm") is None:
+            raise SystemExit("npm is not installed")
+        prefix = _prefix(name, version)
+        os.makedirs(prefix, exist_ok=True)
+        subprocess.run(
+            ["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", f"{name}@{version}"],
+            check=True,
+        )
+
+
+def latest():
+    """The pair npm calls latest now, as POSTBAG_CLIENTS spells it: the canary's pair."""
+    found = {
+        peer: subprocess.run(
+            ["npm", "view", package, "version"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        for peer, package in PACKAGES.items()
+    }
+    return ",".join(f"{peer}@{version}" for peer, version in sorted(found.items()))
+
+
+def _prefix(name, version):
+    return os.path.join(CACHE, f"{name.rpartition('/')[2]}-{version}")
+
+
+def _package_folder(name, version):
+    return os.path.join(_prefix(name, version), "node_modules", *name.split("/"))
+
+
+def installed_version(package, version=None):
+    """The version of an npm package (a peer names its client's) installed in .cache/clients
+    for `version` (the pair's, else the SDK's pin), or None."""
+    if package in PINS:
+        package, version = PINS[package]
+    version = version or dict([*PINS.values(), SDK]).get(package)
     try:
-        with open(package) as file:
+        with open(os.path.join(_package_folder(package, version), "package.json")) as file:
             return json.load(file)["version"]
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
@@ -53,26 +109,48 @@ def missing():
     absent = [f"{name}@{version}" for name, version in PINS.values() if installed_version(name) != version]
     if absent:
         verb = "is" if len(absent) == 1 else "are"
-        reasons.append(f"{' and '.join(absent)} {verb} not installed (python3 tests/clients install, with npm)")
+        how = "python3 tests/clients install" + ("" if PAIRS["newest"] == PAIR else f" {_spelled(PAIR)}")
+        reasons.append(f"{' and '.join(absent)} {verb} not installed ({how}, with npm)")
     if sys.platform != "linux" or os.geteuid() != 0 or shutil.which("nsenter") is None:
         reasons.append("there is no network namespace to keep the clients local (it needs Linux, root and nsenter)")
     return "; ".join(reasons) or None
+
+
+def _spelled(pair):
+    named = [name for name, versions in PAIRS.items() if versions == pair]
+    return named[0] if named else ",".join(f"{peer}@{version}" for peer, version in sorted(pair.items()))
+
+
+def too_old(versions, needs):
+    """Why this pair cannot run a journey that needs `needs` (in words), from the `versions`
+    it needs by peer ({"codex": "0.166.0"}), or None where it can."""
+    older = [
+        f"{peer} {version} or later (this pair has {PAIR[peer]})"
+        for peer, version in sorted(versions.items())
+        if _numbers(PAIR[peer]) < _numbers(version)
+    ]
+    return f"{needs} needs {' and '.join(older)}" if older else None
+
+
+def _numbers(version):
+    return tuple(int(part) for part in version.split("."))
 
 
 def sdk_directory():
     """The pinned TypeScript SDK, with node to run it; or None, with why, when either is missing."""
     if shutil.which("node") is None:
         return None, "node is not installed"
-    if installed_version(SDK[0]) != SDK[1]:
+    if installed_version(*SDK) != SDK[1]:
         return None, f"{SDK[0]}@{SDK[1]} is not installed: run python3 tests/clients install"
-    return os.path.join(CACHE, "node_modules", *SDK[0].split("/")), None
+    return _package_folder(*SDK), None
 
 
 def codex_binary():
-    return os.path.join(CACHE, "node_modules", ".bin", "codex")
+    return os.path.join(_prefix(*PINS["codex"]), "node_modules", ".bin", "codex")
 
 
 def claude_binary():
     """The native binary: npm skips the wrapper's postinstall on Node older than 22."""
-    found = glob.glob(os.path.join(CACHE, "node_modules", "@anthropic-ai", "claude-code-*", "claude"))
-    return found[0] if found else os.path.join(CACHE, "node_modules", ".bin", "claude")
+    prefix = _prefix(*PINS["claude"])
+    found = glob.glob(os.path.join(prefix, "node_modules", "@anthropic-ai", "claude-code-*", "claude"))
+    return found[0] if found else os.path.join(prefix, "node_modules", ".bin", "claude")

@@ -15,6 +15,7 @@ import threading
 import time
 
 from clients.pins import claude_binary, codex_binary
+from postbag import codex as codex_room
 
 WAIT = 30.0  # generous: every wait ends as soon as what it waits for has happened
 
@@ -426,9 +427,8 @@ def _whole_lines(path):
 
 
 def _has_settings(path):
-    with open(path, "rb") as file:
-        data = file.read()
-    return b'"thread_settings_applied"' in data[: data.rfind(b"\n") + 1]
+    """Whether a rollout states the approval policy a resumed turn runs with, as postbag reads it."""
+    return codex_room.approval_policy(path) is not None
 
 
 def _answers(path):

@@ -1,7 +1,9 @@
 """The real-client tier's setting: the namespace that holds only loopback, the stand-in
 models, the throwaway homes, and a postbag whose codex door is the real codex inside the
-namespace. Every test in this folder skips, with the reason, where the pinned clients or
-a namespace cannot be had (tests/clients)."""
+namespace. Every test in this folder skips, with the reason, where the pair's clients or
+a namespace cannot be had (tests/clients). A journey marked
+`since(versions={"codex": "0.166.0"}, needs="waking a thread")` skips on an older pair,
+saying so: the oldest pair runs every journey its versions can."""
 
 import os
 
@@ -13,8 +15,12 @@ REASON = clients.missing()
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        if REASON is not None and os.path.dirname(item.path) == os.path.dirname(__file__):
-            item.add_marker(pytest.mark.skip(reason=f"real clients: {REASON}"))
+        if os.path.dirname(item.path) != os.path.dirname(__file__):
+            continue
+        since = item.get_closest_marker("since")
+        why = REASON or (since and clients.too_old(**since.kwargs))
+        if why:
+            item.add_marker(pytest.mark.skip(reason=f"real clients: {why}"))
 
 
 @pytest.fixture(scope="module")

@@ -63,7 +63,10 @@ def test_a_sandboxed_codex_joins_writes_and_answers_through_the_mcp_door(real, c
     assert letter.startswith("Letter 5 from claude via postbag. If it needs an answer, reply with the tool send of")
     assert tool_texts(codex.model)[2] == real.in_a_tool("letter 6 delivered to claude, 0 left", real.wrote)
     session.wait_for(lambda: any(f"Letter 6 from codex via postbag. {LAST}" in t for t in session.enqueued()), "6")
-    # Spent: the door gives the command line's words, and records nothing.
+    # Spent: the door gives the command line's words, and records nothing. Asked once the
+    # answering turn has ended, so that the request starts a turn of its own on any version
+    # (under load, on Codex 0.153, one asked before that was never answered).
+    codex.wait_for(lambda: codex.turns_done() == 4, "the end of the answering turn")
     before = real.ledger_bytes()
     codex.say("Call: send one more")
     codex.wait_for(lambda: len(codex.model.tool_results()) == 4, "the refused send")

@@ -11,7 +11,7 @@ import sqlite3
 import clients
 import pytest
 from helpers import TIMESTAMP
-from sessions_helpers import NO_DAEMON, claude_variables, join_both
+from sessions_helpers import SENT_UNWOKEN, UNWOKEN, claude_variables, join_both
 
 from postbag import codex as codex_room
 
@@ -21,7 +21,7 @@ HELD = (
     "unless approved in that session, a held letter is dropped after dialogExpiry, five minutes by default"
 )
 REFUSED = "claude's settings refuse letters from other sessions (crossSessionInbound refuse): the session drops them"
-WAITS = f"in codex's queue for the thread, which no running codex has loaded: {NO_DAEMON}"
+WAITS = f"in codex's queue for the thread, which no running codex has loaded: {UNWOKEN}"
 
 
 def receipts(real, inside, *args):
@@ -110,7 +110,7 @@ def test_a_letter_to_a_thread_no_codex_has_loaded_waits_and_is_taken_once_the_th
     inside_claude = claude_variables(session)
     assert real.ok("send", "codex", "Still there?", env=inside_claude) == (
         f"letter 4 delivered to codex, 0 left; but it waits in codex's queue: no running codex has the thread loaded, "
-        f"and {NO_DAEMON}\n"
+        f"and {SENT_UNWOKEN}\n"
     )
     assert receipts(real, inside_claude) == [f"letter 4 claude -> codex: waiting: {WAITS}"]
     codex = codex_session(thread)  # the person resumes the thread
@@ -189,7 +189,7 @@ def test_open_names_each_doors_state_from_the_real_clients_records(real, claude,
     person = {"HOME": session.home}  # the person's own home, where Claude keeps its records
     said = real.run("open", "2", env=person).stderr.splitlines()
     assert f"postbag: claude will not act on a letter at once: {HELD}" in said, said
-    assert f"postbag: codex's letters will wait: no running codex has its thread loaded, and {NO_DAEMON}" in said, said
+    assert f"postbag: codex's letters will wait: no running codex has its thread loaded, and {UNWOKEN}" in said, said
     session.kill()
     said = real.run("open", "2", env=person).stderr.splitlines()
     ended = "postbag: claude cannot take a letter now: its session has ended; start Claude again, and let it join"

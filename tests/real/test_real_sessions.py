@@ -19,6 +19,8 @@ import clients
 import pytest
 from sessions_helpers import LAST, WAITS, claude_variables, join_both
 
+from postbag import claude as claude_room
+
 
 def test_a_letter_each_way_and_a_real_answer_through_the_reply_command(real, claude, codex_home, model):
     session = claude()
@@ -166,7 +168,10 @@ def test_inside_codexs_sandbox_the_socket_and_the_ledger_refusals_say_sandbox(re
     assert real.ledger_bytes() == before and session.enqueued() == []
 
 
-@pytest.mark.parametrize("setting", ["accept", "hold", "refuse"])
+HOLDS = pytest.mark.since(versions={"claude": claude_room.HOLDS_SINCE}, needs="crossSessionInbound hold")
+
+
+@pytest.mark.parametrize("setting", ["accept", pytest.param("hold", marks=HOLDS), "refuse"])
 def test_claudes_cross_session_setting_decides_what_the_session_does_with_a_letter(
     real, claude, codex_home, model, setting
 ):

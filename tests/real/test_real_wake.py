@@ -7,10 +7,12 @@ import re
 
 import pytest
 from helpers import TIMESTAMP
-from sessions_helpers import NO_DAEMON, claude_variables, join_both
+from sessions_helpers import NO_DAEMON, WAKING, claude_variables, join_both
 from test_real_mcp import mcp_server
 
 from postbag import codex as codex_room
+
+pytestmark = pytest.mark.since(**WAKING)  # an older pair's codex queue has no --resume
 
 RESUMED = "(in the app or editor, or with codex resume)"
 WOKEN = "codex's daemon woke the thread to take it"
