@@ -172,3 +172,23 @@ def test_every_test_security_names_exists():
             if test not in defined.get(file_name, ()):
                 missing.append(f"{file_name}::{test}")
     assert named > 20 and missing == []
+
+
+def test_the_readmes_version_table_says_what_the_tier_proves():
+    """Each range in README's table is the rooms' own: the tier runs on the pairs made of
+    them (tests/clients/pins.py), and an unknown receipt calls them proven."""
+    from postbag import claude, codex
+
+    with open(os.path.join(ROOT, "README.md")) as file:
+        readme = file.read()
+    table = readme[readme.index("### Which client versions") :].split("\n\n")[2]
+    cells = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in table.splitlines()[2:]]
+    rows = {name: versions for name, *versions in cells}
+    proven = [f"{oldest} to {newest}" for oldest, newest in (claude.PROVEN, codex.PROVEN)]
+    for capability in ("its door", "the MCP door", "the records receipts"):
+        [versions] = [versions for name, versions in rows.items() if name.startswith(capability)]
+        assert versions == proven, capability
+    [hold] = [versions for name, versions in rows.items() if "hold" in name]
+    assert hold == [f"{claude.HOLDS_SINCE} to {claude.PROVEN[1]}", ""]
+    [wake] = [versions for name, versions in rows.items() if name.startswith("waking")]
+    assert wake == ["", f"{codex.WAKES_SINCE} to {codex.PROVEN[1]}"]
