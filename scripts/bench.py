@@ -15,7 +15,8 @@ both figures and their ratio.
 
 Beside the table: the codex knock's latency over its child's own run time, the peak
 memory of a full read, and, when the real clients of the real-client tier are installed
-(python3 tests/clients install), a send through each real door beside the fake one.
+(python3 tests/clients install), a send through each real door beside the fake one, and
+how long a letter takes to become the recipient's turn through each (letter_to_turn).
 The goals of the performance issue are checked at the end; the exit status is 1 when
 one is missed, so the table cannot claim what it did not show.
 """
@@ -37,6 +38,8 @@ sys.path.insert(0, os.path.join(build_pyz.ROOT, "src"))  # for tests/clients, wh
 sys.path.insert(0, os.path.join(build_pyz.ROOT, "tests"))
 import clients
 import fakes
+
+from postbag import codex as codex_room  # the tree's: how a rollout tells a turn has ended
 
 AT = "2026-09-08T10:02:11+02:00"
 BODY = "Reviewed the parser: the date branch swallows ValueError. See 4f2a9c1."
@@ -206,6 +209,8 @@ def report(pyz, work, rounds, other):
         verdicts += through_the_mcp_door(cases, pyz, work, inbox)
         verdicts += asking_for_receipts(pyz, work, rounds)
         verdicts += opening_with_doors_to_read(pyz, work, rounds)
+        if through_real_doors:
+            verdicts += letter_to_turn(pyz, work)
         if other:
             verdicts += against_table(cases, other)
     finally:
@@ -410,6 +415,10 @@ def server_memory_over_a_long_life(server, meta):
 
 
 BIG_RECORDS = 100 << 20  # bytes of a long session's transcript, and of a long thread's rollout
+FILLER = (
+    "the parser drops the error when the date branch raises; review each branch of src and its tests, "
+    "then reply with the top finding and a fix that keeps the old behaviour for valid input"
+)
 SESSION = "0b43d9fc-7de4-4289-977d-ce8d8cea3cd1"
 
 
@@ -543,10 +552,100 @@ def at_once_in_a_fresh_process(pyz, letter, joined, env):
 def write_long_records(path, last, size=BIG_RECORDS):
     """A JSON Lines file of about `size` bytes of records an hour old, then `last`."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    filler = json.dumps({"timestamp": "2026-12-02T01:30:00.000Z", "type": "attachment", "text": "x" * 900}) + "\n"
+    # Prose, as sessions write it: a run of one letter would make the search for a needle
+    # that holds that letter (turn_context's x) eight times slower than real text does.
+    text = (FILLER + " ") * 5
+    filler = json.dumps({"timestamp": "2026-12-02T01:30:00.000Z", "type": "attachment", "text": text}) + "\n"
     with open(path, "w") as file:
         file.write(filler * (size // len(filler)))
         file.write(json.dumps(last) + "\n")
+
+
+TURN_ROUNDS, WOKEN_ROUNDS = 5, 3
+BUSY_SECONDS = 2.0  # how long a busy recipient's running turn goes on working after the send
+
+
+def letter_to_turn(pyz, work):
+    """How long a letter takes to become the recipient's turn, on the real clients: from the
+    start of `send` to the moment the recipient's model is asked with the letter in view
+    (the stand-in notes when each call arrives). For an idle session; for a busy one, whose
+    turn works BUSY_SECONDS more and holds the letter back, counted from that turn's end;
+    and for a Codex thread nobody had loaded, woken through Codex's daemon. Each letter is
+    the last of its exchange, which no agent answers."""
+    directory = os.path.join(work, "turns")
+    env = fakes.terminal_environment(PATH=fakes.path_with_python3(os.path.join(directory, "bin")))
+    pair = clients.Pair(directory, env, clients.Agent(), clients.Agent())
+    base = {**pair.env, "POSTBAG_LEDGER": os.path.join(directory, "ledger.jsonl")}
+    in_claude, in_codex = {"CLAUDECODE": "1", **pair.claude_variables()}, {"CODEX_THREAD_ID": pair.thread}
+
+    def run(*args, inside=None):
+        subprocess.run([pyz, *args], env={**base, **(inside or {})}, capture_output=True, check=True)
+
+    def one(peer, model, sender, busy=None):
+        run("open", "1")
+        marker = f"letter-{len(model.requests)}-{time.monotonic_ns()}"
+        if busy is not None:
+            model.hold, asked = BUSY_SECONDS, len(model.arrivals)
+            busy("Work on the parser for a while.")
+            _wait(lambda: len(model.arrivals) > asked, "the busy turn")
+        start, seen = time.monotonic(), len(model.requests)
+        run("send", peer, marker, inside=sender)
+        found = _wait(lambda: _asked_with(model, marker, seen), f"{peer}'s turn with the letter")
+        return model.arrivals[found] - (model.released if busy is not None else start)
+
+    try:
+        run("join", "claude", inside=in_claude)
+        run("join", "codex", inside=in_codex)
+        rounds = {
+            "claude, idle: from the start of send": ("claude", pair.claude_model, in_codex, None),
+            "claude, busy: after its running turn ended": ("claude", pair.claude_model, in_codex, pair.claude.say),
+            "codex, idle, loaded by an app server codex queue cannot reach: from the start of send": (
+                "codex",
+                pair.codex_model,
+                in_claude,
+                None,
+            ),
+            "codex, busy: after its running turn ended": ("codex", pair.codex_model, in_claude, pair.codex.say),
+        }
+        figures = {name: [one(*case) for _ in range(TURN_ROUNDS)] for name, case in rounds.items()}
+        pair.codex_home.start_daemon(base, pair.codex_model)
+        woken, by_daemon = [], []
+        for _ in range(WOKEN_ROUNDS):  # a thread whose codex exec ended, each time a new one
+            thread = pair.codex_home.finished_thread(base, pair.codex_model)
+            run("join", "codex", inside={"CODEX_THREAD_ID": thread})
+            woken.append(one("codex", pair.codex_model, in_claude))
+            # Then loaded by the daemon, which codex queue reaches: once its turn has ended, idle.
+            rollout = codex_room.rollouts(pair.codex_home.home, thread)
+            _wait(lambda rollout=rollout: codex_room.open_turn(max(rollout, key=os.path.getmtime)) is None, "idle")
+            by_daemon.append(one("codex", pair.codex_model, in_claude))
+        figures["codex, woken through its daemon: from the start of send"] = woken
+        figures["codex, idle, loaded by its daemon: from the start of send"] = by_daemon
+        pair.codex_home.stop_daemon(base)
+    finally:
+        pair.close()
+    print(f"\nletter to turn, real clients (medians of {TURN_ROUNDS}, woken of {WOKEN_ROUNDS}):")
+    width = max(map(len, figures))
+    for name, times in figures.items():
+        print(f"  {name:<{width}}  {statistics.median(times):6.2f} s  (from {min(times):.2f} to {max(times):.2f})")
+    return []
+
+
+def _asked_with(model, needle, seen):
+    """The index of the first model call since `seen` whose request holds `needle`, or None."""
+    for index in range(seen, len(model.requests)):
+        if needle in json.dumps(model.requests[index]):
+            return index
+    return None
+
+
+def _wait(found, what, timeout=60):
+    """What `found()` gives once it gives something (an index may be 0), waiting at most `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while (answer := found()) is None or answer is False:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no {what} within {timeout} s")
+        time.sleep(0.005)
+    return answer
 
 
 def against_table(cases, other):

@@ -139,7 +139,7 @@ class Postbag:
 
     def run(self, *args, inside=None, input=None, env=None, cwd=None, timeout=60, umask=-1):
         """Run `postbag ARGS` inside `inside`'s session (None: the human's terminal)."""
-        return subprocess.run(
+        result = subprocess.run(
             [*self.command, *args],
             input=input,
             env=self.environment(inside, env),
@@ -150,6 +150,11 @@ class Postbag:
             umask=umask,
             check=False,
         )
+        if os.environ.get("POSTBAG_TRANSCRIPT"):  # a debugging aid: every command, and what it said
+            said = [o.decode(errors="replace") if isinstance(o, bytes) else o for o in (result.stdout, result.stderr)]
+            with open(os.environ["POSTBAG_TRANSCRIPT"], "a") as file:
+                file.write(f"$ postbag {' '.join(map(str, args))[:200]}\n{''.join(said)}\n")
+        return result
 
     def mcp(self, inside=None, env=None):
         """`postbag mcp` started as a client starts it, inside `inside`'s session (a Codex

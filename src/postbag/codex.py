@@ -20,9 +20,7 @@ The records, read-only: Codex 0.153.0 to 0.171.0 (PROVEN), under CODEX_HOME (els
 """
 
 import errno
-import fcntl
 import os
-import struct
 import sys
 
 from postbag import children
@@ -502,6 +500,9 @@ _FLOCK_LAYOUTS = {"darwin": ("qqihh", 3)}
 def _blocked(path, layout):
     """Whether some lock on the file at `path` would block a write lock on all of it: asked,
     never taken (fcntl F_GETLK, on a descriptor opened only to read)."""
+    import fcntl  # here: only macOS asks; at the top both would cost every refusal 0.9 ms
+    import struct
+
     shape, type_at = layout
     fields = [0] * len(struct.unpack(shape, bytes(struct.calcsize(shape))))
     fields[type_at] = fcntl.F_WRLCK

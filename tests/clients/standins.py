@@ -8,6 +8,7 @@ import os
 import re
 import sys
 import threading
+import time
 import traceback
 
 WAIT = 30.0  # generous: every wait ends as soon as what it waits for has happened
@@ -87,6 +88,9 @@ class _StandIn:
     def __init__(self, namespace, agent):
         self.agent = agent
         self.requests = []
+        self.arrivals = []  # time.monotonic() of each call, beside `requests`: when a turn asked
+        self.hold = 0.0  # seconds the next call's answer waits: a turn that is busy working
+        self.released = None  # time.monotonic() when a held answer was given
         self.errors = []  # what went wrong answering a call: close() fails the test with it
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._serve, args=(namespace,), daemon=True)
@@ -130,10 +134,15 @@ class _StandIn:
                 if not self.path.startswith(model.PATH) or "count_tokens" in self.path:
                     self._json({"input_tokens": 1})
                     return
+                model.arrivals.append(time.monotonic())
                 model.requests.append(body)
+                held, model.hold = model.hold, 0.0
                 if os.environ.get("POSTBAG_RECORD_REQUESTS"):  # debugging aid
                     with open(os.environ["POSTBAG_RECORD_REQUESTS"], "a") as f:
                         f.write(json.dumps({"path": self.path, "body": body}) + "\n")
+                if held:
+                    time.sleep(held)
+                    model.released = time.monotonic()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
