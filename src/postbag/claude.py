@@ -50,7 +50,7 @@ NAME = "claude"
 # takes its pairs from here); an unknown receipt says so of records from outside them.
 PROVEN = ("2.1.248", "2.1.332")
 # The first Claude Code whose crossSessionInbound hold keeps a letter from the model (2.1.270
-# and older, run with -p, hand it over all the same); accept and refuse hold across PROVEN.
+# and older, run with -p, hand it over all the same); accept and refuse work across PROVEN.
 HOLDS_SINCE = "2.1.271"
 SOCKET = "CLAUDE_CODE_MESSAGING_SOCKET"
 TOKEN = "CLAUDE_CODE_MESSAGING_TOKEN"

@@ -198,7 +198,7 @@ def receipt(letter, joined, env):
     queued, unreadable = waits_in_the_queue(home, thread, letter)
     if not found:  # queued or not, no session of that thread will ever take it
         return Receipt(UNKNOWN, unreadable) if unreadable else Receipt(NOT_TAKEN, GONE)
-    if queued and not unreadable:
+    if queued:  # None where the queue cannot be read
         return Receipt(WAITING, _who_takes_it(home, thread, newest(found)))
     unknown = Receipt(UNKNOWN, unreadable or "neither codex's queue nor the thread's rollout holds it")
     return unknown.noting(unproven(NAME, version_of(newest(found)), PROVEN))
@@ -504,7 +504,7 @@ def _blocked(path, layout):
     import struct
 
     shape, type_at = layout
-    fields = [0] * len(struct.unpack(shape, bytes(struct.calcsize(shape))))
+    fields = list(struct.unpack(shape, bytes(struct.calcsize(shape))))  # every field 0
     fields[type_at] = fcntl.F_WRLCK
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))

@@ -23,6 +23,7 @@ import sys
 from helpers import ROOT
 
 from postbag import claude, codex
+from postbag.receipts import numbers
 
 CACHE = os.path.join(ROOT, ".cache", "clients")
 PACKAGES = {"codex": "@openai/codex", "claude": "@anthropic-ai/claude-code"}
@@ -127,13 +128,9 @@ def too_old(versions, needs):
     older = [
         f"{peer} {version} or later (this pair has {PAIR[peer]})"
         for peer, version in sorted(versions.items())
-        if _numbers(PAIR[peer]) < _numbers(version)
+        if numbers(PAIR[peer]) < numbers(version)
     ]
     return f"{needs} needs {' and '.join(older)}" if older else None
-
-
-def _numbers(version):
-    return tuple(int(part) for part in version.split("."))
 
 
 def sdk_directory():
