@@ -540,3 +540,18 @@ def test_a_server_keeps_no_memory_or_descriptor_from_one_call_to_the_next(server
     peak, fds = held()
     assert fds == early_fds
     assert peak < early_peak * 1.25, (early_peak, peak)
+
+
+def test_status_before_any_letter_says_the_other_peer_has_not_joined_and_nothing_was_sent(postbag):
+    """The server's own dispatch, in-process: status inside a session that joined, in an
+    open exchange, before the other peer joined or anything was sent."""
+    from postbag import jsonrpc, mcp
+
+    postbag.ok("join", "claude", inside="claude")
+    postbag.open("3")
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "status", "arguments": {}}}
+    server = mcp.Server(postbag.environment("claude"), ["postbag"])
+    reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(server))
+    [content] = reply["result"]["content"]
+    assert content["text"].endswith("\ncodex has not joined\nyou have sent no letter"), content["text"]
+    assert reply["result"]["isError"] is False
