@@ -12,11 +12,13 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import uuid
 
 import pytest
 from fakes import FakeCodex, FakeInbox, less, path_with_python3, terminal_environment
 from helpers import DOOR_NOW, ROOT, SRC, STOP
+from inprocess import run_cli
 
 
 def ledger_news(ledger):
@@ -94,8 +96,11 @@ def command(target, request):
 class Postbag:
     """Runs the CLI in a clean environment: a temporary ledger and HOME, fake doors."""
 
-    def __init__(self, target, command, tmp_path, inbox, codex):
+    def __init__(self, target, command, tmp_path, inbox, codex, in_process=False):
         self.target, self.command = target, command
+        # On the tree, `run` calls the command line in this process (inprocess.py), unless
+        # the test is marked process; the zipapp always runs as a program of its own.
+        self.in_process = in_process and target == "src"
         self.ledger = str(tmp_path / "bag" / "ledger.jsonl")
         self.inbox, self.codex = inbox, codex
         self.python_bin = None  # for the zipapp: the folder on PATH that holds its python3
@@ -139,17 +144,22 @@ class Postbag:
 
     def run(self, *args, inside=None, input=None, env=None, cwd=None, timeout=60, umask=-1):
         """Run `postbag ARGS` inside `inside`'s session (None: the human's terminal)."""
-        result = subprocess.run(
-            [*self.command, *args],
-            input=input,
-            env=self.environment(inside, env),
-            cwd=cwd,
-            capture_output=True,
-            text=isinstance(input, str) or input is None,
-            timeout=timeout,
-            umask=umask,
-            check=False,
-        )
+        text = isinstance(input, str) or input is None
+        # A thread of the test's own cannot share this process's stdout: it gets a process.
+        if self.in_process and threading.current_thread() is threading.main_thread():
+            result = run_cli(args, self.environment(inside, env), input=input, cwd=cwd, umask=umask, text=text)
+        else:
+            result = subprocess.run(
+                [*self.command, *args],
+                input=input,
+                env=self.environment(inside, env),
+                cwd=cwd,
+                capture_output=True,
+                text=text,
+                timeout=timeout,
+                umask=umask,
+                check=False,
+            )
         if os.environ.get("POSTBAG_TRANSCRIPT"):  # a debugging aid: every command, and what it said
             said = [o.decode(errors="replace") if isinstance(o, bytes) else o for o in (result.stdout, result.stderr)]
             with open(os.environ["POSTBAG_TRANSCRIPT"], "a") as file:
@@ -175,6 +185,7 @@ class Postbag:
         """A copy of this runner whose CLI runs with `faults` injected (see inject.py)."""
         where = "src" if self.target == "src" else self.command[0]
         faulty = copy.copy(self)
+        faulty.in_process = False
         faulty.command = [sys.executable, os.path.join(ROOT, "tests", "inject.py"), where, faults, "--"]
         return faulty
 
@@ -250,5 +261,6 @@ def codex(tmp_path):
 
 
 @pytest.fixture
-def postbag(target, command, tmp_path, inbox, codex):
-    return Postbag(target, command, tmp_path, inbox, codex)
+def postbag(target, command, tmp_path, inbox, codex, request):
+    in_process = request.node.get_closest_marker("process") is None
+    return Postbag(target, command, tmp_path, inbox, codex, in_process)
