@@ -96,7 +96,7 @@ def command(target, request):
 class Postbag:
     """Runs the CLI in a clean environment: a temporary ledger and HOME, fake doors."""
 
-    def __init__(self, target, command, tmp_path, inbox, codex, in_process=False):
+    def __init__(self, target, command, tmp_path, inbox, codex, *, in_process=False):
         self.target, self.command = target, command
         # On the tree, `run` calls the command line in this process (inprocess.py), unless
         # the test is marked process; the zipapp always runs as a program of its own.
@@ -261,6 +261,6 @@ def codex(tmp_path):
 
 
 @pytest.fixture
-def postbag(target, command, tmp_path, inbox, codex, request):
+def postbag(command, tmp_path, inbox, codex, request):
     in_process = request.node.get_closest_marker("process") is None
-    return Postbag(target, command, tmp_path, inbox, codex, in_process)
+    return Postbag(request.getfixturevalue("target"), command, tmp_path, inbox, codex, in_process=in_process)

@@ -19,7 +19,7 @@ from postbag.cli import main
 from postbag.envelope import program_of
 
 
-def run_cli(argv, env, input=None, cwd=None, umask=-1, text=True):
+def run_cli(argv, env, *, input=None, cwd=None, umask=-1, text=True):
     """`postbag ARGV` run in-process in `env`; a CompletedProcess, as subprocess.run gives."""
     streams = sys.stdin, sys.stdout, sys.stderr
     interrupt = signal.getsignal(signal.SIGINT)

@@ -45,6 +45,7 @@ def run_in_sh(postbag, script, *args, inside=None, stdin=None):
     return subprocess.run(argv, env=env, capture_output=True, text=True, input=stdin, timeout=60, check=False)
 
 
+@pytest.mark.process  # the entry point answers it before the rest of postbag loads
 def test_version_names_the_program(postbag):
     from postbag import __version__
 

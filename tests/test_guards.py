@@ -104,6 +104,20 @@ def test_join_codex_with_a_malformed_thread_id_records_nothing(postbag):
 
 
 @pytest.mark.parametrize(
+    ("peer", "variables", "name"),
+    [
+        ("codex", {"CODEX_THREAD_ID": None, "CODEX_SESSION_ID": "root\udce9"}, "CODEX_SESSION_ID"),
+        ("claude", {"CLAUDE_CODE_MESSAGING_TOKEN": "tok\udce9"}, "CLAUDE_CODE_MESSAGING_TOKEN"),
+        ("claude", {"CLAUDE_CODE_MESSAGING_SOCKET": "/tmp/in\udce9.sock"}, "CLAUDE_CODE_MESSAGING_SOCKET"),
+    ],
+)
+def test_a_door_field_no_door_can_carry_is_refused_at_join_and_records_nothing(postbag, peer, variables, name):
+    """A field of bytes that are not UTF-8, which a session's variables may hold."""
+    assert postbag.refused("join", peer, inside=peer, env=variables) == f"{name} is not valid text"
+    assert postbag.ledger_bytes() == b""
+
+
+@pytest.mark.parametrize(
     ("name", "vendors"),
     [
         ("CLAUDECODE", True),

@@ -552,3 +552,30 @@ def test_an_append_gives_back_the_file_size_signal_it_found(tmp_path):
         assert signal.getsignal(signal.SIGXFSZ) is handler
     finally:
         signal.signal(signal.SIGXFSZ, previous)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to a user with no name")
+def test_a_ledger_of_a_user_with_no_name_is_refused_naming_the_uid(postbag):
+    postbag.write_ledger(b"")
+    unnamed = next(uid for uid in range(54321, 64000) if not _named(uid))
+    os.chown(postbag.ledger, unnamed, -1)
+    assert postbag.refused("read") == f"the ledger belongs to another user, uid {unnamed} ({postbag.ledger})"
+
+
+def _named(uid):
+    import pwd
+
+    try:
+        return pwd.getpwuid(uid)
+    except KeyError:
+        return None
+
+
+def test_without_home_a_persons_home_is_the_one_the_password_database_holds():
+    import pwd
+
+    from postbag.homes import home_of
+
+    assert home_of({}) == pwd.getpwuid(os.getuid()).pw_dir
+    assert home_of({"HOME": ""}) == pwd.getpwuid(os.getuid()).pw_dir
+    assert home_of({"HOME": "/home/elsewhere"}) == "/home/elsewhere"

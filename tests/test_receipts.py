@@ -663,3 +663,93 @@ def test_a_letter_a_restarted_session_took_on_the_same_socket_is_taken_not_lost(
         "(by another claude session, which listens on the socket it went to: the session that joined has ended, "
         "and the new one has not joined)"
     )
+
+
+ENDED = (
+    "letter 4 codex -> claude: not taken: claude's session has ended, and its transcript holds no sign of the letter"
+)
+
+
+def test_another_sessions_transcript_is_a_sign_only_where_it_took_the_letter_after_it_was_sent(
+    postbag, exchange, tmp_path
+):
+    """A transcript of another session that quotes the letter, one written before it was
+    sent, and a link to nothing in the projects folder: none says another session took it."""
+    claude, _, to_claude, _ = exchange
+    claude.runs(tmp_path / "repo", pid=2**22 + 1)  # the session that joined has ended
+    quoting = Claude(postbag.env["HOME"], "9e8d7c6b-5a49-4838-9726-151413121110")
+    write_lines(quoting.transcript, [{"type": "assistant", "timestamp": now(), "message": {"content": to_claude}}])
+    earlier = Claude(postbag.env["HOME"], "8d7c6b5a-4938-4726-9514-131211100908")
+    earlier.took(to_claude, at=now())
+    os.utime(earlier.transcript, (time.time() - 3600, time.time() - 3600))
+    os.symlink(tmp_path / "nowhere", os.path.join(os.path.dirname(quoting.transcript), "gone.jsonl"))
+    assert receipts(postbag, inside="codex") == [ENDED]
+
+
+def test_another_sessions_transcript_that_cannot_be_read_leaves_the_receipt_unknown(postbag, exchange, tmp_path):
+    claude, _, _, _ = exchange
+    claude.runs(tmp_path / "repo", pid=2**22 + 1)
+    os.makedirs(os.path.join(claude.config, "projects", "-elsewhere", "7c6b5a49-3847-4695-9413-121110090807.jsonl"))
+    [said] = receipts(postbag, inside="codex")
+    assert said.startswith(
+        "letter 4 codex -> claude: unknown: claude's session has ended; whether another took the letter is unknown: "
+    ), said
+
+
+def test_open_says_a_claude_session_has_ended_when_only_other_sessions_have_files(postbag, exchange, tmp_path):
+    claude, *_ = exchange
+    Claude(postbag.env["HOME"], "9e8d7c6b-5a49-4838-9726-151413121110").runs(tmp_path / "repo")
+    write_lines(os.path.join(claude.config, "sessions", "notes.txt"), ["not a session's file"])
+    assert door_now(postbag, "claude") == (
+        "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
+    )
+
+
+def test_open_cannot_tell_of_a_claude_join_from_before_receipts(postbag, exchange, inbox):
+    env = {k: v for k, v in inbox.session_env().items() if k != "CLAUDE_CODE_SESSION_ID"}
+    postbag.ok("join", "claude", env={"CLAUDE_CODE_SESSION_ID": None, **env})
+    assert door_now(postbag, "claude") == (
+        "whether claude can take a letter now cannot be told: its join names no session (a join from before 1.2)"
+    )
+
+
+def test_a_codex_join_with_only_a_session_id_gives_unknown_and_open_says_it_cannot_tell(postbag, exchange, codex):
+    postbag.ok("join", "codex", inside="codex", env={"CODEX_THREAD_ID": None, "CODEX_SESSION_ID": "a-root-session"})
+    assert postbag.ok("send", "codex", "Again.", inside="claude").startswith("letter 7 delivered to codex, ")
+    assert receipts(postbag, inside="claude") == [
+        "letter 7 claude -> codex: unknown: codex's join names no thread id, only a session id"
+    ]
+    assert door_now(postbag, "codex") == (
+        "whether codex can take a letter now cannot be told: its join names no thread id, only a session id"
+    )
+
+
+def test_a_rollout_that_only_quotes_the_letter_or_a_queue_row_that_is_not_a_letter_is_no_sign(postbag, exchange):
+    _, codex, _, to_codex = exchange
+    before = receipts(postbag, inside="claude")
+    codex.turn({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": to_codex}]})
+    codex.queued(to_codex)
+    with sqlite3.connect(os.path.join(codex.home, "queue_1.sqlite")) as db:
+        db.execute("UPDATE queued_items SET payload_json = ?", (json.dumps({"UserInput": None}),))
+    db.close()
+    assert receipts(postbag, inside="claude") == before
+
+
+def test_a_thread_whose_rollout_an_older_codex_wrote_is_not_woken_and_open_says_why(postbag, exchange):
+    from postbag import codex as codex_room
+
+    _, codex, _, _ = exchange
+    with open(codex.rollout) as file:
+        first, *rest = file.readlines()
+    meta = json.loads(first)
+    meta["payload"]["cli_version"] = "0.160.0"
+    with open(codex.rollout, "w") as file:
+        file.writelines([json.dumps(meta) + "\n", *rest])
+    codex.lock_file()
+    codex.settings("never")
+    codex.daemon()
+    assert door_now(postbag, "codex") == (
+        "codex's letters will wait: no running codex has its thread loaded, and the codex that wrote its rollout, "
+        f"0.160.0, cannot wake a thread (codex queue --resume came in Codex {codex_room.WAKES_SINCE}): it is taken "
+        "when the thread is resumed (in the app or editor, or with codex resume)"
+    )
