@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.join(build_pyz.ROOT, "tests"))
 import clients
 import fakes
 
-from postbag import codex as codex_room  # the tree's: how a rollout tells a turn has ended
+from postbag.codex import door as codex_room  # the tree's: how a rollout tells a turn has ended
 
 AT = "2026-09-08T10:02:11+02:00"
 BODY = "Reviewed the parser: the date branch swallows ValueError. See 4f2a9c1."
@@ -131,7 +131,7 @@ def knock_latency(pyz, work, rounds):
     """Median of how much longer a codex knock takes than a plain blocking run of the same
     child (one that sleeps and exits): the time from the child's exit to the knock's return."""
     from_the_pyz(pyz)
-    from postbag import codex
+    from postbag.codex import door as codex
 
     child = os.path.join(work, "slow-codex")
     with open(child, "w") as file:
@@ -428,7 +428,8 @@ def asking_for_receipts(pyz, work, rounds):
     check of the recipient's records at once costs it, with settings, live sessions and a
     thread's writer lock where a user has them."""
     from_the_pyz(pyz)
-    from postbag import claude, codex
+    from postbag.claude import door as claude
+    from postbag.codex import door as codex
 
     home = os.path.join(work, "receipts-home")
     env = {"HOME": home, "CODEX_HOME": os.path.join(home, ".codex")}

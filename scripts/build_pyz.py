@@ -74,14 +74,16 @@ UNIX = 3  # the zip "created by" system
 
 VERSIONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
 # Run by each interpreter: compile every source given and write its hash-based .pyc.
+# Each argument is NAME=PATH, NAME the source's place in the archive (postbag/claude/door.py).
 _COMPILE = """\
 import os, py_compile, sys
 out = sys.argv[1]
-for path in sys.argv[2:]:
-    name = os.path.basename(path)[:-3]
-    cfile = os.path.join(out, name + "." + sys.implementation.cache_tag + ".pyc")
+for each in sys.argv[2:]:
+    name, path = each.split("=", 1)
+    folder, stem = os.path.split(name[:-3])
+    cfile = os.path.join(out, folder, "__pycache__", stem + "." + sys.implementation.cache_tag + ".pyc")
     mode = py_compile.PycInvalidationMode.UNCHECKED_HASH  # a zip's entries keep no time to check
-    py_compile.compile(path, cfile=cfile, dfile="postbag/" + name + ".py", doraise=True, invalidation_mode=mode)
+    py_compile.compile(path, cfile=cfile, dfile=name, doraise=True, invalidation_mode=mode)
 """
 
 
@@ -90,7 +92,9 @@ def build(out_dir):
     the Python versions it carries compiled code for)."""
     pythons = interpreters()
     entries = [(name, _read(source)) for name, source in _sources()]
-    entries += _compiled(pythons.values(), [source for name, source in _sources() if name.startswith("postbag/")])
+    entries += _compiled(
+        pythons.values(), [(name, source) for name, source in _sources() if name.startswith("postbag/")]
+    )
     archive = zip_bytes(sorted(entries), _timestamp())
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "postbag.pyz")
@@ -126,11 +130,15 @@ def zip_bytes(entries, timestamp):
 
 
 def _sources():
-    """The package's .py files, and its __main__.py again at the root as the entry point."""
+    """The package's .py files, its rooms' among them, and its __main__.py again at the root
+    as the entry point."""
     yield "__main__.py", os.path.join(PACKAGE, "__main__.py")
-    for name in os.listdir(PACKAGE):
-        if name.endswith(".py"):
-            yield f"postbag/{name}", os.path.join(PACKAGE, name)
+    for folder, folders, names in os.walk(PACKAGE):
+        folders[:] = sorted(name for name in folders if name != "__pycache__")
+        place = os.path.relpath(folder, os.path.dirname(PACKAGE)).replace(os.sep, "/")
+        for name in sorted(names):
+            if name.endswith(".py"):
+                yield f"{place}/{name}", os.path.join(folder, name)
 
 
 def _read(path):
@@ -160,13 +168,17 @@ def interpreters():
 
 
 def _compiled(pythons, sources):
-    """(name, bytes) of every source compiled by every one of `pythons`."""
+    """(name, bytes) of every (name, path) of `sources` compiled by every one of `pythons`."""
     entries = []
     with tempfile.TemporaryDirectory() as out:
         for python in pythons:
-            subprocess.run([python, "-I", "-c", _COMPILE, out, *sources], check=True)
-        for name in sorted(os.listdir(out)):
-            entries.append((f"postbag/__pycache__/{name}", _read(os.path.join(out, name))))
+            subprocess.run(
+                [python, "-I", "-c", _COMPILE, out, *(f"{name}={path}" for name, path in sources)], check=True
+            )
+        for folder, _, names in os.walk(out):
+            for name in names:
+                path = os.path.join(folder, name)
+                entries.append((os.path.relpath(path, out).replace(os.sep, "/"), _read(path)))
     return entries
 
 

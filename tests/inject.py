@@ -47,7 +47,7 @@ def _timeout(value):
 def _sndbuf(_):
     import socket
 
-    from postbag import claude
+    from postbag.claude import door as claude
 
     connect = claude._connect
 
@@ -100,7 +100,7 @@ def _signal_mid_append(value):
 
 
 def _connect_fails(value):
-    from postbag import claude
+    from postbag.claude import door as claude
 
     def failing_connect(inbox, path):
         raise OSError(getattr(errno, value), os.strerror(getattr(errno, value)))

@@ -66,7 +66,13 @@ def _messages(node, function, functions, tables, depth=0):
 
 
 def _source_names():
-    return sorted(name for name in os.listdir(SOURCES) if name.endswith(".py"))
+    """Every module's path under src/postbag, the rooms' packages' among them."""
+    return sorted(
+        os.path.relpath(os.path.join(folder, name), SOURCES)
+        for folder, _, names in os.walk(SOURCES)
+        for name in names
+        if name.endswith(".py")
+    )
 
 
 def _parsed(name):
@@ -177,7 +183,8 @@ def test_every_test_security_names_exists():
 def test_the_readmes_version_table_says_what_the_tier_proves():
     """Each range in README's table is the rooms' own: the tier runs on the pairs made of
     them (tests/clients/pins.py), and an unknown receipt calls them proven."""
-    from postbag import claude, codex
+    from postbag.claude import door as claude
+    from postbag.codex import door as codex
 
     with open(os.path.join(ROOT, "README.md")) as file:
         readme = file.read()

@@ -16,8 +16,9 @@ import pytest
 from fakes import FakeInbox
 from helpers import BODY_MAX
 
-from postbag import children, claude
-from postbag import codex as codex_room
+from postbag import children
+from postbag.claude import door as claude
+from postbag.codex import door as codex_room
 from postbag.refusal import Refusal
 
 pytestmark = pytest.mark.shipped  # every test here runs as the built postbag.pyz too

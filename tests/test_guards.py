@@ -4,7 +4,7 @@ every agent session, and the session variables chosen by family, never passed on
 import pytest
 from helpers import SESSION_VARIABLES, STOP
 
-from postbag import guards, peers
+from postbag import guards, human, peers
 from postbag.refusal import Refusal
 
 pytestmark = pytest.mark.shipped  # every test here runs as the built postbag.pyz too
@@ -26,10 +26,10 @@ def test_join_claude_needs_both_of_its_variables(postbag, inbox):
 def test_any_session_variable_even_empty_marks_a_session_the_humans_verbs_refuse(variable, value):
     for verb in ("open", "close"):
         with pytest.raises(Refusal) as refused:
-            guards.require_human(verb, {"PATH": "/usr/bin", variable: value})
+            human.require_human(verb, {"PATH": "/usr/bin", variable: value})
         marks = f"(this shell has {variable}, which marks an agent's session)"
         assert str(refused.value) == f"{verb} is the human's verb {marks}"
-    guards.require_human("open", {"PATH": "/usr/bin", "CODEX_HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})
+    human.require_human("open", {"PATH": "/usr/bin", "CODEX_HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})
 
 
 def test_the_humans_verbs_refuse_inside_a_session_name_its_variables_and_record_nothing(postbag):

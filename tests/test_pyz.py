@@ -18,7 +18,19 @@ from helpers import ROOT
 from postbag import __version__
 
 BUILD = [sys.executable, os.path.join(ROOT, "scripts", "build_pyz.py")]
-PACKAGE_SOURCES = sorted(name for name in os.listdir(os.path.join(ROOT, "src", "postbag")) if name.endswith(".py"))
+# Every source of the package, as its path under src/postbag (the rooms': claude/door.py).
+PACKAGE_SOURCES = sorted(
+    os.path.relpath(os.path.join(folder, name), os.path.join(ROOT, "src", "postbag"))
+    for folder, _, names in os.walk(os.path.join(ROOT, "src", "postbag"))
+    for name in names
+    if name.endswith(".py")
+)
+
+
+def _compiled_name(source, version):
+    """Where the archive keeps the code `version` compiled of `source`: its folder's __pycache__."""
+    folder, name = os.path.split(f"postbag/{source}")
+    return f"{folder}/__pycache__/{name[:-3]}.cpython-{version.replace('.', '')}.pyc"
 
 
 def build(out, **env):
@@ -58,9 +70,7 @@ def test_the_archive_holds_the_package_sources_and_their_compiled_code_with_fixe
         infos = archive.infolist()
         versions = _said_versions(said)
         assert "{}.{}".format(*sys.version_info[:2]) in versions  # the building Python, at least
-        compiled = [
-            f"postbag/__pycache__/{n[:-3]}.cpython-{v.replace('.', '')}.pyc" for n in PACKAGE_SOURCES for v in versions
-        ]
+        compiled = [_compiled_name(n, v) for n in PACKAGE_SOURCES for v in versions]
         assert [i.filename for i in infos] == sorted(
             ["__main__.py"] + [f"postbag/{n}" for n in PACKAGE_SOURCES] + compiled
         )
@@ -287,7 +297,13 @@ def test_the_archives_finder_loads_compiled_modules_and_declines_the_rest(tmp_pa
     finder.exec_module(module)
     assert module.one_line("a\nb") == "a\\x0ab"
     assert finder.find_spec("postbag").submodule_search_locations == [f"{pyz}/postbag"]
-    assert [finder.find_spec(name) for name in ("json", "postbag.absent", "postbag.a.b")] == [None, None, None]
+    room = finder.find_spec("postbag.codex")  # a room is a package, its door a module of it
+    assert room.origin == f"{pyz}/postbag/codex/__init__.py"
+    assert room.submodule_search_locations == [f"{pyz}/postbag/codex"]
+    assert finder.find_spec("postbag.codex.door").origin == f"{pyz}/postbag/codex/door.py"
+    assert finder.find_spec("postbag.codex.door").submodule_search_locations is None
+    absent = ("json", "postbag.absent", "postbag.a.b", "postbag.codex.absent")
+    assert [finder.find_spec(name) for name in absent] == [None] * len(absent)
     finder.magic = b"\0\0\0\0"  # code compiled by another Python is left to the sources
     assert finder.find_spec("postbag.transcript") is None
 

@@ -274,8 +274,8 @@ def test_an_unknown_from_records_a_client_outside_the_proven_range_wrote_says_so
     """The version each client writes in its own records (Claude Code on each transcript
     line, Codex in the rollout's first record) is named where it is not one postbag is
     proven on; a send is never refused for it."""
-    from postbag import claude as claude_room
-    from postbag import codex as codex_room
+    from postbag.claude import door as claude_room
+    from postbag.codex import door as codex_room
 
     claude, codex, _, _ = exchange
     claude.runs(tmp_path / "repo")
@@ -491,7 +491,7 @@ def test_a_receipt_without_a_join_or_a_file_is_unknown_and_says_why(tmp_path):
 
 
 def test_managed_settings_overrule_the_persons_and_the_projects(tmp_path, monkeypatch):
-    from postbag import claude
+    from postbag.claude import door as claude
 
     managed = tmp_path / "managed-settings.json"
     monkeypatch.setattr(claude, "MANAGED_SETTINGS", (str(tmp_path / "absent.json"), str(managed)))
@@ -504,7 +504,7 @@ def test_managed_settings_overrule_the_persons_and_the_projects(tmp_path, monkey
 
 
 def test_a_thread_without_a_held_lock_is_not_loaded_and_one_whose_locks_cannot_be_read_is_unknown(tmp_path):
-    from postbag.codex import is_loaded
+    from postbag.codex.door import is_loaded
 
     thread = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
     assert is_loaded(str(tmp_path), thread) is None  # no lock folder: this is not that codex's home
@@ -532,7 +532,7 @@ def held(path, how="flock(f, fcntl.LOCK_EX)"):
 @pytest.mark.skipif(sys.platform not in ("linux", "darwin"), reason="postbag runs on Linux and macOS")
 def test_a_thread_whose_writer_lock_another_process_holds_is_loaded_on_this_system(tmp_path):
     """On macOS this is the check's only proof: the real codex cannot run in CI there."""
-    from postbag.codex import is_loaded
+    from postbag.codex.door import is_loaded
 
     thread = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
     lock = tmp_path / "thread-writer-locks" / f"{thread}.lock"
@@ -552,7 +552,7 @@ def test_the_probe_asks_which_lock_would_block_and_takes_none(tmp_path):
     """macOS's F_GETLK probe, run here on Linux's layout of struct flock: Linux's F_GETLK
     sees POSIX locks only, so the holder takes one of those. While the probe asks, the
     holder's lock stays; and a probe never blocks a process that locks the file after it."""
-    from postbag import codex
+    from postbag.codex import door as codex
 
     lock = tmp_path / "thread.lock"
     lock.write_text("")
@@ -736,7 +736,7 @@ def test_a_rollout_that_only_quotes_the_letter_or_a_queue_row_that_is_not_a_lett
 
 
 def test_a_thread_whose_rollout_an_older_codex_wrote_is_not_woken_and_open_says_why(postbag, exchange):
-    from postbag import codex as codex_room
+    from postbag.codex import door as codex_room
 
     _, codex, _, _ = exchange
     with open(codex.rollout) as file:

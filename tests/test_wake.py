@@ -205,7 +205,7 @@ def test_the_daemons_record_is_believed_only_for_the_process_it_names(tmp_path):
     import json
     import subprocess
 
-    from postbag.codex import daemon_runs
+    from postbag.codex.door import daemon_runs
 
     assert daemon_runs(str(tmp_path)) is False  # no record: no daemon runs from this home
     folder = tmp_path / "app-server-daemon"

@@ -20,14 +20,14 @@ def run(argv=None):
     if argv[:1] in (["open"], ["close"]):
         import posix
 
-        from postbag import guards, refusal
+        from postbag import human, refusal
 
         # The names os.environ would hold, without importing os, which costs a refusal more
         # than the rest of it (its environ mapping pulls in collections.abc).
         encoding = sys.getfilesystemencoding()
         names = {name.decode(encoding, "surrogateescape") for name in posix.environ}
         try:
-            guards.require_human_first(argv, names)
+            human.require_human_first(argv, names)
         except refusal.Refusal as reason:
             return refusal.stop(reason)
     from postbag.cli import main
@@ -46,7 +46,8 @@ def _load_compiled_code():
 
 
 class _CompiledCode:
-    """Finds postbag's modules among the archive's postbag/__pycache__/NAME.TAG.pyc entries."""
+    """Finds postbag's modules among the archive's __pycache__/NAME.TAG.pyc entries: a
+    package's code is its __init__'s, in its own folder; a module's is beside its source."""
 
     def __init__(self, archive_loader, archive):
         self.archive_loader, self.archive = archive_loader, archive
@@ -55,23 +56,31 @@ class _CompiledCode:
 
     def find_spec(self, name, path=None, target=None):
         parts = name.split(".")
-        if parts[0] != "postbag" or len(parts) > 2:
+        if parts[0] != "postbag":
             return None
-        stem = "__init__" if len(parts) == 1 else parts[1]
-        try:
-            data = self.archive_loader.get_data("postbag/__pycache__/%s.%s.pyc" % (stem, self.tag))
-        except OSError:
-            return None
-        if data[:4] != self.magic:
-            return None
-        spec = sys.modules["_frozen_importlib"].ModuleSpec(
-            name, self, origin="%s/postbag/%s.py" % (self.archive, stem), is_package=len(parts) == 1
-        )
-        if len(parts) == 1:
-            spec.submodule_search_locations = ["%s/postbag" % self.archive]
+        folder = "/".join(parts)
+        data = self._compiled(folder, "__init__")
+        is_package = data is not None
+        if not is_package:
+            folder, stem = "/".join(parts[:-1]), parts[-1]
+            data = self._compiled(folder, stem)
+            if data is None:
+                return None
+        source = "%s/%s/%s.py" % (self.archive, folder, "__init__" if is_package else stem)
+        spec = sys.modules["_frozen_importlib"].ModuleSpec(name, self, origin=source, is_package=is_package)
+        if is_package:
+            spec.submodule_search_locations = ["%s/%s" % (self.archive, folder)]
         spec.has_location = True
         spec.loader_state = data
         return spec
+
+    def _compiled(self, folder, stem):
+        """The code compiled for this Python of `folder`/`stem`.py, or None."""
+        try:
+            data = self.archive_loader.get_data("%s/__pycache__/%s.%s.pyc" % (folder, stem, self.tag))
+        except OSError:
+            return None
+        return data if data[:4] == self.magic else None
 
     def create_module(self, spec):
         return None

@@ -6,7 +6,8 @@ import sys
 
 from postbag import PEERS, __version__, guards, listing, mcp, verbs
 from postbag.envelope import program_of
-from postbag.guards import require_human_first, require_inside
+from postbag.guards import require_inside
+from postbag.human import require_human_first
 from postbag.ledger import locate
 from postbag.peers import other
 from postbag.refusal import Refusal, say, silence, stop

@@ -4,7 +4,7 @@ A knock either fails before anything was handed over, when the sender can simply
 again after the peer rejoins, or after the door may have taken the letter, when a second
 send could deliver it twice. The two refusals say which. A door that took the letter has
 only been handed it: neither door says whether the agent read it. Each peer's own door
-is in its room (claude.py, codex.py).
+is in its room (claude/door.py, codex/door.py).
 """
 
 from postbag.refusal import Refusal

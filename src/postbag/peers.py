@@ -1,21 +1,29 @@
-"""The two peers, each a room of its own (claude.py, codex.py): what postbag asks of a
-peer, it asks of its room through this table, never by branching on the peer's name.
+"""The two peers, each a room of its own (the packages claude and codex): what postbag
+asks of a peer, it asks of its room through these tables, never by branching on the
+peer's name.
 
-Every room offers the same: NAME; DOOR_VARIABLES or VARIABLES, and is_session_variable,
-inside and door_of_session (its session, from the environment); knock (its door);
-SEND_TOOL (its MCP door's send tool, as its client names it); receipt, reachability and
-look_beside (what its records say of a letter, of its door now, and around a knock).
+Every room offers the same. Its package: NAME, is_session_variable and inside (its
+session, from the environment). Its door module: door_of_session (what join records);
+knock (its door); SEND_TOOL (its MCP door's send tool, as its client names it); receipt,
+reachability and look_beside (what its records say of a letter, of its door now, and
+around a knock).
 """
 
 from postbag import claude, codex
+from postbag.claude import door as claude_door
+from postbag.codex import door as codex_door
 
-ROOMS = {room.NAME: room for room in (claude, codex)}  # in the order of PEERS, the ledger's names
-# The variables that mark a shell as living inside an agent's session, in the order a
-# refusal names them: the presence of any one, even empty, keeps the human's verbs out.
-SESSION_VARIABLES = (*claude.DOOR_VARIABLES, *codex.VARIABLES, *claude.MARKS)
+SESSIONS = {claude.NAME: claude, codex.NAME: codex}  # in the order of PEERS, the ledger's names
+ROOMS = {claude.NAME: claude_door, codex.NAME: codex_door}
+
+
+def session(peer):
+    """How `peer`'s session is told from the environment."""
+    return SESSIONS[peer]
 
 
 def room(peer):
+    """`peer`'s door, and its records."""
     return ROOMS[peer]
 
 
@@ -25,7 +33,7 @@ def other(peer):
 
 def is_session_variable(name):
     """Whether `name` belongs to either vendor's session: none may reach the other's process."""
-    return any(room.is_session_variable(name) for room in ROOMS.values())
+    return any(each.is_session_variable(name) for each in SESSIONS.values())
 
 
 def for_a_child(env):

@@ -8,7 +8,7 @@ anything these functions decide.
 from postbag import PEERS, envelope, ledger, records
 from postbag.codex import in_sandbox
 from postbag.escape import one_line
-from postbag.guards import require_human
+from postbag.human import require_human
 from postbag.ledger import CLOSED, NOT_OPENED, SPENT, is_default
 from postbag.peers import for_a_child, room
 from postbag.receipts import UNKNOWN, Receipt

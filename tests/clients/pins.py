@@ -8,7 +8,7 @@
     POSTBAG_CLIENTS=claude@2.1.332,codex@0.171.0 ...       # on any other pair
 
 POSTBAG_CLIENTS names the pair the tier runs (`newest` when unset). The pairs are the
-ends of the ranges postbag claims (PROVEN in src/postbag/claude.py and codex.py): move one
+ends of the ranges postbag claims (PROVEN in src/postbag/claude/door.py and codex/door.py): move one
 only after the tier has passed on the new version (CONTRIBUTING.md says how). The readers of the vendors' records
 (receipts) and the stand-in models depend on the formats these versions write and send.
 """
@@ -22,7 +22,8 @@ import sys
 
 from helpers import ROOT
 
-from postbag import claude, codex
+from postbag.claude import door as claude
+from postbag.codex import door as codex
 from postbag.receipts import numbers
 
 CACHE = os.path.join(ROOT, ".cache", "clients")

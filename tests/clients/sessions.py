@@ -15,7 +15,7 @@ import threading
 import time
 
 from clients.pins import claude_binary, codex_binary
-from postbag import codex as codex_room
+from postbag.codex import door as codex_room
 
 WAIT = 30.0  # generous: every wait ends as soon as what it waits for has happened
 

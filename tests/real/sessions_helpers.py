@@ -2,7 +2,7 @@
 
 import clients
 
-from postbag import codex as codex_room
+from postbag.codex import door as codex_room
 
 LAST = (
     "It is the last letter of the exchange; do not reply.\n"

@@ -13,7 +13,7 @@ import pytest
 from helpers import TIMESTAMP
 from sessions_helpers import SENT_UNWOKEN, UNWOKEN, claude_variables, join_both
 
-from postbag import codex as codex_room
+from postbag.codex import door as codex_room
 
 CLAUDE, CODEX = (f"{name}@{version}" for name, version in (clients.PINS["claude"], clients.PINS["codex"]))
 HELD = (

@@ -19,7 +19,7 @@ import clients
 import pytest
 from sessions_helpers import LAST, WAITS, claude_variables, join_both
 
-from postbag import claude as claude_room
+from postbag.claude import door as claude_room
 
 
 def test_a_letter_each_way_and_a_real_answer_through_the_reply_command(real, claude, codex_home, model):

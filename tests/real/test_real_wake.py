@@ -10,7 +10,7 @@ from helpers import TIMESTAMP
 from sessions_helpers import NO_DAEMON, WAKING, claude_variables, join_both
 from test_real_mcp import mcp_server
 
-from postbag import codex as codex_room
+from postbag.codex import door as codex_room
 
 pytestmark = pytest.mark.since(**WAKING)  # an older pair's codex queue has no --resume
 

@@ -1,10 +1,9 @@
-"""Codex, one of the two peers: everything postbag knows of it, in one place.
-
-How its thread is told from the environment and from an MCP call, what its door is, how a
-letter is knocked through that door (`codex queue`, with `--resume` to wake a thread no
-running Codex has loaded), what its MCP door's send tool is called, and what its records
-say of a letter (receipts) and of whether its thread can take one now (`open`). A Codex
-release that changes any of these changes this file.
+"""Codex's door, and its records: how its thread is told from an MCP call, what its door
+is, how a letter is knocked through that door (`codex queue`, with `--resume` to wake a
+thread no running Codex has loaded), what its MCP door's send tool is called, and what
+its records say of a letter (receipts) and of whether its thread can take one now
+(`open`). Together with how its thread is told from the environment (__init__.py), this
+is all postbag knows of Codex; the room offers it all, for peers.py, from here.
 
 The records, read-only: Codex 0.153.0 to 0.171.0 (PROVEN), under CODEX_HOME (else ~/.codex):
 - queue_1.sqlite, table queued_items (id, thread_id, payload_json, queue_order,
@@ -24,6 +23,7 @@ import os
 import sys
 
 from postbag import children
+from postbag.codex import NAME, SESSION, THREAD, inside
 from postbag.doors import maybe_delivered, not_answered
 from postbag.fields import is_door_field, is_uuid
 from postbag.homes import home_of
@@ -42,13 +42,9 @@ from postbag.receipts import (
 )
 from postbag.refusal import Refusal
 
-NAME = "codex"
 # The versions the real-client tier proves postbag on, oldest and newest (tests/clients/pins.py
 # takes its pairs from here); an unknown receipt says so of records from outside them.
 PROVEN = ("0.153.0", "0.171.0")
-THREAD = "CODEX_THREAD_ID"
-SESSION = "CODEX_SESSION_ID"
-VARIABLES = (SESSION, THREAD)  # what marks a Codex session
 # The MCP door's send tool as Codex names it to its model: a function inside the server's
 # namespace, the server registered under the name postbag, as README's registration does.
 SEND_TOOL = "the tool send of the mcp__postbag namespace"
@@ -59,22 +55,6 @@ _CODEX_SAYS = (
     ("no rollout found", "codex knows no such thread"),
     ("no active session found", "codex knows no such thread"),
 )
-
-
-def is_session_variable(name):
-    """Whether `name` is a Codex session or thread variable: a family, not a list."""
-    return name.startswith("CODEX_") and ("SESSION" in name or "THREAD" in name)
-
-
-def inside(env):
-    """Whether the shell runs inside a Codex session."""
-    return bool(env.get(THREAD)) or bool(env.get(SESSION))
-
-
-def in_sandbox(env):
-    """Whether this command runs inside Codex's sandbox, which marks every command it runs
-    (CODEX_SANDBOX names the macOS sandbox; CODEX_SANDBOX_NETWORK_DISABLED is set on both)."""
-    return bool(env.get("CODEX_SANDBOX_NETWORK_DISABLED") or env.get("CODEX_SANDBOX"))
 
 
 def door_of_session(env):

@@ -1,9 +1,8 @@
-"""Claude Code, one of the two peers: everything postbag knows of it, in one place.
-
-How its session is told from the environment, which variables are its door, how a letter
-is knocked through that door, what its MCP door's send tool is called, and what its records
-say of a letter (receipts) and of whether its session can take one now (`open`). A Claude
-Code release that changes any of these changes this file.
+"""Claude Code's door, and its records: which variables are its door, how a letter is
+knocked through it, what its MCP door's send tool is called, and what its records say of
+a letter (receipts) and of whether its session can take one now (`open`). Together with
+how its session is told from the environment (__init__.py), this is all postbag knows of
+Claude Code; the room offers it all, for peers.py, from here.
 
 The door: each session listens on an inbox socket and exports its path and token to its
 commands and MCP servers; a letter is two JSON lines written there.
@@ -26,6 +25,7 @@ import os
 import sys
 
 from postbag import children
+from postbag.claude import NAME, NO_INBOX, SESSION, SOCKET, TOKEN, inside, without_an_inbox
 from postbag.doors import maybe_delivered, not_answered
 from postbag.fields import is_door_field, is_uuid
 from postbag.homes import home_of
@@ -45,46 +45,17 @@ from postbag.receipts import (
 )
 from postbag.refusal import Refusal
 
-NAME = "claude"
 # The versions the real-client tier proves postbag on, oldest and newest (tests/clients/pins.py
 # takes its pairs from here); an unknown receipt says so of records from outside them.
 PROVEN = ("2.1.248", "2.1.332")
 # The first Claude Code whose crossSessionInbound hold keeps a letter from the model (2.1.270
 # and older, run with -p, hand it over all the same); accept and refuse work across PROVEN.
 HOLDS_SINCE = "2.1.271"
-SOCKET = "CLAUDE_CODE_MESSAGING_SOCKET"
-TOKEN = "CLAUDE_CODE_MESSAGING_TOKEN"
-SESSION = "CLAUDE_CODE_SESSION_ID"
-# The door's variables, then what marks a Claude session even without them: Claude Code
-# unsets its inbox variables in a session whose cross-session messaging is off (a
-# --restricted session, or the feature switched off in that Claude Code).
-DOOR_VARIABLES = (SOCKET, TOKEN)
-MARKS = ("CLAUDECODE", SESSION)
-NO_INBOX = (
-    "this Claude Code session has no inbox for letters: its cross-session messaging is off "
-    "(a --restricted session, or messaging switched off in this Claude Code), so no letter can reach it"
-)
 # The MCP door's send tool as Claude Code names it to its model (mcp__SERVER__TOOL), the
 # server registered under the name postbag, as README's registration does.
 SEND_TOOL = "the tool mcp__postbag__send"
 # sun_path holds 104 bytes on macOS and 108 on Linux, the terminating NUL included.
 SOCKET_PATH_MAX = 103 if sys.platform == "darwin" else 107
-
-
-def is_session_variable(name):
-    """Whether `name` is one Claude Code sets for its session: a family, not a list a new
-    variable could slip past."""
-    return name == "CLAUDECODE" or name.startswith("CLAUDE_CODE_")
-
-
-def inside(env):
-    """Whether the shell runs inside a Claude Code session that has its inbox."""
-    return bool(env.get(SOCKET)) and bool(env.get(TOKEN))
-
-
-def without_an_inbox(env):
-    """Whether `env` is a Claude Code session's, with neither of its inbox variables."""
-    return any(env.get(name) for name in MARKS) and not (env.get(SOCKET) or env.get(TOKEN))
 
 
 def door_of_session(env):

@@ -1,0 +1,38 @@
+"""Claude Code, one of the two peers: its room, this package, holds everything postbag
+knows of it. A Claude Code release that changes any of it changes a file here.
+
+Here, what every command may need at once: how its session is told from the environment.
+The human's verbs, refused in a session before the rest of postbag loads, read these
+names alone, so this file imports nothing. The door, its knock and its records are in
+door.py.
+"""
+
+NAME = "claude"
+SOCKET = "CLAUDE_CODE_MESSAGING_SOCKET"
+TOKEN = "CLAUDE_CODE_MESSAGING_TOKEN"
+SESSION = "CLAUDE_CODE_SESSION_ID"
+# The door's variables, then what marks a Claude session even without them: Claude Code
+# unsets its inbox variables in a session whose cross-session messaging is off (a
+# --restricted session, or the feature switched off in that Claude Code).
+DOOR_VARIABLES = (SOCKET, TOKEN)
+MARKS = ("CLAUDECODE", SESSION)
+NO_INBOX = (
+    "this Claude Code session has no inbox for letters: its cross-session messaging is off "
+    "(a --restricted session, or messaging switched off in this Claude Code), so no letter can reach it"
+)
+
+
+def is_session_variable(name):
+    """Whether `name` is one Claude Code sets for its session: a family, not a list a new
+    variable could slip past."""
+    return name == "CLAUDECODE" or name.startswith("CLAUDE_CODE_")
+
+
+def inside(env):
+    """Whether the shell runs inside a Claude Code session that has its inbox."""
+    return bool(env.get(SOCKET)) and bool(env.get(TOKEN))
+
+
+def without_an_inbox(env):
+    """Whether `env` is a Claude Code session's, with neither of its inbox variables."""
+    return any(env.get(name) for name in MARKS) and not (env.get(SOCKET) or env.get(TOKEN))

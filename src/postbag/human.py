@@ -1,0 +1,33 @@
+"""The human's verbs, refused in an agent's session: before their arguments are read, and
+before the rest of postbag loads (the entry point asks here first), so this module
+imports only the rooms' packages, which name their sessions' variables and import
+nothing themselves.
+
+This is a guardrail against mixed-up roles, not authentication: any program of the same
+user can set or unset these variables.
+"""
+
+from postbag import claude, codex
+from postbag.refusal import Refusal
+
+HUMAN_VERBS = ("open", "close")
+# The variables that mark a shell as living inside an agent's session, in the order a
+# refusal names them: the presence of any one, even empty, keeps the human's verbs out.
+SESSION_VARIABLES = (*claude.DOOR_VARIABLES, *codex.VARIABLES, *claude.MARKS)
+
+
+def require_human(verb, env):
+    """Refuse `verb` where `env` (a mapping, or the set of its names) holds a session
+    variable, naming each one found: its name only, for a value may be a token."""
+    found = [name for name in SESSION_VARIABLES if name in env]
+    if found:
+        names = " and ".join([", ".join(found[:-1]), found[-1]] if len(found) > 1 else found)
+        marks = "marks" if len(found) == 1 else "mark"
+        raise Refusal(f"{verb} is the human's verb (this shell has {names}, which {marks} an agent's session)")
+
+
+def require_human_first(argv, env):
+    """Refuse the human's verbs inside a session before their arguments are read, so that
+    whatever else the command line holds, the answer is the same; only help passes."""
+    if argv[:1] and argv[0] in HUMAN_VERBS and "-h" not in argv and "--help" not in argv:
+        require_human(argv[0], env)
