@@ -199,3 +199,55 @@ def test_the_readmes_version_table_says_what_the_tier_proves():
     assert hold == [f"{claude.HOLDS_SINCE} to {claude.PROVEN[1]}", ""]
     [wake] = [versions for name, versions in rows.items() if name.startswith("waking")]
     assert wake == ["", f"{codex.WAKES_SINCE} to {codex.PROVEN[1]}"]
+
+
+def _layers():
+    """{module path under src/postbag: its layer's depth} from CONCEPT.md's module table."""
+    with open(os.path.join(ROOT, "CONCEPT.md")) as file:
+        concept = file.read()
+    table = concept[concept.index("| Layer | Module | Holds |") :].split("\n\n")[0].splitlines()[2:]
+    depth, layers = {}, {}
+    for row in table:
+        layer, modules, _ = (cell.strip() for cell in row.strip().strip("|").split("|", 2))
+        depth.setdefault(layer, len(depth))
+        for module in re.findall(r"`([\w/]+\.py)`", modules):
+            layers[module] = depth[layer]
+    return layers
+
+
+def _imports_of(path):
+    """The postbag modules the source at `path` (under src/postbag) imports, as paths."""
+    found = set()
+    for node in ast.walk(_parsed(path)):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "postbag":
+            names = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names if alias.name.split(".")[0] == "postbag"]
+        for name in names:
+            place = name.replace(".", "/").removeprefix("postbag/")  # a module's file, or a package's folder
+            found.update(each for each in (f"{place}.py", f"{place}/__init__.py") if each in _source_names())
+    return found - {path}
+
+
+def test_every_module_imports_only_from_its_layer_and_below_and_no_circle_runs_through_them():
+    layers = _layers()
+    modules = [name for name in _source_names() if name != "__init__.py"]  # the package's name and version
+    assert sorted(layers) == modules, "CONCEPT.md's module table and src/postbag differ"
+    imports = {name: _imports_of(name) - {"__init__.py"} for name in modules}
+    upward = [(name, imported) for name in modules for imported in imports[name] if layers[imported] < layers[name]]
+    assert upward == []
+    path, seen = [], set()
+
+    def visit(name):
+        assert name not in path, f"an import circle: {' -> '.join([*path[path.index(name) :], name])}"
+        if name in seen:
+            return
+        path.append(name)
+        for imported in sorted(imports[name]):
+            visit(imported)
+        path.pop()
+        seen.add(name)
+
+    for name in modules:
+        visit(name)
