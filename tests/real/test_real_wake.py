@@ -97,12 +97,17 @@ def test_with_codexs_daemon_stopped_the_letter_waits_with_what_to_do_and_is_take
     assert codex_room.daemon_runs(codex_home.home) is True
     sent = real.ok("send", "codex", "Second, the last.", env=inside_claude)
     assert sent == f"letter 5 delivered to codex, 0 left; {WOKEN}\n"
-    session.wait_for(lambda: codex_home.queued(thread) == [], "both letters taken")
-    lines = real.ok("receipts", "2", env=inside_claude).splitlines()
-    assert [re.fullmatch(rf"letter \d claude -> codex: taken at {TIMESTAMP}", line) is not None for line in lines] == [
-        True,
-        True,
-    ], lines
+
+    taken = rf"letter \d claude -> codex: taken at {TIMESTAMP}"
+
+    def both_taken():
+        lines = real.ok("receipts", "2", env=inside_claude).splitlines()
+        return len(lines) == 2 and all(re.fullmatch(taken, line) for line in lines)
+
+    # Codex drops a row from its queue a moment before the rollout records the turn: the
+    # receipts, read from the rollout, are what says the letters were taken.
+    session.wait_for(both_taken, "both letters taken, as the thread's rollout records them")
+    assert codex_home.queued(thread) == []
 
 
 def test_a_thread_that_may_ask_for_an_approval_and_an_exchange_opened_not_to_wake_leave_letters_waiting(  # noqa: PLR0917
