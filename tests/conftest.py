@@ -143,7 +143,8 @@ class Postbag:
         return self.inbox.session_env() if peer == "claude" else self.codex.session_env()
 
     def run(self, *args, inside=None, input=None, env=None, cwd=None, timeout=60, umask=-1):
-        """Run `postbag ARGS` inside `inside`'s session (None: the human's terminal)."""
+        """Run `postbag ARGS` inside `inside`'s session (None: the human's terminal).
+        `timeout` bounds a process; a command run in this one runs to its end."""
         text = isinstance(input, str) or input is None
         # A thread of the test's own cannot share this process's stdout: it gets a process.
         if self.in_process and threading.current_thread() is threading.main_thread():

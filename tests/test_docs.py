@@ -215,8 +215,8 @@ def _layers():
     return layers
 
 
-def _imports_of(path):
-    """The postbag modules the source at `path` (under src/postbag) imports, as paths."""
+def _imports_of(path, sources):
+    """The postbag modules of `sources` that the source at `path` (under src/postbag) imports."""
     found = set()
     for node in ast.walk(_parsed(path)):
         names = []
@@ -226,7 +226,7 @@ def _imports_of(path):
             names = [alias.name for alias in node.names if alias.name.split(".")[0] == "postbag"]
         for name in names:
             place = name.replace(".", "/").removeprefix("postbag/")  # a module's file, or a package's folder
-            found.update(each for each in (f"{place}.py", f"{place}/__init__.py") if each in _source_names())
+            found.update(each for each in (f"{place}.py", f"{place}/__init__.py") if each in sources)
     return found - {path}
 
 
@@ -234,7 +234,7 @@ def test_every_module_imports_only_from_its_layer_and_below_and_no_circle_runs_t
     layers = _layers()
     modules = [name for name in _source_names() if name != "__init__.py"]  # the package's name and version
     assert sorted(layers) == modules, "CONCEPT.md's module table and src/postbag differ"
-    imports = {name: _imports_of(name) - {"__init__.py"} for name in modules}
+    imports = {name: _imports_of(name, set(modules)) for name in modules}
     upward = [(name, imported) for name in modules for imported in imports[name] if layers[imported] < layers[name]]
     assert upward == []
     path, seen = [], set()

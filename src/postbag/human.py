@@ -1,10 +1,7 @@
 """The human's verbs, refused in an agent's session: before their arguments are read, and
 before the rest of postbag loads (the entry point asks here first), so this module
 imports only the rooms' packages, which name their sessions' variables and import
-nothing themselves.
-
-This is a guardrail against mixed-up roles, not authentication: any program of the same
-user can set or unset these variables.
+nothing themselves. A guardrail, not authentication, as guards.py says.
 """
 
 from postbag import claude, codex

@@ -1,6 +1,8 @@
 """The two peers, each a room of its own (the packages claude and codex): what postbag
 asks of a peer, it asks of its room through these tables, never by branching on the
-peer's name.
+peer's name. A room holds everything postbag knows of its vendor, so a client release
+changes a file of that room alone. Its package's __init__.py imports nothing: the human's
+verbs, refused in a session before the rest of postbag loads, read its variables there.
 
 Every room offers the same. Its package: NAME, is_session_variable and inside (its
 session, from the environment). Its door module: door_of_session (what join records);

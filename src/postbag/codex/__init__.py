@@ -1,11 +1,5 @@
-"""Codex, one of the two peers: its room, this package, holds everything postbag knows of
-it. A Codex release that changes any of it changes a file here.
-
-Here, what every command may need at once: how its thread is told from the environment.
-The human's verbs, refused in a session before the rest of postbag loads, read these
-names alone, so this file imports nothing. The door, its knock and its records are in
-door.py.
-"""
+"""Codex's room (peers.py says how a room is laid out): here, how its thread is told from
+the environment; its door, knock and records are in door.py."""
 
 NAME = "codex"
 THREAD = "CODEX_THREAD_ID"
