@@ -17,8 +17,9 @@ import uuid
 
 import pytest
 from fakes import FakeCodex, FakeInbox, less, path_with_python3, terminal_environment
-from helpers import DOOR_NOW, ROOT, SRC, STOP
+from helpers import DOOR_NOW, REPLACES, ROOT, SRC, STOP
 from inprocess import run_cli
+from records import Claude, Codex
 
 
 def ledger_news(ledger):
@@ -102,6 +103,9 @@ class Postbag:
         # the test is marked process; the zipapp always runs as a program of its own.
         self.in_process = in_process and target == "src"
         self.ledger = str(tmp_path / "bag" / "ledger.jsonl")
+        # The system's own files, such as an administrator's settings, for a command run in
+        # this process: a folder of the test's, so that the machine's cannot change it.
+        self.root = str(tmp_path / "system")
         self.inbox, self.codex = inbox, codex
         self.python_bin = None  # for the zipapp: the folder on PATH that holds its python3
         env = terminal_environment()
@@ -148,7 +152,8 @@ class Postbag:
         text = isinstance(input, str) or input is None
         # A thread of the test's own cannot share this process's stdout: it gets a process.
         if self.in_process and threading.current_thread() is threading.main_thread():
-            result = run_cli(args, self.environment(inside, env), input=input, cwd=cwd, umask=umask, text=text)
+            environment = self.environment(inside, env)
+            result = run_cli(args, environment, input=input, cwd=cwd, umask=umask, text=text, root=self.root)
         else:
             result = subprocess.run(
                 [*self.command, *args],
@@ -173,6 +178,12 @@ class Postbag:
         from rawmcp import RawServer
 
         return RawServer([*self.command, "mcp"], self.environment(inside, env))
+
+    def place(self, inside=None, env=None):
+        """What a command run in this process gets of it (here.Here), inside `inside`'s session."""
+        from postbag.here import Here
+
+        return Here(self.environment(inside, env), os.getcwd(), root=self.root)
 
     def environment(self, inside=None, env=None):
         """The environment a command gets inside `inside`'s session, with `env` over it."""
@@ -212,7 +223,7 @@ class Postbag:
         the truth of that)."""
         result = self.run("open", *args, **kwargs)
         assert result.returncode == 0, result.stderr
-        news = f"({ledger_news(self.ledger_of(kwargs.get('env')))})?({NOT_JOINED})?({DOOR_NOW})*"
+        news = f"({ledger_news(self.ledger_of(kwargs.get('env')))})?({REPLACES})?({NOT_JOINED})?({DOOR_NOW})*"
         assert re.fullmatch(news, result.stderr), result.stderr
         return result.stdout
 
@@ -242,6 +253,18 @@ class Postbag:
             file.write(text.encode() if isinstance(text, str) else text)
         os.chmod(self.ledger, 0o600)
 
+    def receipts(self, *args, inside=None):
+        """What `postbag receipts ARGS` says inside `inside`'s session, a line a letter."""
+        return self.ok("receipts", *args, inside=inside).splitlines()
+
+    def door_now(self, peer):
+        """What `open` says of `peer`'s door, from the line it gives it on stderr."""
+        opened = self.run("open", "3")
+        assert opened.returncode == 0, opened.stderr
+        said = opened.stderr.splitlines()
+        [line] = [line for line in said if line.startswith((f"postbag: {peer}", f"postbag: whether {peer}"))]
+        return line.removeprefix("postbag: ")
+
     def ready(self, limit=12):
         """Both peers joined and an exchange of `limit` letters open."""
         self.ok("join", "claude", inside="claude")
@@ -265,3 +288,14 @@ def codex(tmp_path):
 def postbag(command, tmp_path, inbox, codex, request):
     in_process = request.node.get_closest_marker("process") is None
     return Postbag(request.getfixturevalue("target"), command, tmp_path, inbox, codex, in_process=in_process)
+
+
+@pytest.fixture
+def exchange(postbag, inbox, codex):
+    """Both peers joined, an exchange open, letter 4 from codex to claude and letter 5 back;
+    the records each vendor keeps (records.py), empty so far; and the two envelopes."""
+    postbag.ready()
+    postbag.ok("send", "claude", "Review it.", inside="codex")
+    postbag.ok("send", "codex", "Reviewed.", inside="claude")
+    home = postbag.env["HOME"]
+    return Claude(home, inbox.session), Codex(home, codex.thread), inbox.envelopes(1)[0], codex.envelopes()[0]

@@ -92,17 +92,24 @@ class FakeInbox:
 
     `mode` decides how a connection is served: "read" takes everything until the sender
     closes; "hold" accepts and reads nothing, like a session that stalls; "discard" takes
-    everything and keeps nothing, for the benchmark's thousands of letters.
+    everything and keeps nothing, for the benchmark's thousands of letters. `says`, where
+    set, is what the session says of each letter, as Claude Code does of one it holds,
+    refuses or drops: the fields of a peer_message_status frame, sent to the socket the
+    letter's frame names ("from"), if it names one.
     """
 
-    def __init__(self, path, token, *, on_letter=None, mode="read"):
+    def __init__(self, path, token, *, on_letter=None, mode="read", says=None):
         self.path, self.token, self.on_letter = path, token, on_letter
         self.session = str(uuid.uuid4())  # the session id Claude Code exports beside its inbox
-        self.mode = mode
+        self.mode, self.says = mode, says
         self.received = []
         self._changed = threading.Condition()
         self._held = []
         self._server = UnixServer(path, self._take)
+
+    def door(self):
+        """What a join records of this session."""
+        return {"socket": self.path, "token": self.token, "session": self.session}
 
     def session_env(self):
         return {
@@ -141,6 +148,8 @@ class FakeInbox:
             raw = b"".join(iter(lambda: connection.recv(65536), b""))
         if self.mode == "discard":
             return
+        if self.says is not None:
+            _say_of(raw, self.says)
         with self._changed:
             self.received.append(raw.decode())
             self._changed.notify_all()
@@ -148,6 +157,18 @@ class FakeInbox:
             [auth, user] = [json.loads(line) for line in raw.splitlines()]
             if auth == {"type": "auth", "token": self.token}:
                 self.on_letter(user["message"]["content"])
+
+
+def _say_of(raw, says):
+    """Say `says` of the letter in `raw` to the socket its frame names, as Claude Code says
+    what it did with a letter it did not take."""
+    user = json.loads(raw.splitlines()[-1])
+    if not str(user.get("from", "")).startswith("uds:"):
+        return
+    frame = {"type": "control", "action": "peer_message_status", "from": "uds:inbox", **says}
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as reply:
+        reply.connect(user["from"][len("uds:") :])
+        reply.sendall((json.dumps(frame) + "\n").encode())
 
 
 FAKE_CODEX = """\

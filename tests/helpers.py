@@ -22,6 +22,8 @@ STOP = "; stop and ask the human\n"
 # A line in which open says of a joined peer's door whether it can take a letter now
 # (test_receipts.py holds each to its words).
 DOOR_NOW = r"postbag: (whether )?(claude|codex)('s letters)? [^\n]+\n"
+# What open says of an exchange it replaces, while that one still had letters.
+REPLACES = r"postbag: this replaces the open exchange, which still had \d+ of its \d+ letters\n"
 BODY_MAX = 96 * 1024  # the largest letter, in bytes, that every door must carry whole
 AT = "2026-09-08T10:02:11+02:00"  # a time as 1.0 wrote it
 TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"  # a time as postbag writes it now

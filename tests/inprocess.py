@@ -17,13 +17,16 @@ import sys
 
 from postbag.cli import main
 from postbag.envelope import program_of
+from postbag.here import Here
+from postbag.times import Clock
 
 
-def run_cli(argv, env, *, input=None, cwd=None, umask=-1, text=True):
-    """`postbag ARGV` run in-process in `env`; a CompletedProcess, as subprocess.run gives."""
+def run_cli(argv, env, *, input=None, cwd=None, umask=-1, text=True, root="/"):
+    """`postbag ARGV` run in-process in `env`, with the system's files under `root`; a
+    CompletedProcess, as subprocess.run gives."""
     streams = sys.stdin, sys.stdout, sys.stderr
     interrupt = signal.getsignal(signal.SIGINT)
-    here = os.getcwd()
+    was_in = os.getcwd()
     mask = os.umask(umask) if umask != -1 else None
     given = input.encode() if isinstance(input, str) else input or b""
     stdout, stderr = _pipe("strict"), _pipe("backslashreplace")
@@ -31,8 +34,10 @@ def run_cli(argv, env, *, input=None, cwd=None, umask=-1, text=True):
     try:
         if cwd is not None:
             os.chdir(cwd)
-        # what `python -m postbag` finds of itself, as the child would have
-        returncode = main(list(argv), env, program=program_of(sys.executable, "", True, env))
+        # the place a child would have had: TZ from its environment, and what `python -m
+        # postbag` finds of itself
+        here = Here(env, os.getcwd(), _clock(env), root)
+        returncode = main(list(argv), here=here, program=program_of(sys.executable, "", True, here))
     except SystemExit as ended:  # argparse ends a usage error, --help and --version so
         returncode = ended.code if isinstance(ended.code, int) else (0 if ended.code is None else 1)
     finally:
@@ -40,13 +45,23 @@ def run_cli(argv, env, *, input=None, cwd=None, umask=-1, text=True):
             stream.flush()
         sys.stdin, sys.stdout, sys.stderr = streams
         signal.signal(signal.SIGINT, interrupt)  # a send ignores interrupts once it hands over
-        os.chdir(here)
+        os.chdir(was_in)
         if mask is not None:
             os.umask(mask)
     said = [stream.buffer.getvalue() for stream in (stdout, stderr)]
     if text:  # as subprocess.run(text=True) decodes: universal newlines
         said = [out.decode().replace("\r\n", "\n").replace("\r", "\n") for out in said]
     return subprocess.CompletedProcess(["postbag", *argv], returncode, *said)
+
+
+def _clock(env):
+    """The clock a child would have read with `env`'s TZ, which the C library takes only
+    from the process's own environment."""
+    if "TZ" not in env:
+        return Clock()
+    from zoneinfo import ZoneInfo
+
+    return Clock(ZoneInfo(env["TZ"]))
 
 
 def _pipe(errors):

@@ -57,7 +57,7 @@ def test_help_lists_the_verbs_and_each_verb_has_help(postbag):
     listed = re.findall(r"^    (\w+) +\S", text.split("\nverbs:\n", 1)[1].split("\n\n", 1)[0], re.MULTILINE)
     assert listed == ["join", "open", "close", "send", "read", "receipts", "mcp"]
     for verb in listed:
-        assert postbag.ok(verb, "--help").startswith(f"usage: postbag {verb} ")
+        assert re.match(rf"usage: postbag {verb}\b", postbag.ok(verb, "--help"))
     assert "  POSTBAG_LEDGER   the ledger (default ~/.postbag/ledger.jsonl)" in text
 
 
@@ -290,7 +290,8 @@ def test_usage_mistakes_get_argparse_and_status_2(postbag, args):
 def test_a_recorded_letter_succeeds_when_stdout_is_closed(postbag, codex):
     postbag.ready()
     result = run_in_sh(postbag, "exec 1>&-", "send", "codex", "hi", inside="claude")
-    assert (result.returncode, result.stderr) == (0, postbag.wrote)
+    # Said on stderr, where stdout cannot take it: an agent told nothing would send it again.
+    assert (result.returncode, result.stderr) == (0, "postbag: letter 4 delivered to codex, 11 left\n" + postbag.wrote)
     assert postbag.ok("read", "1").endswith("      hi\n")
 
 
@@ -305,7 +306,8 @@ def test_a_recorded_letter_succeeds_when_its_reader_went_away(postbag, codex):
         )
     finally:
         os.close(writer)
-    assert (result.returncode, result.stderr) == (0, postbag.wrote.encode())
+    said = "postbag: letter 4 delivered to codex, 11 left\n" + postbag.wrote
+    assert (result.returncode, result.stderr) == (0, said.encode())
     assert len(codex.envelopes()) == 1 and postbag.ok("read", "1").endswith("      hi\n")
 
 

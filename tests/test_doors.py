@@ -18,7 +18,7 @@ from helpers import BODY_MAX
 
 from postbag import children
 from postbag.claude import door as claude
-from postbag.codex import door as codex_room
+from postbag.here import Here
 from postbag.refusal import Refusal
 
 pytestmark = pytest.mark.shipped  # every test here runs as the built postbag.pyz too
@@ -300,19 +300,26 @@ def test_codex_queue_that_cannot_start_for_size_says_shorten(postbag, codex):
     assert result.returncode == 1 and codex.calls() == [] and postbag.ledger_bytes() == before
 
 
-def test_codex_is_found_in_the_chatgpt_app_before_path(tmp_path, monkeypatch):
-    app = executable(tmp_path / "ChatGPT-codex")
+def test_codex_is_found_in_the_chatgpt_app_before_path(tmp_path):
+    from postbag.codex.door import APP_CODEX, find_codex
+
+    root = tmp_path / "system"  # the system's files, where the ChatGPT app is installed on macOS
+    (root / APP_CODEX.lstrip("/")).parent.mkdir(parents=True)
+    app = executable(root / APP_CODEX.lstrip("/"))
     on_path = tmp_path / "bin"
     on_path.mkdir()
     executable(on_path / "codex")
-    monkeypatch.setattr(codex_room, "APP_CODEX", app)
-    assert codex_room.find_codex({"PATH": str(on_path)}) == app
+
+    def found(env, system=root):
+        return find_codex(Here(env, str(tmp_path), root=str(system)))
+
+    assert found({"PATH": str(on_path)}) == app
     named = executable(tmp_path / "named-codex")
-    assert codex_room.find_codex({"PATH": str(on_path), "POSTBAG_CODEX": named}) == named
-    monkeypatch.setattr(codex_room, "APP_CODEX", str(tmp_path / "no-such-app"))
-    assert codex_room.find_codex({"PATH": str(on_path)}) == str(on_path / "codex")
+    assert found({"PATH": str(on_path), "POSTBAG_CODEX": named}) == named
+    assert found({"PATH": str(on_path), "POSTBAG_CODEX": "./named-codex"}) == named  # from the working directory
+    assert found({"PATH": str(on_path)}, tmp_path / "no-app-here") == str(on_path / "codex")
     with pytest.raises(Refusal, match=r"^no codex on PATH; set POSTBAG_CODEX$"):
-        codex_room.find_codex({"PATH": str(tmp_path / "empty")})
+        found({"PATH": str(tmp_path / "empty")}, tmp_path / "no-app-here")
 
 
 def test_a_program_is_found_on_path_as_shutil_would_find_it(tmp_path):
@@ -353,7 +360,7 @@ def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(tmp_pa
     monkeypatch.setattr(os, "fchdir", borrowed)
     here = os.getcwd()
     try:
-        claude.knock({"socket": path, "token": inbox.token}, "Letter 1 from codex via postbag.", {})
+        claude.knock({"socket": path, "token": inbox.token}, "Letter 1 from codex via postbag.")
         assert inbox.envelopes(1) == ["Letter 1 from codex via postbag."]
     finally:
         inbox.close()

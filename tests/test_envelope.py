@@ -60,9 +60,10 @@ def test_an_envelope_says_who_wrote_and_how_to_answer_or_that_it_must_not_be(tmp
     [("codex", "the tool mcp__postbag__send"), ("claude", "the tool send of the mcp__postbag namespace")],
 )
 def test_a_recipient_that_joined_through_mcp_is_told_to_answer_with_the_tool_its_client_names(sender, tool):
-    from postbag.peers import other, room
+    from postbag.peers import ROOMS
+    from postbag.sessions import other
 
-    send_tool = room(other(sender)).SEND_TOOL
+    send_tool = ROOMS[other(sender)].SEND_TOOL
     wrapped = envelope.wrap(5, sender, "Over to you.", last=False, command="postbag", send_tool=send_tool)
     assert wrapped == (
         f"Letter 5 from {sender} via postbag. If it needs an answer, reply with {tool}, your reply as its text. "

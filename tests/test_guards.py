@@ -4,14 +4,18 @@ every agent session, and the session variables chosen by family, never passed on
 import pytest
 from helpers import SESSION_VARIABLES, STOP
 
-from postbag import guards, human, peers
+from postbag import guards, human, sessions
+from postbag.here import Here
 from postbag.refusal import Refusal
 
 pytestmark = pytest.mark.shipped  # every test here runs as the built postbag.pyz too
 
 
 def test_join_outside_the_peers_session(postbag):
-    assert postbag.refused("join", "claude") == "join claude from inside a claude session"
+    assert postbag.refused("join", "claude") == (
+        "join claude from inside a claude session (this terminal is in no agent's session: ask claude to do it, "
+        "or run it in claude's session)"
+    )
     assert postbag.refused("join", "codex", inside="claude") == "join codex from inside a codex session"
     assert postbag.ledger_bytes() == b""
 
@@ -62,7 +66,7 @@ def test_the_refusal_names_the_variables_never_their_values(postbag):
 
 def test_open_help_still_helps_inside_a_session_and_opens_nothing(postbag):
     shown = postbag.ok("open", "--help", inside="claude")
-    assert shown.startswith("usage: postbag open [-h] [--limit N] [--no-wake] [N]\n")
+    assert shown.startswith("usage: postbag open [N] [--limit N] [--no-wake]\n")
     assert "letters granted (default 12)" in shown
     assert postbag.ledger_bytes() == b""
 
@@ -72,7 +76,9 @@ def test_send_belongs_to_the_other_peer(postbag, recipient, sender):
     postbag.ready()
     before = postbag.ledger_bytes()
     expected = f"send {recipient} is {sender}'s verb; run it inside a {sender} session"
-    assert postbag.refused("send", recipient, "hi") == expected
+    assert postbag.refused("send", recipient, "hi") == (
+        f"{expected} (this terminal is in no agent's session: ask {sender} to do it, or run it in {sender}'s session)"
+    )
     assert postbag.refused("send", recipient, "hi", inside=recipient) == (
         f"{expected} (this is a {recipient} session: to write to {sender}, run postbag send {sender})"
     )
@@ -92,7 +98,7 @@ def test_codex_thread_id_is_preferred_to_the_session_root(postbag, codex):
 )
 def test_a_malformed_thread_id_is_refused_not_replaced_by_the_root(thread):
     with pytest.raises(Refusal) as refused:
-        guards.door_of_this_session("codex", {"CODEX_THREAD_ID": thread, "CODEX_SESSION_ID": "root"})
+        guards.door_of_this_session("codex", Here({"CODEX_THREAD_ID": thread, "CODEX_SESSION_ID": "root"}, "/"))
     assert str(refused.value) == "CODEX_THREAD_ID is not a thread id"
 
 
@@ -132,7 +138,7 @@ def test_a_door_field_no_door_can_carry_is_refused_at_join_and_records_nothing(p
     ],
 )
 def test_vendor_session_variables_are_known_by_family(name, vendors):
-    assert peers.is_session_variable(name) is vendors
+    assert sessions.is_session_variable(name) is vendors
 
 
 def test_no_vendor_session_variable_reaches_codex_queue(postbag, codex):

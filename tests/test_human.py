@@ -30,16 +30,22 @@ def test_open_tells_the_human_once_who_has_yet_to_join(postbag):
     )
     assert postbag.run("open").stderr == (
         f"{postbag.wrote}"
+        "postbag: this replaces the open exchange, which still had 6 of its 6 letters\n"
         "postbag: codex has not joined yet: no letter can reach it until it joins from its own session\n"
         f"{claude_now}"
     )
     postbag.ok("join", "codex", inside="codex")
+    postbag.ok("send", "codex", "one", inside="claude")
     opened = postbag.run("open")
     codex_now = (
         "postbag: whether codex can take a letter now cannot be told: whether a running codex has its thread loaded "
         "is unknown here\n"
     )
-    assert (opened.stdout, opened.stderr) == ("exchange open: 12 letters\n", postbag.wrote + claude_now + codex_now)
+    replaced = "postbag: this replaces the open exchange, which still had 11 of its 12 letters\n"
+    said = postbag.wrote + replaced + claude_now + codex_now
+    assert (opened.stdout, opened.stderr) == ("exchange open: 12 letters\n", said)
+    postbag.ok("close")
+    assert postbag.run("open").stderr == postbag.wrote + claude_now + codex_now  # a closed one is not replaced
 
 
 # which ledger
@@ -73,7 +79,8 @@ def test_a_session_on_another_ledger_is_told_which_ledger_holds_no_exchange(post
     default = {"POSTBAG_LEDGER": None, "HOME": str(home)}
     opened = postbag.run("open", "3", env=default)
     assert opened.stderr.startswith(f"postbag: created the ledger {home}/.postbag/ledger.jsonl, and the directory ")
-    assert postbag.run("open", "3", env=default).stderr.startswith("postbag: neither agent")  # the default: no name
+    again = postbag.run("open", "3", env=default).stderr  # the default ledger: no name
+    assert again.startswith("postbag: this replaces the open exchange, which still had 3 of its 3 letters\n")
     postbag.ok("join", "codex", inside="codex")
     assert postbag.refused("send", "codex", "hi", inside="claude") == "no exchange is open" + postbag.named
     assert postbag.refused("send", "codex", "hi", inside="claude", env=default) == "codex has not joined"
@@ -105,7 +112,10 @@ def test_open_takes_its_number_as_read_does_or_as_an_option_but_not_both(postbag
     both = postbag.run("open", "4", "--limit", "5")
     assert both.returncode == 2
     assert both.stderr.endswith("postbag open: error: give the number of letters once: open N, or open --limit N\n")
-    assert postbag.run("open", "0").stderr.endswith("expected a whole number of at least 1, got '0'\n")
+    assert postbag.run("open", "0").stderr == (
+        "usage: postbag open [N] [--limit N] [--no-wake]\n"
+        "postbag open: error: the number of letters is a whole number of at least 1, not '0'\n"
+    )
     assert [json.loads(line)["limit"] for line in postbag.ledger_bytes().splitlines()] == [4, 5]
 
 

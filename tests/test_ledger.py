@@ -13,6 +13,7 @@ from helpers import AT, line, many_opens
 
 from postbag import ledger, ledger_file
 from postbag.refusal import Refusal
+from postbag.times import Clock
 
 
 def legacy_ledger(thread="0f0e0d0c-0b0a-4999-8888-777766665555", at=AT):
@@ -336,7 +337,7 @@ def test_a_ledger_object_stays_true_after_each_append(tmp_path):
     from postbag.ledger import Ledger
 
     path = str(tmp_path / "ledger.jsonl")
-    with Ledger(path, write=True, create=True) as bag:
+    with Ledger(path, write=True, create=True, clock=Clock()) as bag:
         bag.append("open", limit=3)
         bag.append("join", peer="codex", thread="0f0e0d0c-0b0a-4999-8888-777766665555")
         assert (bag.count, bag.position().offset) == (2, os.path.getsize(path))
@@ -479,7 +480,7 @@ def test_appends_and_new_names_use_the_full_flush_where_the_system_has_one(tmp_p
     monkeypatch.setattr(ledger_file.fcntl, "F_FULLFSYNC", 51, raising=False)
     monkeypatch.setattr(ledger_file.fcntl, "fcntl", lambda fd, command: flushed(fd, calls, command))
     monkeypatch.setattr(ledger_file.os, "fsync", lambda fd: flushed(fd, calls, "fsync"))
-    with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True) as bag:
+    with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True, clock=Clock()) as bag:
         bag.append("open", limit=3)
     assert calls == [("directory", 51), ("file", 51)]  # the new file's name, then the record
 
@@ -493,7 +494,7 @@ def test_a_file_system_without_the_full_flush_falls_back_to_fsync(tmp_path, monk
     monkeypatch.setattr(ledger_file.fcntl, "F_FULLFSYNC", 51, raising=False)
     monkeypatch.setattr(ledger_file.fcntl, "fcntl", refuse)
     monkeypatch.setattr(ledger_file.os, "fsync", lambda fd: flushed(fd, calls, "fsync"))
-    with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True) as bag:
+    with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True, clock=Clock()) as bag:
         bag.append("open", limit=3)
     assert calls == [("directory", "fsync"), ("file", "fsync")]
 
@@ -523,7 +524,7 @@ def test_an_append_holds_every_signal_while_it_writes_and_leaves_the_mask_as_it_
 
     before = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])  # a caller's own mask
     try:
-        with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True) as bag:
+        with ledger.Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True, clock=Clock()) as bag:
             monkeypatch.setattr(ledger_file.os, "write", watched_write)
             bag.append("open", limit=3)
             monkeypatch.undo()
@@ -547,7 +548,7 @@ def test_an_append_gives_back_the_file_size_signal_it_found(tmp_path):
 
     previous = signal.signal(signal.SIGXFSZ, handler)
     try:
-        with Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True) as bag:
+        with Ledger(str(tmp_path / "ledger.jsonl"), write=True, create=True, clock=Clock()) as bag:
             bag.append("open", limit=3)
         assert signal.getsignal(signal.SIGXFSZ) is handler
     finally:

@@ -551,20 +551,20 @@ def test_status_before_any_letter_says_the_other_peer_has_not_joined_and_nothing
     postbag.ok("join", "claude", inside="claude")
     postbag.open("3")
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "status", "arguments": {}}}
-    server = mcp.Server(postbag.environment("claude"), ["postbag"])
+    server = mcp.Server(postbag.place("claude"), ["postbag"])
     reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(server))
     [content] = reply["result"]["content"]
     assert content["text"].endswith("\ncodex has not joined\nyou have sent no letter"), content["text"]
     assert reply["result"]["isError"] is False
 
 
-def _dispatch(env, name, arguments, meta=None):
+def _dispatch(here, name, arguments, meta=None):
     """A tools/call answered by the server's own dispatch, in-process: its text and isError."""
     from postbag import jsonrpc, mcp
 
     params = {"name": name, "arguments": arguments, **({"_meta": meta} if meta else {})}
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
-    reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(mcp.Server(env, ["postbag"])))
+    reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(mcp.Server(here, ["postbag"])))
     [content] = reply["result"]["content"]
     return content["text"], reply["result"]["isError"]
 
@@ -572,7 +572,7 @@ def _dispatch(env, name, arguments, meta=None):
 @pytest.mark.parametrize("arguments", [{"text": 5}, {"text": None}, {"text": ["a"]}, {}, {"text": "a", "to": "codex"}])
 def test_a_send_whose_text_is_not_one_string_is_told_the_tools_usage(postbag, arguments):
     postbag.ready()
-    assert _dispatch(postbag.environment("claude"), "send", arguments) == (SEND_USAGE, True)
+    assert _dispatch(postbag.place("claude"), "send", arguments) == (SEND_USAGE, True)
     assert b'"kind": "letter"' not in postbag.ledger_bytes()
 
 
@@ -580,7 +580,7 @@ def test_the_read_tool_on_a_damaged_ledger_refuses_as_read_does(postbag):
     postbag.write_ledger(b'{"n": 1, "at": "x", "kind": "open", "limit": 3}\n{"n": 2, broken\n{"n": 3}\n')
     said = postbag.run("read")
     assert said.returncode == 1 and "ledger line 2 is not a record" in said.stderr
-    assert _dispatch(postbag.environment("codex"), "read", {}, {"threadId": THREAD}) == (said.stderr.rstrip("\n"), True)
+    assert _dispatch(postbag.place("codex"), "read", {}, {"threadId": THREAD}) == (said.stderr.rstrip("\n"), True)
 
 
 @pytest.mark.parametrize(
@@ -598,14 +598,14 @@ def test_a_tool_that_meets_what_no_verb_foresaw_fails_closed_with_a_sentence(pos
         raise failure
 
     monkeypatch.setattr(verbs, "snapshot", fail)
-    assert _dispatch(postbag.environment("claude"), "read", {}) == (refused(words), True)
+    assert _dispatch(postbag.place("claude"), "read", {}) == (refused(words), True)
 
 
 def test_a_server_started_without_stdin_or_stdout_ends_at_once_with_0(postbag, monkeypatch):
     from postbag import mcp
 
     monkeypatch.setattr("sys.stdin", None)
-    assert mcp.serve(postbag.environment("claude"), ["postbag"]) == 0
+    assert mcp.serve(postbag.place("claude"), ["postbag"]) == 0
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"")))
     monkeypatch.setattr("sys.stdout", None)
-    assert mcp.serve(postbag.environment("claude"), ["postbag"]) == 0
+    assert mcp.serve(postbag.place("claude"), ["postbag"]) == 0

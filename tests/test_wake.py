@@ -7,7 +7,6 @@ tests/real/test_real_wake.py on the real one)."""
 import fcntl
 
 import pytest
-from test_receipts import Codex, exchange  # noqa: F401 - a fixture, used by name
 
 # What codex queue --resume prints on stderr when it stored the letter but could not have
 # the daemon load the thread, as 0.169.0 words it; the thread id is filled in.
@@ -27,7 +26,7 @@ NO_DAEMON = (
 
 
 @pytest.fixture
-def unloaded(exchange):  # noqa: F811 - the fixture imported above
+def unloaded(exchange):
     """The exchange's codex thread, loaded once by a codex that keeps locks, and by nobody now."""
     _, codex_files, _, _ = exchange
     codex_files.lock_file()
@@ -162,7 +161,7 @@ def test_an_exchange_opened_not_to_wake_leaves_the_letter_waiting_and_says_so(po
     assert send_to_codex(postbag).endswith("codex's daemon woke the thread to take it")
 
 
-def test_a_receipt_tells_a_turn_stopped_at_a_tool_call_from_one_that_is_working(postbag, exchange):  # noqa: F811
+def test_a_receipt_tells_a_turn_stopped_at_a_tool_call_from_one_that_is_working(postbag, exchange):
     _, codex_files, _, to_codex = exchange
     codex_files.queued(to_codex)
     call = {"type": "function_call", "name": "exec_command", "call_id": "call_1", "arguments": "{}"}
@@ -205,23 +204,23 @@ def test_the_daemons_record_is_believed_only_for_the_process_it_names(tmp_path):
     import json
     import subprocess
 
-    from postbag.codex.door import daemon_runs
+    from postbag.codex.wake import CANNOT_TELL, RUNS, STOPPED, daemon_runs
 
-    assert daemon_runs(str(tmp_path)) is False  # no record: no daemon runs from this home
+    assert daemon_runs(str(tmp_path)) == STOPPED  # no record: no daemon runs from this home
     folder = tmp_path / "app-server-daemon"
     folder.mkdir()
     (folder / "daemon.pid").write_text("not json")
-    assert daemon_runs(str(tmp_path)) is None
+    assert daemon_runs(str(tmp_path)) == CANNOT_TELL
     child = subprocess.Popen(["sleep", "30"])
     try:
         with open(f"/proc/{child.pid}/stat", "rb") as file:
             ticks = int(file.read().rpartition(b")")[2].split()[19])
         (folder / "daemon.pid").write_text(json.dumps({"pid": child.pid, "processIdentity": {"startTicks": ticks}}))
-        assert daemon_runs(str(tmp_path)) is True
+        assert daemon_runs(str(tmp_path)) == RUNS
         # The same pid, since reused by a process that started at another time: not the daemon.
         (folder / "daemon.pid").write_text(json.dumps({"pid": child.pid, "processIdentity": {"startTicks": ticks + 1}}))
-        assert daemon_runs(str(tmp_path)) is False
+        assert daemon_runs(str(tmp_path)) == STOPPED
     finally:
         child.kill()
         child.wait()
-    assert daemon_runs(str(tmp_path)) is False  # its process is gone
+    assert daemon_runs(str(tmp_path)) == STOPPED  # its process is gone

@@ -2,5 +2,3 @@
 
 # A build from main says it is a development one; a release sets X.Y.Z (CONTRIBUTING.md).
 __version__ = "1.2.0.dev0"
-
-PEERS = ("claude", "codex")

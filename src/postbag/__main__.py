@@ -17,10 +17,12 @@ def run(argv=None):
 
         sys.stdout.write("postbag %s\n" % __version__)
         return 0
-    if argv[:1] in (["open"], ["close"]):
+    from postbag import human  # every verb loads it: the rooms' packages it reads import nothing
+
+    if argv[:1] and argv[0] in human.HUMAN_VERBS:
         import posix
 
-        from postbag import human, refusal
+        from postbag import refusal
 
         # The names os.environ would hold, without importing os, which costs a refusal more
         # than the rest of it (its environ mapping pulls in collections.abc).

@@ -7,12 +7,15 @@ import os
 from postbag.signals import start_beside
 
 TIMEOUT = 30.0  # seconds: what a door may take before the knock gives up on it
+# The end of stderr that is kept, however much a program writes: a warning comes last,
+# after whatever logs came before it, and this holds it with room to spare.
+STDERR_KEPT = 256 << 10
 
 
 def run(argv, env):
     """Run `argv` with `env`, stdin from /dev/null and stdout discarded: its exit status
     (negative: the signal that killed it; None: still running past TIMEOUT, and killed
-    then) and the start of what it wrote on stderr. OSError when it cannot start."""
+    then) and the end of what it wrote on stderr. OSError when it cannot start."""
     import subprocess
 
     child = subprocess.Popen(
@@ -30,7 +33,7 @@ def run(argv, env):
 
 
 def _finish(child, seconds):
-    """The child's exit status and the start of what it wrote on stderr, or (None, ...)
+    """The child's exit status and the end of what it wrote on stderr, or (None, ...)
     past `seconds`. A thread blocks in waitpid and wakes this one through a pipe the moment
     the child exits: Popen.wait(timeout) would poll with growing sleeps, and a helper of
     codex's that kept stderr open would hide the exit."""
@@ -58,11 +61,11 @@ def _finish(child, seconds):
                 return None, said
             if wake in ready:
                 if len(streams) == 2:  # stderr still open: take what the exit left in it
-                    said += _rest(streams[0])
-                return child.returncode, said[:4096]
+                    said = _kept(said, _rest(streams[0]))
+                return child.returncode, said
             chunk = os.read(streams[0], 65536)
             if chunk:
-                said = (said + chunk)[:4096]  # enough to tell failures apart, bounded whatever it prints
+                said = _kept(said, chunk)
             else:
                 streams.pop(0)  # codex closed stderr; its exit follows
         return None, said
@@ -71,13 +74,22 @@ def _finish(child, seconds):
         os.close(wake)  # the writing end stays with the thread, which may still be waiting
 
 
+def _kept(said, more):
+    """The end of `said` and `more` together, at most STDERR_KEPT bytes of it."""
+    joined = said + more
+    return joined[-STDERR_KEPT:] if len(joined) > STDERR_KEPT else joined
+
+
 def _rest(stream):
     """What is left in a pipe whose writer has exited, without waiting for a helper that kept it."""
     os.set_blocking(stream, False)
+    said = b""
     try:
-        return os.read(stream, 4096)
+        while chunk := os.read(stream, 65536):
+            said = _kept(said, chunk)
     except BlockingIOError:
-        return b""
+        pass
+    return said
 
 
 def _stop(child):

@@ -1,30 +1,39 @@
-"""The command line: argparse and the verbs over the ledger."""
+"""The command line: argparse and the verbs' words on the terminal. The one place that
+reads the process it runs in: its environment, arguments, working directory, clock and
+terminal, passed down from here as `here` (here.py)."""
 
 import argparse
 import os
 import sys
 
-from postbag import PEERS, __version__, guards, listing, mcp, verbs
+from postbag import __version__, guards, listing, mcp, verbs
 from postbag.envelope import program_of
+from postbag.escape import one_line
 from postbag.guards import require_inside
+from postbag.here import Here
 from postbag.human import require_human_first
-from postbag.ledger import locate
-from postbag.peers import other
+from postbag.ledger import locate, not_there
+from postbag.peers import switches
 from postbag.refusal import Refusal, say, silence, stop
+from postbag.sessions import PEERS, other, whose
+
+DEFAULT_LIMIT = 12  # letters an exchange grants when the human names no number
+FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person, idle for the machine
+AGENTS = " and ".join(PEERS)
 
 
-def main(argv=None, env=None, program=None):
-    """Parse the command line and run its verb in `env` (default: os.environ), as `program`
-    (the words that start this postbag, for a letter's reply command; default: as this
-    process was started); return the exit status. Nothing below reads the process's own
-    environment or arguments."""
-    env = os.environ if env is None else env
+def main(argv=None, env=None, program=None, here=None):
+    """Parse the command line and run its verb in `here` (default: this process's
+    environment, working directory and clock; `env`, where given, for the environment),
+    as `program` (the words that start this postbag, for a letter's reply command;
+    default: as this process was started); return the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        require_human_first(argv, env)  # as the program's entry point does, before argparse
-        args = _parser(_columns(env)).parse_args(argv)
-        args.program = this_program(env) if program is None else program
-        args.verb(args, env)
+        here = here or Here(os.environ if env is None else env, os.getcwd())
+        require_human_first(argv, here.env)  # as the program's entry point does, before argparse
+        args = _parse(argv, _columns(here.env))
+        args.program = this_program(here) if program is None else program
+        args.verb(args, here)
     except Refusal as refusal:
         return stop(refusal)
     except BrokenPipeError:
@@ -37,36 +46,43 @@ def main(argv=None, env=None, program=None):
     return 0
 
 
-def join(args, env):
-    joined = verbs.join(env, args.peer, guards.door_of_this_session(args.peer, env))
+def join(args, here):
+    peer = _agent(args, "name the agent whose session this is: postbag join claude, or postbag join codex")
+    joined = verbs.join(here, peer, guards.door_of_this_session(peer, here))
     if not args.quiet:
         _show(joined)
 
 
-def open_exchange(args, env):
+def open_exchange(args, here):
     if args.count is not None and args.limit is not None:
         args.usage_error("give the number of letters once: open N, or open --limit N")
-    _show(verbs.open_exchange(env, args.count or args.limit or DEFAULT_LIMIT, wake=not args.no_wake))
+    limit = _number(args, args.count or args.limit, "the number of letters") or DEFAULT_LIMIT
+    chosen = {switch.field: switch.value for switch in switches() if getattr(args, _dest(switch))}
+    _show(verbs.open_exchange(here, limit, chosen))
 
 
-def close_exchange(args, env):
-    _show(verbs.close_exchange(env))
+def close_exchange(args, here):
+    _show(verbs.close_exchange(here))
 
 
-def send(args, env):
-    recipient, sender = args.peer, other(args.peer)
-    require_inside(sender, f"send {recipient}", env)
+def send(args, here):
+    recipient = _agent(args, "name the recipient and give the letter: postbag send codex TEXT, or send claude TEXT")
+    if args.text is None:
+        args.usage_error(f"give the letter: postbag send {recipient} TEXT, or send {recipient} - to read it from stdin")
+    sender = other(recipient)
+    require_inside(sender, f"send {recipient}", here.env)
     # Handed over: from then on an interrupt could only make a lie of the outcome.
-    sent = verbs.send(env, sender, recipient, _body(args.text), program=args.program, handed_over=_ignore_interrupts)
+    sent = verbs.send(here, sender, recipient, _body(args.text), program=args.program, handed_over=_ignore_interrupts)
     _show(sent)
 
 
-def read(args, env):
+def read(args, here):
+    count = _number(args, args.count, "the number of records")
     on_a_terminal = not args.json and sys.stdout is not None and sys.stdout.isatty()
     waiting = lambda: say("waiting for a send in progress to finish")  # noqa: E731
-    shot = verbs.snapshot(env, args.count, with_status=on_a_terminal and not args.follow, on_wait=waiting)
+    shot = verbs.snapshot(here, count, with_status=on_a_terminal and not args.follow, on_wait=waiting)
     if not shot.found:
-        say(f"there is no ledger at {shot.position.path} yet")
+        say(not_there(shot.position.path))
         if not args.follow:
             return
     # The lock was released before anything is written: what was read is a snapshot, and a
@@ -81,20 +97,17 @@ def read(args, env):
         say(shot.status)
 
 
-DEFAULT_LIMIT = 12  # letters an exchange grants when the human names no number
-FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person, idle for the machine
-
-
-def receipts(args, env):
+def receipts(args, here):
     import json
 
-    sender = next((peer for peer in PEERS if guards.inside(peer, env)), None)
-    stood = verbs.receipts(env, sender, args.count)
+    count = _number(args, args.count, "the number of letters")
+    sender = whose(here.env)
+    stood = verbs.receipts(here, sender, count)
     if stood is None:
-        say(f"there is no ledger at {locate(env)} yet")
+        say(not_there(locate(here.env)))
         return
-    if not stood:
-        _tell("no letter has been sent" + (f" by {sender}" if sender else ""))
+    if not stood:  # news, not a receipt: a JSON Lines reader gets no line
+        say("no letter has been sent" + (f" by {sender}" if sender else ""))
         return
     for letter, receipt in stood:
         if args.json:
@@ -104,8 +117,14 @@ def receipts(args, env):
             _tell(f"letter {letter['n']} {letter['from']} -> {letter['to']}: {receipt.words()}")
 
 
-def serve_mcp(args, env):
-    mcp.serve(env, args.program)
+def serve_mcp(args, here):
+    if sys.stdin is not None and sys.stdin.isatty():
+        say(
+            "this is postbag's MCP server, which Claude Code and Codex start for a session and speak to on stdin "
+            "and stdout: a person need not run it (postbag setup registers it with both). It ends at the end of "
+            "its input: press Ctrl-D"
+        )
+    mcp.serve(here, args.program)
 
 
 def _stream(lines, each=False):
@@ -128,21 +147,26 @@ def _stream(lines, each=False):
 
 def _show(done):
     """What a verb did on stdout, and the news beside it on stderr."""
-    _tell(done.words)
+    _tell(done.said)
     for news in done.news:
         say(news)
 
 
-def _tell(receipt):
-    """Write what a verb did. It is done whatever happens to the receipt: a reader that went
-    away must not turn a recorded letter into a failure that invites a resend."""
-    if sys.stdout is None:
-        return
+def _tell(line):
+    """Write `line`, escaped, on stdout. It is done whatever happens to stdout: a reader
+    that went away must not turn a recorded letter into a failure that invites a resend,
+    and what stdout cannot take is said on stderr instead."""
+    shown = one_line(line)
     try:
-        sys.stdout.write(receipt + "\n")
+        if sys.stdout is None:
+            raise ValueError("no stdout")
         sys.stdout.flush()
-    except (OSError, ValueError):
-        silence(sys.stdout)
+        sys.stdout.buffer.write((shown + "\n").encode(sys.stdout.encoding or "utf-8", "backslashreplace"))
+        sys.stdout.buffer.flush()
+    except (OSError, ValueError, AttributeError):
+        if sys.stdout is not None:
+            silence(sys.stdout)
+        say(shown)
 
 
 def _body(text):
@@ -168,27 +192,45 @@ def _ignore_interrupts():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _positive(text):
+def _agent(args, missing):
+    """The agent the command line names, or a usage error: `missing` where it names none."""
+    if args.peer is None:
+        args.usage_error(missing)
+    if args.peer not in PEERS:
+        args.usage_error(f"there is no agent called {args.peer!r}; the agents are {AGENTS}")
+    return args.peer
+
+
+def _number(args, text, what):
+    """`text`, a whole number of at least 1, or None where it is None; else a usage error naming `what`."""
+    if text is None:
+        return None
     try:
         number = int(text)
     except ValueError:
         number = 0
     if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+        args.usage_error(f"{what} is a whole number of at least 1, not {text!r}")
     return number
+
+
+def _dest(switch):
+    return f"switch_{switch.field}"
 
 
 _EXAMPLES = """\
 a session:
-  postbag join claude                      inside Claude Code (postbag join codex inside Codex)
-  postbag open 6                           you, in a terminal of your own
+  postbag setup                            you, once: register postbag with Claude Code and Codex
+  postbag open 6                           you, in a terminal of your own: grant six letters
   postbag send codex "Review parser.py."   inside Claude Code: hands the letter to Codex's door
   postbag send claude - < answer.md        inside Codex: hands the letter to Claude's door
   postbag read 5                           anyone: the last five records
   postbag read -f                          you: watch the exchange as it happens
+  postbag receipts                         anyone: whether each letter was taken, and when
   postbag close                            you: end the exchange now
+  postbag doctor                           you: what a first exchange still needs, and the fix
 
-"delivered" means the door took the letter; neither door tells whether the agent read it.
+"delivered" means the door took the letter; receipts say whether the agent took it.
 
 environment:
   POSTBAG_LEDGER   the ledger (default ~/.postbag/ledger.jsonl); the same in both sessions
@@ -196,11 +238,34 @@ environment:
 """
 
 
-def _verb(verbs, columns, name, run, **words):
-    """Add the verb `name`, run by `run`, its options spelled out as the fast path reads them,
-    its help as wide as the terminal's `columns`."""
-    verb = verbs.add_parser(name, allow_abbrev=False, formatter_class=_sized(argparse.HelpFormatter, columns), **words)
-    verb.set_defaults(verb=run, usage_error=verb.error)
+def _parse(argv, columns):
+    """The verb and its arguments in `argv`, or a usage error in postbag's own words (exit 2)."""
+    parser, names = _parser(columns)
+    if not argv:
+        parser.error(f"name a verb: {', '.join(names)} (postbag --help says what each does)")
+    if not argv[0].startswith("-") and argv[0] not in names:
+        import difflib
+
+        close = difflib.get_close_matches(argv[0], names, n=1)
+        hint = f"did you mean {close[0]}?" if close else f"the verbs are {', '.join(names)}"
+        parser.error(f"there is no verb {argv[0]!r}; {hint}")
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        args.usage_error(f"{args.name} does not take {extra[0]!r} (postbag {args.name} --help says what it takes)")
+    return args
+
+
+def _add_verb(commands, columns, name, run, *, usage, **words):
+    """Add the verb `name`, run by `run`, its usage line `usage`, its help as wide as the
+    terminal's `columns`."""
+    verb = commands.add_parser(
+        name,
+        usage=f"postbag {name} {usage}".rstrip(),
+        allow_abbrev=False,
+        formatter_class=_sized(argparse.HelpFormatter, columns),
+        **words,
+    )
+    verb.set_defaults(verb=run, usage_error=verb.error, name=name)
     return verb
 
 
@@ -226,14 +291,15 @@ def _columns(env):
     return columns if columns > 0 else 80
 
 
-def this_program(env):
+def this_program(here):
     """The words that start this process's postbag, as envelope.program_of finds them."""
-    main = sys.modules.get("__main__")
-    spec = getattr(main, "__spec__", None)
-    return program_of(sys.executable, sys.argv[0], spec is not None and spec.name == "postbag.__main__", env)
+    main_module = sys.modules.get("__main__")
+    spec = getattr(main_module, "__spec__", None)
+    return program_of(sys.executable, sys.argv[0], spec is not None and spec.name == "postbag.__main__", here)
 
 
 def _parser(columns=80):
+    """The parser, and the names of its verbs."""
     parser = argparse.ArgumentParser(
         prog="postbag",
         description="Two coding agents on one machine, a Claude Code session and a Codex session,\n"
@@ -243,18 +309,19 @@ def _parser(columns=80):
         allow_abbrev=False,  # `open --he` is no help: an abbreviation would mean one thing here, another there
     )
     parser.add_argument("--version", action="version", version=f"postbag {__version__}")
-    verbs = parser.add_subparsers(title="verbs", metavar="VERB", required=True)
+    commands = parser.add_subparsers(title="verbs", metavar="VERB")
 
-    verb = _verb(
-        verbs,
+    verb = _add_verb(
+        commands,
         columns,
         "join",
         join,
+        usage="AGENT [-q]",
         help="record this session's door (inside the agent's own session)",
         description="Record how to reach this agent's session. Run it inside that session; "
         "run it again after the session restarts.",
     )
-    verb.add_argument("peer", choices=PEERS, help="the agent whose session this is")
+    verb.add_argument("peer", nargs="?", metavar="AGENT", help=f"the agent whose session this is: {AGENTS}")
     verb.add_argument(
         "-q",
         "--quiet",
@@ -262,71 +329,71 @@ def _parser(columns=80):
         help="say nothing on success, as a session-start hook wants (a refusal still goes to stderr)",
     )
 
-    verb = _verb(
-        verbs,
+    verb = _add_verb(
+        commands,
         columns,
         "open",
         open_exchange,
+        usage="[N] [--limit N] " + " ".join(f"[{switch.flag}]" for switch in switches()),
         help="grant an exchange of N letters (the human's verb)",
         description="Open an exchange: the next N letters, in either direction. Run it from a terminal "
-        "of your own; it refuses inside either agent's session. A letter to a Codex thread that no running "
-        "Codex has loaded asks Codex's daemon to load it (codex queue --resume), unless the thread may ask "
-        "for an approval nobody could give; --no-wake leaves such letters waiting instead.",
+        "of your own; it refuses inside either agent's session. It says which agents have yet to join, and "
+        "of each that has whether it can take a letter now.",
     )
-    granted = f"letters granted (default {DEFAULT_LIMIT})"
-    verb.add_argument("count", type=_positive, nargs="?", metavar="N", help=granted)
-    verb.add_argument("--limit", type=_positive, metavar="N", help="the same, as an option: open 6 is open --limit 6")
-    verb.add_argument(
-        "--no-wake",
-        action="store_true",
-        help="wake no Codex thread: letters to one nobody has loaded wait until a person resumes it",
-    )
+    verb.add_argument("count", nargs="?", metavar="N", help=f"letters granted (default {DEFAULT_LIMIT})")
+    verb.add_argument("--limit", metavar="N", help="the same, as an option: open 6 is open --limit 6")
+    for switch in switches():
+        verb.add_argument(switch.flag, action="store_true", dest=_dest(switch), help=switch.help)
 
-    _verb(
-        verbs,
+    _add_verb(
+        commands,
         columns,
         "close",
         close_exchange,
+        usage="",
         help="end the open exchange now (the human's verb)",
         description="End the open exchange now: the next send is refused until you open another. "
         "Run it from a terminal of your own; it refuses inside either agent's session. A ledger "
         "that holds a close record can no longer be read by postbag 1.0, which knows no such record.",
     )
 
-    verb = _verb(
-        verbs,
+    verb = _add_verb(
+        commands,
         columns,
         "send",
         send,
+        usage="AGENT TEXT",
         help="hand a letter to the other agent's door, then record it",
-        description="Knock on the recipient's door, then record the letter. Addressing one peer names "
+        description="Knock on the recipient's door, then record the letter. Addressing one agent names "
         "the other as the sender: send codex runs inside Claude Code, send claude inside Codex. "
         "A letter counts as delivered when the door takes it: the socket accepted it, or codex queue "
-        "exited 0; neither tells whether the agent has read it.",
+        "exited 0; postbag receipts says whether the agent then took it.",
     )
-    verb.add_argument("peer", choices=PEERS, help="the recipient")
-    verb.add_argument("text", metavar="TEXT", help="the letter, or - to read it from stdin")
+    verb.add_argument("peer", nargs="?", metavar="AGENT", help=f"the recipient: {AGENTS}")
+    verb.add_argument("text", nargs="?", metavar="TEXT", help="the letter, or - to read it from stdin")
 
-    verb = _verb(
-        verbs,
+    verb = _add_verb(
+        commands,
         columns,
         "read",
         read,
+        usage="[N] [--json] [-f]",
         help="print the ledger, or its last N records",
         description="Print the ledger: every record, or the last N. Door fields are never shown. "
         "On a terminal, a last line on stderr tells where the bag stands.",
     )
-    verb.add_argument("count", type=_positive, nargs="?", metavar="N", help="only the last N records")
+    verb.add_argument("count", nargs="?", metavar="N", help="only the last N records")
     verb.add_argument("--json", action="store_true", help="JSON Lines, for scripts and jq")
     verb.add_argument(
         "-f", "--follow", action="store_true", help="then print each new record as it is appended, until interrupted"
     )
 
-    verb = _verb(
-        verbs,
+    verb = _add_verb(
+        commands,
         columns,
         "receipts",
         receipts,
+        usage="[N] [--json]",
         help="whether the other agent's session took each letter, from its own records",
         description="Say where letters stand, from the records the recipient's client keeps of what its session "
         "received (Claude Code's transcript, Codex's queue and the thread's rollout): taken, and when; waiting; "
@@ -334,18 +401,19 @@ def _parser(columns=80):
         "last N. Elsewhere: the letters of the latest exchange, or the last N. postbag reads those records, "
         "never writes them.",
     )
-    verb.add_argument("count", type=_positive, nargs="?", metavar="N", help="the last N letters")
+    verb.add_argument("count", nargs="?", metavar="N", help="the last N letters")
     verb.add_argument("--json", action="store_true", help="JSON Lines, for scripts and jq")
 
-    _verb(
-        verbs,
+    _add_verb(
+        commands,
         columns,
         "mcp",
         serve_mcp,
+        usage="",
         help="offer join, send, read and status as MCP tools on stdin and stdout (for the agents' clients)",
-        description="Serve postbag as a stdio MCP server: Claude Code or Codex starts it for a session and calls "
-        "its tools, join, send, read and status, in place of the commands (Codex's sandbox keeps its shell from "
-        "Claude's socket and the ledger; its MCP servers run outside it). Register it under the name postbag: "
-        "letters name its tools that way. It ends when its input closes.",
+        description="Serve postbag as a stdio MCP server: an agent's client starts it for a session and calls "
+        "its tools, join, send, read and status, in place of the commands, for agents whose shell cannot reach "
+        "the other agent's door or the ledger. postbag setup registers it under the name postbag, by which "
+        "letters name its tools. It ends when its input closes.",
     )
-    return parser
+    return parser, list(commands.choices)

@@ -31,12 +31,16 @@ def check_body(body):
         raise Refusal(f"a letter is at most {BODY_MAX:,} bytes and this one has {size:,}; shorten the letter")
 
 
+def heading(number, sender):
+    """How the envelope of letter `number` from `sender` begins: receipts know it by this."""
+    return f"Letter {number} from {sender} via postbag."
+
+
 def wrap(number, sender, body, *, last, command, send_tool=None):  # noqa: PLR0913
     """The envelope around letter `number`: who wrote it, and how to answer it, or that it
     must not be answered. A recipient that joined through the MCP door answers with
     `send_tool`, as its client names the door's send tool; any other with `command`, the
     words that run this same postbag on this same ledger (reply_command)."""
-    heading = f"Letter {number} from {sender} via postbag."
     if last:
         how = "It is the last letter of the exchange; do not reply."
     elif send_tool is None:
@@ -49,7 +53,7 @@ def wrap(number, sender, body, *, last, command, send_tool=None):  # noqa: PLR09
         )
     else:
         how = f"If it needs an answer, reply with {send_tool}, your reply as its text. Otherwise do nothing."
-    return f"{heading} {how}\n{NO_AUTHORITY}\n\n{body}"
+    return f"{heading(number, sender)} {how}\n{NO_AUTHORITY}\n\n{body}"
 
 
 def reply_command(program, ledger_path):
@@ -61,14 +65,14 @@ def reply_command(program, ledger_path):
     return f"POSTBAG_LEDGER={shlex.quote(ledger_path)} {command}"
 
 
-def program_of(executable, path, as_module, env):
+def program_of(executable, path, as_module, here):
     """The words that start the program now running, given the Python `executable`, the
     `path` it ran (its argv[0]) and whether it ran as `python -m postbag`: `postbag` when
-    env's PATH finds this very program under that name, else its own quoted path."""
+    the PATH of `here` finds this very program under that name, else its own quoted path."""
     if as_module:
         return [shlex.quote(executable), "-m", "postbag"]
-    program = os.path.abspath(path)
-    found = which("postbag", env.get("PATH", os.defpath))
+    program = here.absolute(path)
+    found = which("postbag", here.env.get("PATH", os.defpath))
     if found is not None and os.path.realpath(found) == os.path.realpath(program):
         return ["postbag"]
     if os.access(program, os.X_OK):

@@ -1,26 +1,21 @@
 """Who may run which verb, decided by the variables each vendor exports into its sessions
-(each room says which are its own: peers.py; the human's verbs are human.py's).
+(each room's package says which are its own: sessions.py; the human's verbs are human.py's).
 
 This is a guardrail against mixed-up roles, not authentication: any program of the same
-user can set or unset these variables. Every function takes the environment it judges.
+user can set or unset these variables. Every function takes what it judges.
 """
 
-from postbag import claude, codex
-from postbag.claude import door as claude_door
-from postbag.codex import door as codex_door
-from postbag.peers import other, room, session
+from postbag.peers import ROOMS, room
 from postbag.refusal import Refusal
+from postbag.sessions import PEERS, VARIABLES, inside, other
 
-# How to set up the MCP door, for a server that cannot tell whose session calls it.
+# How a person sets up the MCP door, for a server that cannot tell whose session calls it.
 REGISTER = (
-    "register postbag mcp in Claude Code (claude mcp add) or in Codex's config.toml ([mcp_servers.postbag]), "
-    "as README's Quick start shows, and call its tools from that session"
+    "run postbag setup from your terminal, which registers postbag mcp with each client, and call its tools from a "
+    "session"
 )
-
-
-def inside(peer, env):
-    """Whether the shell runs inside `peer`'s own session."""
-    return session(peer).inside(env)
+# What a refusal adds in a terminal that is no agent's session, where a person typed an agent's verb.
+BY_A_PERSON = " (this terminal is in no agent's session: ask {peer} to do it, or run it in {peer}'s session)"
 
 
 def require_inside(peer, verb, env):
@@ -31,27 +26,40 @@ def require_inside(peer, verb, env):
     here = other(peer)
     if inside(here, env):
         reason += f" (this is a {here} session: to write to {peer}, run postbag send {peer})"
+    elif _a_persons(env):
+        reason += BY_A_PERSON.format(peer=peer)
     raise Refusal(reason)
 
 
-def door_of_this_session(peer, env):
-    """What `join` records for `peer`, read from its session: its door fields, and for a
-    Claude session its id, by which its transcript is found."""
-    return room(peer).door_of_session(env)
+def door_of_this_session(peer, here):
+    """What `join` records for `peer`, read from its session: its door fields, and what
+    else finds its records. In a person's terminal, the refusal says what to do instead."""
+    try:
+        return room(peer, here).door_of_session()
+    except Refusal as refusal:
+        if _a_persons(here.env):
+            raise Refusal(f"{refusal}{BY_A_PERSON.format(peer=peer)}") from None
+        raise
 
 
-def caller_of_mcp(env, meta):
-    """The peer whose session makes an MCP tool call, and its door. A Claude Code session
-    is known by the inbox variables its MCP server inherits; a Codex thread by the
-    threadId that Codex puts in each call's _meta, as it gives its servers no variables
-    of the thread. Identity is never an argument the model could choose."""
-    thread = codex_door.thread_of_call(meta)
-    if thread is None and claude.without_an_inbox(env):
-        raise Refusal(claude.NO_INBOX)
-    if claude.inside(env):
-        if thread is not None:
-            raise Refusal(f"this MCP server sees both a Claude Code session and a Codex thread; {REGISTER}")
-        return claude.NAME, claude_door.door_of_session(env)
-    if thread is None:
-        raise Refusal(f"this MCP server runs in neither a Claude Code session nor a Codex thread; {REGISTER}")
-    return codex.NAME, codex_door.door_of_call(thread)
+def _a_persons(env):
+    """Whether `env` is a terminal of no agent's session: it holds none of their variables."""
+    return not any(name in env for name in VARIABLES)
+
+
+def caller_of_mcp(here, meta):
+    """The peer whose session makes an MCP tool call, and its door, as the rooms tell it
+    from the environment the server was started with and the call's `meta`: a session
+    of exactly one vendor. Identity is never an argument the model could choose."""
+    seen = [(peer, room(peer, here).caller(meta)) for peer in PEERS]
+    seen = [(peer, answer) for peer, answer in seen if answer is not None]
+    if len(seen) > 1:
+        both = " and ".join(ROOMS[peer].SESSION_NAME for peer, _ in seen)
+        raise Refusal(f"this MCP server sees both {both}; {REGISTER}")
+    if not seen:
+        neither = " nor ".join(ROOMS[peer].SESSION_NAME for peer in PEERS)
+        raise Refusal(f"this MCP server runs in neither {neither}; {REGISTER}")
+    [(peer, answer)] = seen
+    if isinstance(answer, Refusal):
+        raise answer
+    return peer, answer

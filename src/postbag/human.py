@@ -1,22 +1,19 @@
 """The human's verbs, refused in an agent's session: before their arguments are read, and
 before the rest of postbag loads (the entry point asks here first), so this module
-imports only the rooms' packages, which name their sessions' variables and import
-nothing themselves. A guardrail, not authentication, as guards.py says.
+imports only the table of sessions, whose rooms' packages name their sessions' variables
+and import nothing themselves. A guardrail, not authentication, as guards.py says.
 """
 
-from postbag import claude, codex
 from postbag.refusal import Refusal
+from postbag.sessions import VARIABLES
 
-HUMAN_VERBS = ("open", "close")
-# The variables that mark a shell as living inside an agent's session, in the order a
-# refusal names them: the presence of any one, even empty, keeps the human's verbs out.
-SESSION_VARIABLES = (*claude.DOOR_VARIABLES, *codex.VARIABLES, *claude.MARKS)
+HUMAN_VERBS = ("open", "close", "setup")
 
 
 def require_human(verb, env):
     """Refuse `verb` where `env` (a mapping, or the set of its names) holds a session
     variable, naming each one found: its name only, for a value may be a token."""
-    found = [name for name in SESSION_VARIABLES if name in env]
+    found = [name for name in VARIABLES if name in env]
     if found:
         names = " and ".join([", ".join(found[:-1]), found[-1]] if len(found) > 1 else found)
         marks = "marks" if len(found) == 1 else "mark"

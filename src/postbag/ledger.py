@@ -12,15 +12,18 @@ import os
 import stat
 import time
 
-from postbag import PEERS, ledger_file, records
+from postbag import ledger_file, records
 from postbag.blocks import Blocks
 from postbag.escape import has_unsafe
 from postbag.homes import home_of
 from postbag.refusal import Refusal, say
+from postbag.sessions import PEERS
 
 DEFAULT_PATH = "~/.postbag/ledger.jsonl"
-# Why no letter can be sent, as Exchange.stop says it.
+# Why no letter can be sent, as Exchange.barred says it.
 NOT_OPENED, CLOSED, SPENT = "not opened", "closed", "spent"
+# What an open record holds of its own; any other field is a switch the human set (room.Switch).
+_OPEN_FIELDS = ("n", "at", "kind", "limit")
 
 
 def locate(env):
@@ -57,6 +60,11 @@ def truncated(count, path):
     return f"ledger is truncated after line {count} ({path})"
 
 
+def not_there(path):
+    """What a reader says where there is no ledger yet."""
+    return f"there is no ledger at {path} yet"
+
+
 class Ledger:
     """The ledger opened and locked: shared to read, exclusive to write.
 
@@ -66,9 +74,11 @@ class Ledger:
     sees every complete record, and `unfinished` names the line after which the file stops.
     """
 
-    def __init__(self, path, *, write=False, create=False, on_wait=None, sandboxed=False, block=None):  # noqa: PLR0913
-        self.path = path
-        self.fd, status, self.made = ledger_file.open_checked(path, write=write, create=create, sandboxed=sandboxed)
+    def __init__(self, path, *, write=False, create=False, on_wait=None, sandbox=None, clock=None, block=None):  # noqa: PLR0913
+        """`sandbox`: the Sandbox around this process, if any, which a refusal to open names;
+        `clock`: what stamps the records appended (a times.Clock)."""
+        self.path, self.clock = path, clock
+        self.fd, status, self.made = ledger_file.open_checked(path, write=write, create=create, sandbox=sandbox)
         self.identity = (status.st_dev, status.st_ino) if status else None
         self.unfinished = None
         try:
@@ -179,8 +189,8 @@ class Ledger:
         for later in self._records_from(end + 1, number + 1):
             sent += later["kind"] == "letter"
             closed = closed or later["kind"] == "close"
-        # Only `open --no-wake` records "wake", as false: an open record of 1.0 wakes.
-        return Exchange(record["limit"], sent, closed=bool(closed), wakes=record.get("wake") is not False)
+        switches = {field: value for field, value in record.items() if field not in _OPEN_FIELDS}
+        return Exchange(record["limit"], sent, closed=bool(closed), switches=switches)
 
     def _records_from(self, start, number):
         """Every record from byte `start`, line `number`, to the end, validated, read a piece at a time."""
@@ -190,7 +200,7 @@ class Ledger:
 
     def append(self, kind, **fields):
         """Record one line and make it durable, or leave the file as it was and raise OSError."""
-        record = records.new(self.next_number, kind, **fields)
+        record = records.new(self.next_number, self.clock.stamp(), kind, **fields)
         line = records.line_of(record)
         ledger_file.append_whole(self.fd, line, self._blocks.size)
         self._blocks.appended(line)
@@ -255,20 +265,21 @@ class Ledger:
 
 
 class Exchange:
-    """What the human granted with the latest `open`, and what became of it."""
+    """What the human granted with the latest `open`, and what became of it; `switches`
+    are the choices the human made in opening it that a room honours, by field (room.Switch)."""
 
-    __slots__ = ("closed", "granted", "opened", "sent", "wakes")
+    __slots__ = ("closed", "granted", "opened", "sent", "switches")
 
-    def __init__(self, granted, sent, *, closed=False, opened=True, wakes=True):
+    def __init__(self, granted, sent, *, closed=False, opened=True, switches=None):
         self.granted, self.sent, self.closed, self.opened = granted, sent, closed, opened
-        self.wakes = wakes  # whether its letters wake a thread no running codex has loaded
+        self.switches = switches or {}
 
     @property
     def left(self):
         return self.granted - self.sent
 
     @property
-    def stop(self):
+    def barred(self):
         """Why no letter can be sent, NOT_OPENED, CLOSED or SPENT; None while letters are left."""
         if not self.opened:
             return NOT_OPENED

@@ -29,9 +29,10 @@ def read_from(fd, offset):
     return os.pread(fd, max(0, os.fstat(fd).st_size - offset), offset)
 
 
-def open_checked(path, *, write, create, sandboxed):
+def open_checked(path, *, write, create, sandbox):
     """A descriptor on the ledger, its fstat, and what was made to hold it (a `Made`, when
-    `create` made the file); or (None, None, None) when it does not exist and need not."""
+    `create` made the file); or (None, None, None) when it does not exist and need not.
+    `sandbox` is the Sandbox around this process, if any, which may be what refused it."""
     # O_NONBLOCK keeps a FIFO planted at the path from hanging the open; O_NOFOLLOW refuses
     # a symlink that could point the appends, and the session token, anywhere.
     flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -49,11 +50,8 @@ def open_checked(path, *, write, create, sandboxed):
         if error.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a socket
             raise Refusal(f"the ledger is not a regular file ({path})") from None
         reason = f"cannot open the ledger ({_open_failure(error, path)})"
-        if sandboxed and error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-            reason += (
-                "; Codex's sandbox keeps it from being written. The human can add the ledger's directory to the "
-                "sandbox's writable roots, or point POSTBAG_LEDGER at a path inside them"
-            )
+        if sandbox is not None and error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            reason += f"; {sandbox.name} keeps it from being written. {sandbox.allow_writing}"
         raise Refusal(reason) from None
     try:
         status = os.fstat(fd)

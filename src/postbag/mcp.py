@@ -17,10 +17,12 @@ import sys
 
 from postbag import __version__, jsonrpc, listing, verbs
 from postbag.envelope import BODY_MAX
+from postbag.escape import one_line
 from postbag.guards import caller_of_mcp
 from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
-from postbag.peers import other
+from postbag.ledger import not_there
 from postbag.refusal import Refusal, sentence, told
+from postbag.sessions import other
 
 # The protocol versions this server speaks, newest first: a client's is taken when known
 # (Codex 0.169 sends 2025-06-18, Claude Code 2.1.328 2025-11-25), else the newest is offered.
@@ -72,51 +74,55 @@ class Tool:
 
 
 class Server:
-    """What every call is answered in: the environment the client started the server with,
-    and the words that start this postbag (envelope.program_of), for a letter's reply command."""
+    """What every call is answered in: `here`, the place the client started the server in
+    (its environment above all), and the words that start this postbag
+    (envelope.program_of), for a letter's reply command."""
 
-    __slots__ = ("env", "program")
+    __slots__ = ("here", "program")
 
-    def __init__(self, env, program):
-        self.env, self.program = env, program
+    def __init__(self, here, program):
+        self.here, self.program = here, program
 
 
 def _join(server, meta, arguments):
-    peer, door = caller_of_mcp(server.env, meta)
-    return verbs.join(server.env, peer, {**door, "via": "mcp"}, again=False).text()
+    peer, door = caller_of_mcp(server.here, meta)
+    return verbs.join(server.here, peer, {**door, "via": "mcp"}, again=False).text()
 
 
 def _send(server, meta, arguments):
-    peer, door = caller_of_mcp(server.env, meta)
+    peer, door = caller_of_mcp(server.here, meta)
     sent = verbs.send(
-        server.env, peer, other(peer), arguments["text"], program=server.program, sender_door={**door, "via": "mcp"}
+        server.here, peer, other(peer), arguments["text"], program=server.program, sender_door={**door, "via": "mcp"}
     )
     return sent.text()
 
 
 def _read(server, meta, arguments):
-    shot = verbs.snapshot(server.env, arguments.get("count", READ_DEFAULT))
+    shot = verbs.snapshot(server.here, arguments.get("count", READ_DEFAULT))
     if not shot.found:
-        return f"there is no ledger at {shot.position.path} yet"
+        return not_there(shot.position.path)
     if shot.refusal is not None:
         raise shot.refusal
     return "".join(map(listing.human_line, shot.records)) or "the ledger holds no records yet"
 
 
 def _status(server, meta, arguments):
-    env = server.env
-    standing = verbs.status(env)
+    here = server.here
+    lines = [verbs.status(here)]
     try:
-        peer, _ = caller_of_mcp(env, meta)
+        peer, _ = caller_of_mcp(here, meta)
     except Refusal:
-        return standing  # the exchange is anyone's to see; whose letters these are is not known
-    door = verbs.reachability_of(env, other(peer))
-    standing += f"\n{door}" if door else ""
-    stood = verbs.receipts(env, peer) or []
-    if not stood:
-        return f"{standing}\nyou have sent no letter"
-    letter, receipt = stood[-1]
-    return f"{standing}\nyour last letter, {letter['n']} to {letter['to']}: {receipt.words()}"
+        peer = None  # the exchange is anyone's to see; whose letters these are is not known
+    if peer is not None:
+        door = verbs.reachability_of(here, other(peer))
+        lines += [door] if door else []
+        stood = verbs.receipts(here, peer) or []
+        if not stood:
+            lines.append("you have sent no letter")
+        else:
+            letter, receipt = stood[-1]
+            lines.append(f"your last letter, {letter['n']} to {letter['to']}: {receipt.words()}")
+    return "\n".join(map(one_line, lines))
 
 
 READ_DEFAULT, READ_MOST = 10, 100
@@ -174,14 +180,14 @@ TOOLS = {
 }
 
 
-def serve(env, program, stdin=None, stdout=None):
-    """Answer requests from `stdin` until it closes, in `env`, as `program` (the words that
+def serve(here, program, stdin=None, stdout=None):
+    """Answer requests from `stdin` until it closes, in `here`, as `program` (the words that
     start this postbag); return the exit status, 0."""
     stdin = stdin or (sys.stdin.buffer if sys.stdin is not None else None)
     stdout = stdout or (sys.stdout.buffer if sys.stdout is not None else None)
     if stdin is None or stdout is None:  # started without one: there is no client
         return 0
-    methods = methods_of(Server(env, program))
+    methods = methods_of(Server(here, program))
     calls = _Calls(_memory_releaser())
     calls.guard()
     for line in jsonrpc.lines(stdin):

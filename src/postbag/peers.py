@@ -1,44 +1,27 @@
-"""The two peers, each a room of its own (the packages claude and codex): what postbag
-asks of a peer, it asks of its room through these tables, never by branching on the
-peer's name. A room holds everything postbag knows of its vendor, so a client release
-changes a file of that room alone. Its package's __init__.py imports nothing: the human's
-verbs, refused in a session before the rest of postbag loads, read its variables there.
+"""The two rooms, as everything above them asks for one: by the peer's name, never by
+branching on it. What a room offers is written once, in room.py."""
 
-Every room offers the same. Its package: NAME, is_session_variable and inside (its
-session, from the environment). Its door module: door_of_session (what join records);
-knock (its door); SEND_TOOL (its MCP door's send tool, as its client names it); receipt,
-reachability and look_beside (what its records say of a letter, of its door now, and
-around a knock).
-"""
+from postbag.claude.room import Claude
+from postbag.codex.room import Codex
+from postbag.sessions import PEERS
 
-from postbag import claude, codex
-from postbag.claude import door as claude_door
-from postbag.codex import door as codex_door
-
-SESSIONS = {claude.NAME: claude, codex.NAME: codex}  # in the order of PEERS, the ledger's names
-ROOMS = {claude.NAME: claude_door, codex.NAME: codex_door}
+ROOMS = {made.NAME: made for made in (Claude, Codex)}
 
 
-def session(peer):
-    """How `peer`'s session is told from the environment."""
-    return SESSIONS[peer]
+def room(peer, here, exchange=None):
+    """`peer`'s room, for `here`; in `exchange` (a ledger.Exchange), with the switches its
+    human set that this room honours."""
+    made = ROOMS[peer]
+    fields = {switch.field for switch in made.SWITCHES}
+    switches = {} if exchange is None else {k: v for k, v in exchange.switches.items() if k in fields}
+    return made(here, switches)
 
 
-def room(peer):
-    """`peer`'s door, and its records."""
-    return ROOMS[peer]
+def switches():
+    """Every room's switches, in the order of the peers."""
+    return [switch for peer in PEERS for switch in ROOMS[peer].SWITCHES]
 
 
-def other(peer):
-    return next(name for name in ROOMS if name != peer)
-
-
-def is_session_variable(name):
-    """Whether `name` belongs to either vendor's session: none may reach the other's process."""
-    return any(each.is_session_variable(name) for each in SESSIONS.values())
-
-
-def for_a_child(env):
-    """`env` less every vendor session variable and the ledger's path, for a vendor's
-    program a door runs: a token must not reach the other vendor."""
-    return {name: value for name, value in env.items() if name != "POSTBAG_LEDGER" and not is_session_variable(name)}
+def sandbox_of(here):
+    """The Sandbox around this process's commands, as the room whose session runs it says; or None."""
+    return next((found for peer in PEERS if (found := ROOMS[peer](here).sandbox()) is not None), None)

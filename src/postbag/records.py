@@ -6,25 +6,17 @@ can carry: a door field with a NUL, or a lone surrogate in any field.
 
 import json
 import json.scanner
-import time
 
-from postbag import PEERS
 from postbag.fields import is_door_field, is_text
 from postbag.refusal import Refusal
+from postbag.sessions import PEERS, door_fields
 
-# A join record's door: the fields that reach a peer's session, and that no output shows.
-DOOR_FIELDS = {"claude": ("socket", "token"), "codex": ("thread",)}
 _JSON_SPACE = " \t\r"  # what json.loads allows around a value, less the newline that ends a line
 
 
-def door_of(join):
-    """The door fields of a join record."""
-    return {field: join[field] for field in DOOR_FIELDS[join["peer"]]}
-
-
-def new(number, kind, **fields):
-    """Record `number`, of `kind`, stamped with the time now."""
-    return {"n": number, "at": now(), "kind": kind, **fields}
+def new(number, at, kind, **fields):
+    """Record `number`, of `kind`, stamped `at` (the clock's time now)."""
+    return {"n": number, "at": at, "kind": kind, **fields}
 
 
 def line_of(record):
@@ -109,7 +101,7 @@ def is_record(record, number):
 
 def _is_letter(record):
     sender, recipient, body = record.get("from"), record.get("to"), record.get("body")
-    peers_differ = (sender == "claude" and recipient == "codex") or (sender == "codex" and recipient == "claude")
+    peers_differ = sender in PEERS and recipient in PEERS and sender != recipient
     return peers_differ and type(body) is str and body != ""
 
 
@@ -120,7 +112,7 @@ def _is_open(record):
 
 def _is_join(record):
     peer = record.get("peer")
-    return peer in PEERS and all(_is_door_field(record.get(f)) for f in DOOR_FIELDS[peer])
+    return peer in PEERS and all(_is_door_field(record.get(f)) for f in door_fields(peer))
 
 
 def _is_door_field(value):
@@ -147,15 +139,3 @@ def _no_constant(name):
 # of the line and none of json.loads's wrapping. NaN and Infinity are not JSON, so they are
 # refused too.
 _scan = json.scanner.make_scanner(json.JSONDecoder(parse_constant=_no_constant))
-
-
-def now():
-    """Local time to the second with its exact UTC offset, e.g. 2026-09-08T10:02:11+02:00,
-    or +01:00:30 where a zone's offset has seconds, as 1.0's isoformat() wrote it."""
-    moment = time.localtime()
-    offset = moment.tm_gmtoff
-    sign = "-" if offset < 0 else "+"
-    minutes, seconds = divmod(abs(offset), 60)
-    hours, minutes = divmod(minutes, 60)
-    zone = f"{sign}{hours:02d}:{minutes:02d}" + (f":{seconds:02d}" if seconds else "")
-    return time.strftime("%Y-%m-%dT%H:%M:%S", moment) + zone

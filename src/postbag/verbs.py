@@ -1,20 +1,22 @@
-"""The verbs, whoever calls them: each takes the environment it runs in, does its work
-under the ledger's lock, and returns what it did in words, or raises a Refusal.
+"""The verbs, whoever calls them: each takes `here` (what the process gives it, its
+environment above all), does its work under the ledger's lock, and returns what it did
+in words, or raises a Refusal.
 
 The command line (cli.py) and the MCP door (mcp.py) are two ways in; neither decides
-anything these functions decide.
+anything these functions decide. What is asked of a peer's door and records is asked of
+its room (peers.py), which the exchange's switches go to.
 """
 
-from postbag import PEERS, envelope, ledger, records
-from postbag.codex import in_sandbox
+from postbag import envelope, ledger
 from postbag.escape import one_line
 from postbag.human import require_human
-from postbag.ledger import CLOSED, NOT_OPENED, SPENT, is_default
-from postbag.peers import for_a_child, room
+from postbag.ledger import CLOSED, NOT_OPENED, SPENT, is_default, not_there
+from postbag.peers import room, sandbox_of, switches
 from postbag.receipts import UNKNOWN, Receipt
 from postbag.refusal import Refusal, told
+from postbag.sessions import PEERS
 
-# What each verb says of an exchange that takes no more letters, by Exchange.stop.
+# What each verb says of an exchange that takes no more letters, by Exchange.barred.
 SEND_REFUSED = {
     NOT_OPENED: "no exchange is open",
     CLOSED: "the human closed the exchange",
@@ -26,20 +28,22 @@ NOTHING_CLOSED = {
     SPENT: "the exchange's letters are already spent; nothing was recorded",
 }
 STANDING = {CLOSED: "closed by the human", SPENT: "spent"}
+NAMED = "the ledger {}, which POSTBAG_LEDGER names"  # a ledger a person may not have meant
 
 
 class Done:
-    """What a verb did: `words`, its receipt (stdout, or a tool's text), and `news`, what
-    the person should know beside it (notices on stderr, or further lines of the text)."""
+    """What a verb did: `said`, the line that says it (stdout, or a tool's text), and
+    `news`, what the person should know beside it (notices on stderr, or further lines of
+    the text)."""
 
-    __slots__ = ("news", "words")
+    __slots__ = ("news", "said")
 
-    def __init__(self, words, *news):
-        self.words, self.news = words, [line for line in news if line]
+    def __init__(self, said, *news):
+        self.said, self.news = said, [line for line in news if line]
 
     def text(self):
         """The whole of it as one text, as an MCP tool answers."""
-        return "\n".join([self.words, *map(told, self.news)])
+        return "\n".join([one_line(self.said), *map(told, self.news)])
 
 
 def which_ledger(bag, env):
@@ -52,55 +56,61 @@ def which_ledger(bag, env):
     return None if is_default(bag.path, env) else f"wrote to {NAMED.format(bag.path)}"
 
 
-NAMED = "the ledger {}, which POSTBAG_LEDGER names"  # a ledger a person may not have meant
-
-
 def _elsewhere(path, env):
     """The words a refusal adds that could come from the agents' and the human's ledgers
     differing: which ledger this one is, unless it is the default."""
     return "" if is_default(path, env) else f" ({NAMED.format(path)})"
 
 
-def join(env, peer, door, *, again=True):
+def join(here, peer, door, *, again=True):
     """Record `door`, the fields that reach `peer`'s session, and how it joined. Unless
     `again`, a door that is already `peer`'s latest is not recorded a second time."""
-    with _ledger(env, write=True, create=True) as bag:
+    with _ledger(here, write=True, create=True) as bag:
         if not again and _is_latest(bag.latest_join(peer), door):
             return Done(f"{peer} was joined already: letters to {peer} reach this session")
         _write_record(bag, "join", peer=peer, **door)
-    return Done(f"{peer} joined", which_ledger(bag, env))
+    return Done(f"{peer} joined", which_ledger(bag, here.env))
 
 
-def open_exchange(env, limit, *, wake=True):
-    """Grant `limit` letters, which wake a thread no running codex has loaded unless not
-    `wake`; its news says who has yet to join, and whether each joined door can take a letter."""
-    require_human("open", env)
-    with _ledger(env, write=True, create=True) as bag:
-        _write_record(bag, "open", limit=limit, **({} if wake else {"wake": False}))
-        joins = bag.latest_joins()
+def open_exchange(here, limit, chosen=None):
+    """Grant `limit` letters, with the switches `chosen` (room.Switch fields and values);
+    its news says what it replaces, who has yet to join, and whether each joined door can
+    take a letter."""
+    require_human("open", here.env)
+    chosen = chosen or {}
+    with _ledger(here, write=True, create=True) as bag:
+        replaced = _replaced(bag.exchange())
+        _write_record(bag, "open", limit=limit, **chosen)
+        exchange, joins = bag.exchange(), bag.latest_joins()
     # Read outside the lock, as receipts are: the vendors' records are theirs.
     absent = [peer for peer, joined in joins.items() if joined is None]
-    doors = [door_now(peer, joined, env, wake) for peer, joined in joins.items() if joined is not None]
-    opened = f"exchange open: {limit} letters" + ("" if wake else ", which wake no codex thread")
-    return Done(opened, which_ledger(bag, env), _not_joined(absent), *doors)
+    doors = [door_now(peer, joined, here, exchange) for peer, joined in joins.items() if joined is not None]
+    opened = ", ".join([f"exchange open: {limit} letters", *(s.opened for s in switches() if s.set_in(chosen))])
+    return Done(opened, which_ledger(bag, here.env), replaced, _not_joined(absent), *doors)
 
 
-def door_now(peer, joined, env, wakes):
-    """Whether `peer`'s door, its join record `joined`, can take a letter now, in words;
-    `wakes`: whether the open exchange wakes a thread no running codex has loaded."""
+def _replaced(exchange):
+    """What a new open says of the exchange it replaces, where that one still had letters."""
+    if exchange.barred:
+        return None
+    return f"this replaces the open exchange, which still had {exchange.left} of its {exchange.granted} letters"
+
+
+def door_now(peer, joined, here, exchange):
+    """Whether `peer`'s door, its join record `joined`, can take a letter now, in words, in `exchange`."""
     try:
-        return room(peer).reachability(joined, env, wakes)
+        return room(peer, here, exchange).reachability(joined)
     except OSError as error:  # a record that cannot be read is something not known, not a failure
         return f"whether {peer} can take a letter now cannot be told ({error.strerror})"
 
 
-def reachability_of(env, peer):
+def reachability_of(here, peer):
     """The same of `peer`'s latest door in the ledger, or that it has not joined, or None without a ledger."""
-    with _ledger(env) as bag:
+    with _ledger(here) as bag:
         if bag.fd is None:
             return None
-        joined, wakes = bag.latest_join(peer), bag.exchange().wakes
-    return f"{peer} has not joined" if joined is None else door_now(peer, joined, env, wakes)
+        joined, exchange = bag.latest_join(peer), bag.exchange()
+    return f"{peer} has not joined" if joined is None else door_now(peer, joined, here, exchange)
 
 
 def _not_joined(absent):
@@ -111,84 +121,98 @@ def _not_joined(absent):
     return f"{absent[0]} has not joined yet: no letter can reach it until it joins from its own session"
 
 
-def close_exchange(env):
-    require_human("close", env)
-    with _ledger(env, write=True) as bag:
+def close_exchange(here):
+    require_human("close", here.env)
+    with _ledger(here, write=True) as bag:
         exchange = bag.exchange()
-        if exchange.stop:
-            looked = None if is_default(bag.path, env) else f"looked in {NAMED.format(bag.path)}"
-            return Done(NOTHING_CLOSED[exchange.stop], looked)
+        if exchange.barred:
+            looked = None if is_default(bag.path, here.env) else f"looked in {NAMED.format(bag.path)}"
+            return Done(NOTHING_CLOSED[exchange.barred], looked)
         _write_record(bag, "close")
-    return Done(f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent", which_ledger(bag, env))
+    closed = f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent"
+    return Done(closed, which_ledger(bag, here.env))
 
 
-def send(env, sender, recipient, body, *, program, handed_over=None, sender_door=None):  # noqa: PLR0913
+def send(here, sender, recipient, body, *, program, handed_over=None, sender_door=None):  # noqa: PLR0913
     """Knock on `recipient`'s door with `body`, then record the letter; `program` is the
     words that start this postbag (envelope.program_of), for the reply command; `handed_over`
     is called once the door has the letter, when nothing may interrupt the rest. With a
     `sender_door`, the sender's session joins first unless that is its latest door, so
     that the answer comes back to the session that wrote."""
-    path, sandboxed, door = ledger.locate(env), in_sandbox(env), room(recipient)
+    env, sandbox = here.env, sandbox_of(here)
+    path = ledger.locate(env)
     envelope.check_body(body)
-    with ledger.Ledger(path, write=True, sandboxed=sandboxed) as bag:
+    with ledger.Ledger(path, write=True, sandbox=sandbox, clock=here.clock) as bag:
         exchange = bag.exchange()
-        if exchange.stop:
-            reason = SEND_REFUSED[exchange.stop]
-            if exchange.stop == NOT_OPENED:
-                reason += _elsewhere(path, env)
-            raise Refusal(reason)
+        if exchange.barred:
+            elsewhere = _elsewhere(path, env) if exchange.barred == NOT_OPENED else ""
+            raise Refusal(SEND_REFUSED[exchange.barred] + elsewhere)
         joins = bag.latest_joins((recipient, sender) if sender_door is not None else (recipient,))
         joined = joins[recipient]
         if joined is None:
             raise Refusal(f"{recipient} has not joined{_elsewhere(path, env)}")
-        receipt = ""
+        rejoined = ""
         if sender_door is not None and not _is_latest(joins[sender], sender_door):
             _write_record(bag, "join", peer=sender, **sender_door)
-            receipt = f"{sender} joined; "
-        number, left = bag.next_number, exchange.left - 1
+            rejoined = f"{sender} joined; "
+        number, left, door = bag.next_number, exchange.left - 1, room(recipient, here, exchange)
         command = envelope.reply_command(program, None if is_default(path, env) else path)
         tool = door.SEND_TOOL if joined.get("via") == "mcp" else None
         text = envelope.wrap(number, sender, body, last=left == 0, command=command, send_tool=tool)
-        looked = door.look_beside(joined, env, exchange.wakes)  # the recipient's records, around the knock
+        post = door.post(joined)  # reads the recipient's records around the knock
         try:
-            fields, child_env = records.door_of(joined), for_a_child(env)
-            answer = door.knock(fields, text, child_env, sandboxed=sandboxed, wake=looked.resume)
+            post.knock(text, sandbox)
+            if handed_over is not None:
+                handed_over()
+            try:
+                bag.append("letter", **{"from": sender, "to": recipient, "body": body}, **post.recorded())
+            except OSError as error:
+                raise Refusal(
+                    f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
+                    f"do not resend before checking {recipient}'s session"
+                ) from None
         except Refusal:
-            looked.words(None)  # the look ends before the refusal does: no thread outlives it into shutdown
+            post.finish()  # what it reads ends before the refusal does: no thread outlives it into shutdown
             raise
-        if handed_over is not None:
-            handed_over()
-        try:
-            bag.append("letter", **{"from": sender, "to": recipient, "body": body})
-        except OSError as error:
-            raise Refusal(
-                f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
-                f"do not resend before checking {recipient}'s session"
-            ) from None
-    said = looked.words(answer)
-    delivered = f"{receipt}letter {number} delivered to {recipient}, {left} left" + (f"; {said}" if said else "")
-    return Done(delivered, which_ledger(bag, env))
+    delivered = f"{rejoined}letter {number} delivered to {recipient}, {left} left"
+    return Done(delivered + _after(post), which_ledger(bag, env))
 
 
-def receipts(env, sender=None, count=None):
+def _after(post):
+    """What a send adds once its letter is recorded, from what its post found; nothing
+    where that fails, for the letter is delivered and must be said to be."""
+    try:
+        said = post.said()
+    except Exception:
+        said = None
+    finally:
+        post.finish()
+    return f"; {said}" if said else ""
+
+
+def receipts(here, sender=None, count=None):
     """Where letters stand, from the recipients' own records: `sender`'s last `count`
     letters (default its last one), or with no sender the last `count` letters (default
     those of the latest exchange), oldest first, as (letter, Receipt); None without a ledger."""
-    with _ledger(env) as bag:
+    with _ledger(here) as bag:
         if bag.fd is None:
             return None
+        exchange = bag.exchange()
         if count is None:
-            count = 1 if sender else max(1, bag.exchange().sent)
+            count = 1 if sender else max(1, exchange.sent)
         letters = bag.letters(count, sender)
     # Read outside the lock: the vendors' records are theirs, and may take a moment.
-    return [(letter, receipt_of(letter, joined, env).settled(answer)) for letter, joined, answer in reversed(letters)]
+    return [
+        (letter, receipt_of(letter, joined, here, exchange).settled(answer))
+        for letter, joined, answer in reversed(letters)
+    ]
 
 
-def receipt_of(letter, joined, env):
+def receipt_of(letter, joined, here, exchange):
     """The receipt of `letter`, sent to the recipient's door `joined` (its join record)."""
     if joined is None:
         return Receipt(UNKNOWN, f"no join of {letter['to']} comes before it in the ledger")
-    return room(letter["to"]).receipt(letter, joined, env)
+    return room(letter["to"], here, exchange).receipt(letter, joined)
 
 
 class Snapshot:
@@ -201,10 +225,10 @@ class Snapshot:
         self.refusal, self.status = refusal, status
 
 
-def snapshot(env, count=None, *, with_status=False, on_wait=None):
+def snapshot(here, count=None, *, with_status=False, on_wait=None):
     """The last `count` records (None: every record) and, `with_status`, the status line."""
-    path = ledger.locate(env)
-    with _ledger(env, path, on_wait=on_wait) as bag:
+    path = ledger.locate(here.env)
+    with _ledger(here, path, on_wait=on_wait) as bag:
         shown = bag.records() if count is None else bag.tail(count)
         refusal = status = None
         if bag.unfinished is not None:
@@ -220,24 +244,21 @@ def snapshot(env, count=None, *, with_status=False, on_wait=None):
         return Snapshot(bag.fd is not None, shown, bag.position(), refusal=refusal, status=status)
 
 
-def status(env):
+def status(here):
     """Where the bag stands, as the status line says, or that there is no ledger yet."""
-    with _ledger(env) as bag:
-        if bag.fd is None:
-            return f"there is no ledger at {bag.path} yet"
-        return standing(bag)
+    with _ledger(here) as bag:
+        return not_there(bag.path) if bag.fd is None else standing(bag)
 
 
 def standing(bag):
     """One line for the human: the ledger, the exchange, and who has joined since when."""
-
     exchange = bag.exchange()
-    if exchange.stop == NOT_OPENED:
+    if exchange.barred == NOT_OPENED:
         state = "no exchange opened"
     else:
         state = f"exchange of {exchange.granted} letters, {exchange.sent} sent, "
-        state += STANDING.get(exchange.stop) or f"{exchange.left} left"
-        state += "" if exchange.wakes else ", waking no codex thread"
+        state += STANDING.get(exchange.barred) or f"{exchange.left} left"
+        state += "".join(f", {s.standing}" for s in switches() if s.set_in(exchange.switches))
     peers = [
         f"{peer} has not joined" if joined is None else f"{peer} joined {one_line(joined['at'])}"
         for peer, joined in bag.latest_joins().items()
@@ -250,9 +271,9 @@ def _is_latest(joined, door):
     return joined is not None and {k: v for k, v in joined.items() if k not in ("n", "at", "kind", "peer")} == door
 
 
-def _ledger(env, path=None, **options):
-    """The ledger at `path` (default: where `env` says), told whether Codex's sandbox is around it."""
-    return ledger.Ledger(path or ledger.locate(env), sandboxed=in_sandbox(env), **options)
+def _ledger(here, path=None, **options):
+    """The ledger at `path` (default: where `here` says), told of the sandbox around this process."""
+    return ledger.Ledger(path or ledger.locate(here.env), sandbox=sandbox_of(here), clock=here.clock, **options)
 
 
 def _write_record(bag, kind, **fields):

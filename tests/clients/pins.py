@@ -8,7 +8,7 @@
     POSTBAG_CLIENTS=claude@2.1.332,codex@0.171.0 ...       # on any other pair
 
 POSTBAG_CLIENTS names the pair the tier runs (`newest` when unset). The pairs are the
-ends of the ranges postbag claims (PROVEN in src/postbag/claude/door.py and codex/door.py): move one
+ends of the ranges postbag claims (PROVEN in src/postbag/claude/room.py and codex/room.py): move one
 only after the tier has passed on the new version (CONTRIBUTING.md says how). The readers of the vendors' records
 (receipts) and the stand-in models depend on the formats these versions write and send.
 """
@@ -22,8 +22,9 @@ import sys
 
 from helpers import ROOT
 
-from postbag.claude import door as claude
-from postbag.codex import door as codex
+from postbag.claude.room import HOLDS_SINCE
+from postbag.codex.wake import WAKES_SINCE
+from postbag.peers import ROOMS
 from postbag.receipts import numbers
 
 CACHE = os.path.join(ROOT, ".cache", "clients")
@@ -31,10 +32,10 @@ PACKAGES = {"codex": "@openai/codex", "claude": "@anthropic-ai/claude-code"}
 # The pairs are the rooms' PROVEN ranges, one fact in one place: what the tier proves is
 # what an unknown receipt calls proven.
 PAIRS = {
-    "newest": {peer: room.PROVEN[1] for peer, room in (("codex", codex), ("claude", claude))},
-    "oldest": {peer: room.PROVEN[0] for peer, room in (("codex", codex), ("claude", claude))},
+    "newest": {peer: room.PROVEN[1] for peer, room in ROOMS.items()},
+    "oldest": {peer: room.PROVEN[0] for peer, room in ROOMS.items()},
     # The oldest pair on which no journey skips: where waking and holding begin.
-    "oldest-whole": {"codex": codex.WAKES_SINCE, "claude": claude.HOLDS_SINCE},
+    "oldest-whole": {"codex": WAKES_SINCE, "claude": HOLDS_SINCE},
 }
 # The official TypeScript MCP SDK, a second reference client of `postbag mcp` (test_mcp.py).
 SDK = ("@modelcontextprotocol/sdk", "1.32.2")

@@ -15,7 +15,7 @@ import threading
 import time
 
 from clients.pins import claude_binary, codex_binary
-from postbag.codex import door as codex_room
+from postbag.codex.records import approval_policy
 
 WAIT = 30.0  # generous: every wait ends as soon as what it waits for has happened
 
@@ -296,7 +296,9 @@ class ClaudeSession(_Session):
 
     name = "claude"
 
-    def __init__(self, home, workdir, namespace, model, env, *, settings=None, at_start=(), mcp=None, socket_dir=None):
+    def __init__(
+        self, home, workdir, namespace, model, env, *, settings=None, at_start=(), mcp=None, socket_dir=None, args=()
+    ):
         self.home, self.workdir, self.model = home, workdir, model
         self._changed = threading.Condition()
         # Claude Code takes a socket path of at most 103 bytes: a short private directory
@@ -323,7 +325,7 @@ class ClaudeSession(_Session):
         with open(os.path.join(home, ".claude", "settings.json"), "w") as file:
             json.dump(settings, file)
         argv = [claude_binary(), "-p", "--input-format", "stream-json", "--output-format", "stream-json"]
-        argv += ["--verbose", "--allowedTools", "Bash", "--messaging-socket-path", self.socket]
+        argv += ["--verbose", "--allowedTools", "Bash", "--messaging-socket-path", self.socket, *args]
         self.output = open(os.path.join(home, "stream.jsonl"), "wb")  # noqa: SIM115 (closed in stop)
         self.process = subprocess.Popen(
             namespace.inside(argv),
@@ -428,7 +430,7 @@ def _whole_lines(path):
 
 def _has_settings(path):
     """Whether a rollout states the approval policy a resumed turn runs with, as postbag reads it."""
-    return codex_room.approval_policy(path) is not None
+    return approval_policy(path) is not None
 
 
 def _answers(path):

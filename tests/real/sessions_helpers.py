@@ -2,7 +2,7 @@
 
 import clients
 
-from postbag.codex import door as codex_room
+from postbag.codex import wake
 
 LAST = (
     "It is the last letter of the exchange; do not reply.\n"
@@ -11,7 +11,7 @@ LAST = (
 
 # Waking a thread: what the journeys that need it need (test_real_wake.py), and what an
 # older pair says instead.
-WAKING = {"versions": {"codex": codex_room.WAKES_SINCE}, "needs": "waking a thread (codex queue --resume)"}
+WAKING = {"versions": {"codex": wake.WAKES_SINCE}, "needs": "waking a thread (codex queue --resume)"}
 WAKES = clients.too_old(**WAKING) is None
 # What a send to a thread whose codex exec run ended adds, with Codex's daemon not running,
 # as nothing in this tier runs it but tests/real/test_real_wake.py.
@@ -20,13 +20,13 @@ NO_DAEMON = (
     "letter wakes the thread, with any letters waiting for it"
 )
 # What a send says there instead on a codex from before --resume, and what a receipt says.
-SENT_UNWOKEN = NO_DAEMON if WAKES else codex_room.NO_RESUME
+SENT_UNWOKEN = NO_DAEMON if WAKES else wake.CODEX_WITHOUT_RESUME
 UNWOKEN = (
     NO_DAEMON
     if WAKES
     else (
         f"the codex that wrote its rollout, {clients.PAIR['codex']}, cannot wake a thread (codex queue --resume came "
-        f"in Codex {codex_room.WAKES_SINCE}): it is taken when the thread is resumed ({codex_room.RESUMED})"
+        f"in Codex {wake.WAKES_SINCE}): it is taken when the thread is resumed ({wake.RESUMED_WHERE})"
     )
 )
 WAITS = f"but it waits in codex's queue: no running codex has the thread loaded, and {SENT_UNWOKEN}"

@@ -13,7 +13,8 @@ import pytest
 from helpers import TIMESTAMP
 from sessions_helpers import SENT_UNWOKEN, UNWOKEN, claude_variables, join_both
 
-from postbag.codex import door as codex_room
+from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
+from postbag.codex.room import GONE
 
 CLAUDE, CODEX = (f"{name}@{version}" for name, version in (clients.PINS["claude"], clients.PINS["codex"]))
 HELD = (
@@ -128,10 +129,10 @@ def test_a_letter_to_a_thread_codex_has_lost_is_not_taken(real, claude, codex_ho
     real.ok("send", "codex", "Anyone?", env=inside_claude)
     for rollout in codex_home.rollouts(thread):
         os.remove(rollout)  # the person deleted the session: its letter can never be taken
-    assert receipts(real, inside_claude) == [f"letter 4 claude -> codex: not taken: {codex_room.GONE}"]
+    assert receipts(real, inside_claude) == [f"letter 4 claude -> codex: not taken: {GONE}"]
     # codex queue still takes a letter for the lost thread, and exits 0: the send says it is lost.
     sent = real.ok("send", "codex", "Anyone at all?", env=inside_claude)
-    assert sent == f"letter 5 delivered to codex, 10 left; but {codex_room.GONE}\n"
+    assert sent == f"letter 5 delivered to codex, 10 left; but {GONE}\n"
 
 
 def test_the_records_receipts_read_are_as_the_pinned_clients_write_them(real, claude, codex_home, codex_session):
@@ -163,9 +164,9 @@ def test_the_records_receipts_read_are_as_the_pinned_clients_write_them(real, cl
     db.close()
     assert columns == ["id", "thread_id", "payload_json", "queue_order", "created_at_ms", "updated_at_ms"], CODEX
     assert thread_id == thread and json.loads(payload)["UserInput"]["content"][0]["text"].endswith("\n\nfor the queue")
-    assert codex_room.is_loaded(codex_home.home, thread) is False, f"{CODEX}'s writer lock is not where it was"
+    assert is_loaded(codex_home.home, thread) == NOT_LOADED, f"{CODEX}'s writer lock is not where it was"
     codex = codex_session(thread)
-    codex.wait_for(lambda: codex_room.is_loaded(codex_home.home, thread), "the writer lock of the loaded thread")
+    codex.wait_for(lambda: is_loaded(codex_home.home, thread) == LOADED, "the writer lock of the loaded thread")
     codex.wait_for(lambda: len(codex.user_messages()) == 1, "the queued letter's turn")
     [rollout] = codex_home.rollouts(thread)
     with open(rollout) as file:
@@ -179,7 +180,7 @@ def test_the_records_receipts_read_are_as_the_pinned_clients_write_them(real, cl
     assert [part["type"] for part in taken[0]["payload"]["content"]] == ["input_text"], f"{CODEX}'s rollout changed"
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", taken[0]["timestamp"]), f"{CODEX}'s times changed"
     codex.stop()
-    assert codex_room.is_loaded(codex_home.home, thread) is False
+    assert is_loaded(codex_home.home, thread) == NOT_LOADED
 
 
 def test_open_names_each_doors_state_from_the_real_clients_records(real, claude, codex_home):

@@ -19,7 +19,7 @@ import clients
 import pytest
 from sessions_helpers import LAST, WAITS, claude_variables, join_both
 
-from postbag.claude import door as claude_room
+from postbag.claude.room import HOLDS_SINCE
 
 
 def test_a_letter_each_way_and_a_real_answer_through_the_reply_command(real, claude, codex_home, model):
@@ -168,7 +168,7 @@ def test_inside_codexs_sandbox_the_socket_and_the_ledger_refusals_say_sandbox(re
     assert real.ledger_bytes() == before and session.enqueued() == []
 
 
-HOLDS = pytest.mark.since(versions={"claude": claude_room.HOLDS_SINCE}, needs="crossSessionInbound hold")
+HOLDS = pytest.mark.since(versions={"claude": HOLDS_SINCE}, needs="crossSessionInbound hold")
 
 
 @pytest.mark.parametrize("setting", ["accept", pytest.param("hold", marks=HOLDS), "refuse"])

@@ -10,7 +10,8 @@ from helpers import TIMESTAMP
 from sessions_helpers import NO_DAEMON, WAKING, claude_variables, join_both
 from test_real_mcp import mcp_server
 
-from postbag.codex import door as codex_room
+from postbag.codex.records import TURN_AT_A_CALL, approval_policy, turn_now
+from postbag.codex.wake import RUNS, STOPPED, daemon_runs
 
 pytestmark = pytest.mark.since(**WAKING)  # an older pair's codex queue has no --resume
 
@@ -55,8 +56,8 @@ def test_a_thread_whose_codex_exec_ended_is_woken_and_answers_through_the_mcp_do
     codex_home.register_postbag(*mcp_server(real))
     codex_home.finished_thread(real.env, codex_model, "Call: join")  # it joins through the door, and ends
     daemon()
-    assert codex_room.daemon_runs(codex_home.home) is True  # its record, as 0.169.0 writes it
-    assert codex_room.approval_policy(codex_home.rollouts()[0]) == "never"  # as exec leaves its thread
+    assert daemon_runs(codex_home.home) == RUNS  # its record, as 0.169.0 writes it
+    assert approval_policy(codex_home.rollouts()[0]) == "never"  # as exec leaves its thread
     assert door_line(real, "codex", "2") == (
         "codex can take a letter now: no running codex has its thread loaded, and the next letter wakes it through "
         "codex's daemon, with any letters waiting for it"
@@ -69,7 +70,7 @@ def test_a_thread_whose_codex_exec_ended_is_woken_and_answers_through_the_mcp_do
     [line] = receipts(real, inside_claude)
     assert re.fullmatch(rf"letter 4 claude -> codex: answered by letter 5, taken at {TIMESTAMP}", line), line
     codex_home.stop_daemon(real.env)
-    assert codex_room.daemon_runs(codex_home.home) is False  # the record is gone with the daemon
+    assert daemon_runs(codex_home.home) == STOPPED  # the record is gone with the daemon
 
 
 def test_with_codexs_daemon_stopped_the_letter_waits_with_what_to_do_and_is_taken_once_it_runs(
@@ -94,7 +95,7 @@ def test_with_codexs_daemon_stopped_the_letter_waits_with_what_to_do_and_is_take
         f"{NO_DAEMON}"
     ]
     daemon()  # as the human was told; the waiting letter goes with the next one
-    assert codex_room.daemon_runs(codex_home.home) is True
+    assert daemon_runs(codex_home.home) == RUNS
     sent = real.ok("send", "codex", "Second, the last.", env=inside_claude)
     assert sent == f"letter 5 delivered to codex, 0 left; {WOKEN}\n"
 
@@ -158,7 +159,7 @@ def test_a_loaded_threads_turn_at_a_tool_call_is_told_from_its_rollout_and_the_l
     release = tmp_path / "release"
     codex.say(f"Run: while [ ! -e {release} ]; do sleep 0.05; done")
     [rollout] = codex_home.rollouts(thread)
-    codex.wait_for(lambda: codex_room.open_turn(rollout) == ["exec_command"], "the turn's tool call")
+    codex.wait_for(lambda: turn_now(rollout) == TURN_AT_A_CALL, "the turn's tool call")
     # Loaded, so the send says nothing more, though no daemon runs to answer its resume.
     assert real.ok("send", "codex", "After your command.", env=inside_claude) == "letter 4 delivered to codex, 0 left\n"
     assert receipts(real, inside_claude) == [

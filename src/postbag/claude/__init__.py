@@ -1,5 +1,7 @@
-"""Claude Code's room (peers.py says how a room is laid out): here, how its session is
-told from the environment; its door, knock and records are in door.py."""
+"""Claude Code's room. Here: how its session is told from the environment, and the fields
+of its door; this file imports nothing, so that a human's verb refused in a session loads
+no more of the room than this. The rest of the room is in room.py (what postbag asks of
+it), door.py (the inbox socket), records.py and acceptance.py (what its files say)."""
 
 NAME = "claude"
 SOCKET = "CLAUDE_CODE_MESSAGING_SOCKET"
@@ -10,10 +12,8 @@ SESSION = "CLAUDE_CODE_SESSION_ID"
 # --restricted session, or the feature switched off in that Claude Code).
 DOOR_VARIABLES = (SOCKET, TOKEN)
 MARKS = ("CLAUDECODE", SESSION)
-NO_INBOX = (
-    "this Claude Code session has no inbox for letters: its cross-session messaging is off "
-    "(a --restricted session, or messaging switched off in this Claude Code), so no letter can reach it"
-)
+# What a join record holds of the door: where the inbox listens, and the token it takes.
+DOOR_FIELDS = ("socket", "token")
 
 
 def is_session_variable(name):

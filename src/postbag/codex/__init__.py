@@ -1,10 +1,15 @@
-"""Codex's room (peers.py says how a room is laid out): here, how its thread is told from
-the environment; its door, knock and records are in door.py."""
+"""Codex's room. Here: how its thread is told from the environment, and the field of its
+door; this file imports nothing, so that a human's verb refused in a session loads no
+more of the room than this. The rest of the room is in room.py (what postbag asks of
+it), door.py (`codex queue`), records.py (its queue and rollouts), wake.py (waking a
+thread nobody has loaded) and loaded.py (whether somebody has)."""
 
 NAME = "codex"
 THREAD = "CODEX_THREAD_ID"
 SESSION = "CODEX_SESSION_ID"
-VARIABLES = (SESSION, THREAD)  # what marks a Codex session
+DOOR_VARIABLES = (SESSION, THREAD)  # what marks a Codex session, and names its door
+MARKS = ()
+DOOR_FIELDS = ("thread",)  # what a join record holds of the door: the thread's id
 
 
 def is_session_variable(name):

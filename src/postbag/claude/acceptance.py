@@ -1,0 +1,235 @@
+"""Whether Claude Code lets a letter from another session in: its acceptance policy, as
+Claude Code 2.1.248 to 2.1.332 apply it (read from their binaries, and shown on the real
+clients by tests/real), worked out here from the files a session leaves.
+
+1. crossSessionInbound. An administrator's managed settings, else the person's
+   settings.json, decide it; the project's .claude/settings.json and
+   .claude/settings.local.json may only make it stricter. accept lets a letter in; hold
+   keeps it for the person's review; refuse drops it; a value Claude Code does not know
+   holds.
+2. Left unset, the permission classes decide: a session that bypasses permission prompts
+   holds a letter whose sender claims no permission mode of its own, and postbag claims
+   none (the hold protects such a session from a sender with fewer rights: lifting it is
+   the person's decision); a session that prompts lets it in.
+
+A held letter waits for a person to approve it in that session; unapproved within
+dialogExpiry (5m unless the settings say 60s, 10m or never), Claude drops it.
+
+The session's permission class is read, in order, from the mode its latest turn ran in
+(each user turn of its transcript records permissionMode), and before its first turn
+from the flags its process started with (/proc/PID/cmdline, on Linux) and the settings'
+permissions.defaultMode. Where none of these can be read, it is not known, and neither
+is whether a letter gets in while crossSessionInbound is unset.
+"""
+
+import os
+
+from postbag.claude.records import mode_at
+from postbag.vendor_files import LIMIT, quoted, read_json, record, table, text
+
+ACCEPT, HOLD, REFUSE, CANNOT_TELL = "accept", "hold", "refuse", "cannot tell"
+BYPASS, PROMPTING = "bypass", "prompting"  # Claude Code's permission classes
+MANAGED_SETTINGS = (
+    "/etc/claude-code/managed-settings.json",
+    "/Library/Application Support/ClaudeCode/managed-settings.json",
+)
+PROJECT_SETTINGS = ("settings.local.json", "settings.json")  # in its .claude folder, the more particular first
+STRICTNESS = {ACCEPT: 0, HOLD: 1, REFUSE: 2}
+EXPIRIES = {"60s": 60, "5m": 300, "10m": 600, "never": None}
+DEFAULT_EXPIRY = "5m"
+MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan")
+BYPASSES = "bypassPermissions"
+PLANS = "plan"  # planning: of the bypass class when bypassing was on offer as the session started
+SETTING = "crossSessionInbound"
+LETS_IN = "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json"
+
+
+class Verdict:
+    """What Claude does with a letter from postbag: `policy` (ACCEPT, HOLD, REFUSE or
+    CANNOT_TELL) and `why`, in words that follow "since"; for a letter it may hold, what
+    becomes of it while it waits (`waits`, in words, and `expiry`, the seconds it waits,
+    None for ever) and how the person lets letters in (`remedy`)."""
+
+    __slots__ = ("expiry", "policy", "remedy", "waits", "why")
+
+    def __init__(self, policy, why, *, waits=None, expiry=None, remedy=None):
+        self.policy, self.why, self.waits, self.expiry, self.remedy = policy, why, waits, expiry, remedy
+
+
+class Settings:
+    """Claude Code's settings for a session working in `cwd` (None: not known), read once:
+    the managed ones (under `here`'s root), the person's (in `config`), and the project's."""
+
+    def __init__(self, here, config, cwd):
+        self.managed = [_read(here.system(path)) for path in MANAGED_SETTINGS]
+        self.person = _read(os.path.join(config, "settings.json"))
+        folder = os.path.join(cwd, ".claude") if cwd else None
+        projects = [os.path.join(folder, name) for name in PROJECT_SETTINGS] if folder else []
+        self.project = [_read(path) for path in projects]
+        managed = [here.system(path) for path in MANAGED_SETTINGS]
+        self.paths = [*managed, os.path.join(config, "settings.json"), *projects]
+
+    def inbound(self):
+        """(crossSessionInbound as it applies, and whether a project or an administrator set
+        it: "project", "managed" or "person"), or (None, None) where nothing sets it."""
+        value = where = None
+        for found, source in [*((each, "managed") for each in self.managed), (self.person, "person")]:
+            if SETTING in found:
+                value, where = found[SETTING], source
+                break
+        if value is not None and value not in STRICTNESS:
+            return HOLD, where  # Claude Code holds while a value is not one it knows
+        for found in self.project:
+            tighter = found.get(SETTING)
+            if tighter in STRICTNESS and STRICTNESS[tighter] > STRICTNESS.get(value, 0):
+                value, where = tighter, "project"
+        return value, where
+
+    def expiry(self):
+        """How long a held letter waits, in words and seconds (None: until answered)."""
+        named = self._first("dialogExpiry")
+        if named not in EXPIRIES:
+            return f"{DEFAULT_EXPIRY}, the default", EXPIRIES[DEFAULT_EXPIRY]
+        return named, EXPIRIES[named]
+
+    def default_mode(self):
+        """permissions.defaultMode, as the most particular settings file states it, or None."""
+        for found in (*self.managed, *self.project, self.person):
+            mode = text(table(found, "permissions"), "defaultMode")
+            if mode is not None:
+                return mode
+        return None
+
+    def changed_since(self, seconds):
+        """Whether a settings file was written after `seconds` (since the epoch)."""
+        for path in self.paths:
+            try:
+                if os.stat(path).st_mtime > seconds:
+                    return True
+            except OSError:
+                continue
+        return False
+
+    def _first(self, name):
+        for found in (*self.managed, *self.project, self.person):
+            if name in found:
+                return found[name]
+        return None
+
+
+def _read(path):
+    """The settings file at `path` as an object; an empty one where it is missing, damaged
+    or of another shape, as Claude Code itself then has none from it."""
+    try:
+        return record(read_json(path, LIMIT))
+    except (OSError, ValueError):
+        return {}
+
+
+def verdict(settings, klass):
+    """What Claude does with a letter from postbag, given its `settings` and `klass`, the
+    session's permission class as `permission_class` finds it."""
+    value, where = settings.inbound()
+    named, expiry = settings.expiry()
+    held = {"waits": _waiting(named, expiry), "expiry": expiry}
+    if value == REFUSE:
+        why = "its settings refuse letters from other sessions (crossSessionInbound refuse)"
+        return Verdict(REFUSE, why, remedy=_remedy(where))
+    if value == HOLD:
+        why = "its settings hold letters from other sessions (crossSessionInbound hold)"
+        return Verdict(HOLD, why, remedy=_remedy(where), **held)
+    if value == ACCEPT:
+        return Verdict(ACCEPT, "its settings let letters from other sessions in (crossSessionInbound accept)")
+    found, how = klass
+    if found == BYPASS:
+        why = (
+            f"it bypasses permission prompts ({how}), and a letter from postbag claims no permission mode, which "
+            "such a session holds while crossSessionInbound is unset"
+        )
+        return Verdict(HOLD, why, remedy=LETS_IN, **held)
+    if found == PROMPTING:
+        why = f"it prompts for permissions ({how}), so letters get in while crossSessionInbound is unset"
+        return Verdict(ACCEPT, why)
+    why = (
+        "while crossSessionInbound is unset it holds letters if it bypasses permission prompts, and whether it "
+        f"does is not known: {how}"
+    )
+    return Verdict(CANNOT_TELL, why, remedy=LETS_IN, **held)
+
+
+def _waiting(named, expiry):
+    if expiry is None:
+        return f"a held letter waits until a person answers it in that session (dialogExpiry {named})"
+    return f"unless a person approves it in that session within dialogExpiry ({named}), Claude drops it"
+
+
+def _remedy(where):
+    if where == "managed":
+        return "only an administrator can change the managed settings that say so"
+    if where == "project":
+        return "the person can let letters in by taking crossSessionInbound out of the project's .claude settings"
+    return LETS_IN
+
+
+def permission_class(settings, transcript, session, seconds=None):
+    """(BYPASS, PROMPTING or None, how that is known or why it is not, in words), from the
+    mode of the session's latest turn before `seconds` (None: now) in `transcript` (a path,
+    or None), else the flags its process `session` (a records.Session, or None) started
+    with and the settings."""
+    flags = _flags(session.pid) if session is not None else None
+    offered = None if flags is None else flags[1]
+    mode = mode_at(transcript, seconds) if transcript else None
+    if mode is not None:
+        return _class_of(mode, offered, f"its latest turn ran in permission mode {quoted(mode)}")
+    if flags is None:
+        return None, "its transcript records no turn yet, and how its process was started cannot be read here"
+    started = flags[0]
+    if started is _CONFLICTING:
+        return None, "it was started with --dangerously-skip-permissions and another --permission-mode"
+    if started is not None:
+        return _class_of(started, offered, f"it was started in permission mode {quoted(started)}")
+    mode = settings.default_mode()
+    if mode is not None:
+        return _class_of(mode, offered, f"its settings' permissions.defaultMode is {quoted(mode)}")
+    return PROMPTING, "it was started with no permission mode, and its settings set none"
+
+
+def _class_of(mode, offered, how):
+    if mode == BYPASSES:
+        return BYPASS, how
+    if mode == PLANS and offered is not False:
+        # Planning counts as bypassing where bypassing was on offer as the session
+        # started, which only the flags it started with tell.
+        if offered is None:
+            return None, f"{how}, which bypasses prompts where bypassing was on offer, and whether it was is not known"
+        return BYPASS, f"{how}, bypassing on offer"
+    if mode in MODES:
+        return PROMPTING, how
+    return None, f"{how}, which postbag does not know"
+
+
+_CONFLICTING = object()  # --dangerously-skip-permissions beside another --permission-mode
+
+
+def _flags(pid):
+    """(the permission mode the command line of process `pid` starts it in, or None; whether
+    it offers bypassing), or None where the command line cannot be read (no /proc)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            words = file.read(LIMIT).decode(errors="replace").split("\0")
+    except OSError:
+        return None
+    skips = offered = False
+    named = None
+    for at, word in enumerate(words):
+        if word == "--dangerously-skip-permissions":
+            skips = offered = True
+        elif word == "--allow-dangerously-skip-permissions":
+            offered = True
+        elif word == "--permission-mode" and at + 1 < len(words):
+            named = words[at + 1]
+        elif word.startswith("--permission-mode="):
+            named = word.partition("=")[2]
+    if skips and named not in (None, BYPASSES):
+        return _CONFLICTING, offered
+    return (BYPASSES if skips else named), offered

@@ -1,0 +1,236 @@
+"""Claude Code's room: what postbag asks of Claude Code, as room.py says a room offers it.
+
+Its door is a session's inbox socket and token, which the session exports to its
+commands and MCP servers (door.py). What becomes of a letter is read from the session's
+transcript and files (records.py), and from what Claude Code lets in from other sessions
+(acceptance.py): Claude's own word, where the knock heard it, first."""
+
+import time
+
+from postbag.claude import NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
+from postbag.claude.acceptance import CANNOT_TELL, HOLD, REFUSE, Settings, permission_class, verdict
+from postbag.claude.door import DROPPED, HELD, REFUSED, knock, require_a_socket
+from postbag.claude.records import (
+    ENDED,
+    THE_TRANSCRIPT,
+    Session,
+    config_directory,
+    live_session,
+    taken_by_another,
+    took,
+    transcripts,
+    version_of,
+)
+from postbag.fields import is_door_field, is_uuid
+from postbag.receipts import NOT_TAKEN, UNKNOWN, Receipt, taken_in, unproven
+from postbag.refusal import Refusal
+from postbag.room import Post, Room
+from postbag.times import moment
+from postbag.vendor_files import newest, quoted, text
+
+# The versions the real-client tier proves postbag on, oldest and newest (tests/clients/pins.py
+# takes its pairs from here); an unknown receipt says so of records from outside them.
+PROVEN = ("2.1.248", "2.1.332")
+# The first Claude Code whose crossSessionInbound hold keeps a letter from the model (2.1.270
+# and older, run with -p, hand it over all the same); accept and refuse work across PROVEN.
+HOLDS_SINCE = "2.1.271"
+# The MCP door's send tool as Claude Code names it to its model (mcp__SERVER__TOOL), the
+# server registered under the name postbag (setup registers it so).
+SEND_TOOL = "the tool mcp__postbag__send"
+NO_INBOX = (
+    "this Claude Code session has no inbox for letters: its cross-session messaging is off "
+    "(a --restricted session, or messaging switched off in this Claude Code), so no letter can reach it"
+)
+# How long a knock listens for Claude's word, by what the records of a running session
+# foretell: a letter they say Claude holds or refuses is said of within milliseconds
+# (about 30 ms, measured on the real clients); one they cannot tell of gets a moment; one
+# they say Claude lets in, none, as Claude says nothing of a letter it takes.
+HEARING = {HOLD: 1.0, REFUSE: 1.0, CANNOT_TELL: 0.25}
+NO_SIGN = "claude's transcript holds no sign of the letter"
+BEFORE_RECEIPTS = "a join from before postbag 1.2"
+
+
+class Claude(Room):
+    NAME = NAME
+    SESSION_NAME = "a Claude Code session"
+    SEND_TOOL = SEND_TOOL
+    PROVEN = PROVEN
+
+    @property
+    def config(self):
+        return config_directory(self.here.env)
+
+    def door_of_session(self):
+        """Its socket and token, and its id, by which its transcript is found."""
+        env = self.here.env
+        if without_an_inbox(env):
+            raise Refusal(NO_INBOX)
+        if not inside(env):
+            raise Refusal(f"join {NAME} from inside a {NAME} session")
+        door = {"socket": env[SOCKET], "token": env[TOKEN]}
+        for field, name in (("socket", SOCKET), ("token", TOKEN)):
+            if not is_door_field(door[field]):
+                raise Refusal(f"{name} is not valid text")
+        door["socket"] = self.here.absolute(door["socket"])
+        require_a_socket(door["socket"])
+        session = env.get(SESSION)
+        if session and is_door_field(session):
+            door["session"] = session
+        return door
+
+    def caller(self, meta):
+        """The session whose inbox variables the server inherited: Claude Code sends none with the call."""
+        if without_an_inbox(self.here.env):
+            return Refusal(NO_INBOX)
+        if not inside(self.here.env):
+            return None
+        try:
+            return self.door_of_session()
+        except Refusal as refusal:
+            return refusal
+
+    def post(self, joined):
+        return _Post(self, joined)
+
+    def receipt(self, letter, joined):
+        session = _session_of(joined)
+        if session is None:
+            return Receipt(UNKNOWN, f"claude's join names no session to look in ({BEFORE_RECEIPTS})")
+        config, clock = self.config, self.here.clock
+        found = transcripts(config, session)
+        taken = taken_in(newest(found), THE_TRANSCRIPT, letter, took, clock) if found else None
+        if taken is not None:
+            return taken
+        alive = live_session(config, session)
+        if alive == ENDED:  # another session may have bound the same socket since, and taken it there
+            elsewhere = taken_by_another(config, set(found), letter, clock)
+            if elsewhere is not None:
+                return elsewhere
+            return Receipt(NOT_TAKEN, "claude's session has ended, and its transcript holds no sign of the letter")
+        why = self._why_not(letter, alive, newest(found) if found else None)
+        return why.noting(unproven(NAME, version_of(newest(found)), PROVEN)) if found else why
+
+    def _why_not(self, letter, alive, transcript):
+        """What the records say of a letter the transcript does not hold, sent to a session
+        that runs (`alive`, a Session) or whose files cannot tell (CANNOT_TELL): Claude's
+        own word, where the knock heard one; else what its policy does with a letter,
+        unless its settings changed since the letter was sent."""
+        sent = moment(letter["at"])
+        settings = Settings(self.here, self.config, alive.cwd if isinstance(alive, Session) else None)
+        found = verdict(settings, permission_class(settings, transcript, _if_running(alive), sent))
+        said = text(letter, "recipient_said")
+        if said == DROPPED:
+            return Receipt(NOT_TAKEN, "claude dropped it at its inbox: it never reached the session")
+        if said == REFUSED or (said is None and found.policy == REFUSE and not settings.changed_since(sent + 1)):
+            return Receipt(NOT_TAKEN, "claude refused it" + (f", since {found.why}" if found.policy == REFUSE else ""))
+        if said == HELD or (said is None and found.policy == HOLD and not settings.changed_since(sent + 1)):
+            return Receipt(NOT_TAKEN, _held(found, sent, settings.expiry()))
+        if sent is not None and settings.changed_since(sent + 1):  # the ledger's time is to the second
+            value, _ = settings.inbound()
+            return Receipt(
+                UNKNOWN,
+                f"{NO_SIGN}, and claude's settings now say crossSessionInbound {quoted(value or 'unset')}, changed "
+                "since it was sent: what they said then is not recorded",
+            )
+        if found.policy == CANNOT_TELL:
+            return Receipt(UNKNOWN, f"{NO_SIGN}, and whether the session let it in cannot be told: {found.why}")
+        return Receipt(UNKNOWN, f"{NO_SIGN} (yet), and its records say nothing of why")
+
+    def reachability(self, joined):  # noqa: PLR0911 - one answer a case, in the order Claude decides
+        session = _session_of(joined)
+        if session is None:
+            return f"whether claude can take a letter now cannot be told: its join names no session ({BEFORE_RECEIPTS})"
+        alive = live_session(self.config, session)
+        if alive == ENDED:
+            return "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
+        found = self._verdict(session, alive)
+        if found.policy == REFUSE:
+            return f"claude will not take a letter now: it refuses each, since {found.why}; {found.remedy}"
+        if found.policy == HOLD:
+            return (
+                f"claude will not act on a letter at once: it holds each for the person's review, since {found.why}; "
+                f"{found.waits}; {found.remedy}"
+            )
+        if not isinstance(alive, Session):
+            return "whether claude can take a letter now cannot be told: its client keeps no session files here"
+        if found.policy == CANNOT_TELL:
+            return f"whether claude can take a letter now cannot be told: {found.why}; {found.remedy}"
+        return f"claude can take a letter now: its session runs, and {found.why}"
+
+    def _verdict(self, session, alive):
+        """What Claude does now with a letter to `session`, which runs as `alive` says."""
+        running = _if_running(alive)
+        settings = Settings(self.here, self.config, running.cwd if running else None)
+        found = transcripts(self.config, session)
+        return verdict(settings, permission_class(settings, newest(found) if found else None, running))
+
+
+class _Post(Post):
+    """A letter to a session: before the knock, what Claude's records foretell of it, which
+    decides whether the knock listens for Claude's word; after it, what to say and record."""
+
+    def __init__(self, room, joined):
+        self.room, self.joined, self.word, self.reason = room, joined, None, None
+        self.found, self.hearing = None, None
+        session = _session_of(joined)
+        if session is not None:
+            try:
+                alive = live_session(room.config, session)
+                self.found = None if alive == ENDED else room._verdict(session, alive)
+            except Exception:
+                alive = None
+            # Only a session whose file says it runs is one whose word is worth the wait.
+            if isinstance(alive, Session) and self.found is not None:
+                self.hearing = HEARING.get(self.found.policy)
+
+    def knock(self, envelope, sandbox):
+        fields = {field: self.joined[field] for field in ("socket", "token")}
+        ear = knock(fields, envelope, sandbox=sandbox, hear=self.hearing is not None)
+        if ear is not None:
+            self.word, self.reason = ear.word(self.hearing)
+
+    def recorded(self):
+        return {} if self.word is None else {"recipient_said": self.word}
+
+    def said(self):  # noqa: PLR0911 - Claude's own word first, then what its records foretold
+        found = self.found
+        if self.word == HELD:
+            if found is not None and found.policy == HOLD:
+                return f"but claude holds it for the person's review, since {found.why}; {found.waits}"
+            return "but claude holds it for the person's review, for a reason its records do not show"
+        if self.word == REFUSED:
+            return "but claude refused it" + (f", since {found.why}" if found and found.policy == REFUSE else "")
+        if self.word == DROPPED:
+            why = self.reason or "for a reason it did not give"
+            return f"but claude dropped it at its inbox ({why}): it will not reach the session"
+        if found is not None and found.policy == REFUSE:
+            return f"but claude refuses it, since {found.why}"
+        if found is not None and found.policy == HOLD:
+            return f"but claude holds it for the person's review, since {found.why}; {found.waits}"
+        return None
+
+
+def _session_of(joined):
+    session = joined.get("session")
+    return session if type(session) is str and is_uuid(session) else None
+
+
+def _if_running(alive):
+    return alive if isinstance(alive, Session) else None
+
+
+def _held(found, sent, expiry):
+    """What became of a letter Claude held, sent at `sent` (seconds since the epoch), given
+    the settings' `expiry` (its name, and its seconds or None): waiting for the person, or,
+    unapproved within dialogExpiry, dropped."""
+    why = f", since {found.why}" if found.policy == HOLD else ", for a reason its records do not show"
+    named, seconds = expiry
+    if sent is not None and seconds is not None and time.time() > sent + seconds:
+        return (
+            f"claude held it for the person's review{why}, and nobody approved it within dialogExpiry ({named}): "
+            "Claude has dropped it"
+        )
+    if seconds is None:
+        return f"claude holds it for the person's review{why}; it waits until a person answers it in that session"
+    waits = f"unless a person approves it in that session within dialogExpiry ({named}), Claude drops it"
+    return f"claude holds it for the person's review{why}; {waits}"

@@ -1,0 +1,190 @@
+"""Codex's records, as receipts and `open` read them, read-only, under CODEX_HOME (else
+~/.codex); Codex 0.153.0 to 0.171.0 (room.PROVEN) writes them so:
+
+- queue_1.sqlite, table queued_items (id, thread_id, payload_json, queue_order,
+  created_at_ms, updated_at_ms): a letter `codex queue` stored and no session has taken
+  yet is a row whose payload is {"UserInput": {"content": [{"type": "text", "text":
+  ENVELOPE}, ...]}}; the row goes when a session takes it;
+- sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl, the thread's record: its first
+  record names the version that began it; a taken letter is a {"type": "response_item",
+  "payload": {"type": "message", "role": "user", "content": [{"type": "input_text",
+  "text": ENVELOPE}]}, "timestamp": ...} record; the settings a resumed turn runs with,
+  and each turn's start, calls and end, are records too.
+
+Every file is untrusted input (vendor_files.py): what is not of the shape known here is
+no sign of anything.
+"""
+
+import os
+
+from postbag.homes import home_of
+from postbag.receipts import is_the_letter
+from postbag.vendor_files import find_back, is_regular, json_of, open_regular, record, table, text
+
+# A letter's place in the queue: there, not there, or the queue cannot be read.
+IN_THE_QUEUE, NOT_IN_THE_QUEUE, QUEUE_UNREAD = "in the queue", "not in the queue", "queue unread"
+# What the latest turn of a thread is doing: ended (or none is recorded), working, or
+# stopped at a tool call that has no result yet.
+TURN_ENDED, TURN_WORKING, TURN_AT_A_CALL = "ended", "working", "at a call"
+BUSY_TRIES, BUSY_WAIT = 3, 0.05  # a queue database another process holds locked: tries, seconds between
+# How far back from a rollout's end its latest turn is looked for: each turn records its
+# start and the thread's settings, and a send must not read a whole long rollout for them.
+TURN_BACK = 4 << 20
+_FIRST_LINE_MOST = 1 << 20  # the thread's instructions ride in the first record: tens of kilobytes
+_SETTINGS_NEEDLES = (b'"thread_settings_applied"', b'"turn_context"')
+_TURN_NEEDLES = (b'"task_started"', b'"task_complete"', b'"turn_aborted"', b"_call")
+_CALLS = ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output")
+_TURN_EDGES = ("task_started", "task_complete", "turn_aborted")
+THE_ROLLOUT = "the thread's rollout"  # how a receipt names it: its file name holds the thread's id
+
+
+def home_directory(env):
+    return env.get("CODEX_HOME") or os.path.join(home_of(env), ".codex")
+
+
+def rollouts(home, thread):
+    """The paths of the thread's rollouts, sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl
+    under `home`; None where there are no sessions to look in. Folders are listed, not
+    globbed: a send's own look at the records imports nothing more."""
+    suffix = f"-{thread}.jsonl"
+    days = [os.path.join(home, "sessions")]
+    for _ in range(3):  # year, month, day
+        found = []
+        for folder in days:
+            try:
+                found += [entry.path for entry in os.scandir(folder) if entry.is_dir()]
+            except OSError:
+                continue
+        days = found
+    if not days:
+        return None
+    found = []
+    for folder in days:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return None
+        found += [os.path.join(folder, name) for name in names if name.startswith("rollout-") and name.endswith(suffix)]
+    return found
+
+
+def version_of(rollout):
+    """The Codex version that began the rollout at `rollout`, from its first record, or None."""
+    try:
+        fd = open_regular(rollout)
+    except OSError:
+        return None
+    try:
+        first = record(json_of(os.pread(fd, _FIRST_LINE_MOST, 0).partition(b"\n")[0]))
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+    return text(table(first, "payload"), "cli_version") if first.get("type") == "session_meta" else None
+
+
+def took(entry, letter):
+    """Whether a rollout record is the thread taking `letter`: a user's message holding its envelope."""
+    payload = table(entry, "payload")
+    if entry.get("type") != "response_item" or payload.get("role") != "user":
+        return False
+    content = payload.get("content")
+    parts = content if type(content) is list else []
+    return any(is_the_letter(text(part, "text"), letter) for part in parts)
+
+
+def in_the_queue(home, thread, letter):  # noqa: PLR0911 - every way a live database can be unread says why
+    """Whether `letter` is a row of codex's queue for `thread`, as (IN_THE_QUEUE or
+    NOT_IN_THE_QUEUE, None), or (QUEUE_UNREAD, why). Read-only, never immutable: the
+    database is live, and another process may hold it locked a moment, which is waited
+    out a little."""
+    import time
+    from contextlib import closing  # a connection as its own context manager commits and stays open
+
+    try:
+        import sqlite3
+    except ImportError:
+        return QUEUE_UNREAD, "this Python has no sqlite3 to read codex's queue with"
+    path = os.path.join(home, "queue_1.sqlite")
+    if not os.path.lexists(path):
+        return NOT_IN_THE_QUEUE, None  # nothing was ever queued here
+    # SQLite opens the database and its journals by their names, where a pipe would hang it.
+    if not all(is_regular(each) for each in (path, *_journals(path))):
+        return QUEUE_UNREAD, "codex's queue is not a regular file"
+    uri = "file:" + path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+    for attempt in range(BUSY_TRIES):
+        try:
+            with closing(sqlite3.connect(uri, uri=True, timeout=BUSY_WAIT)) as db:
+                rows = db.execute("SELECT payload_json FROM queued_items WHERE thread_id = ?", (thread,)).fetchall()
+            found = any(is_the_letter(part, letter) for (payload,) in rows for part in _texts(payload))
+            return (IN_THE_QUEUE if found else NOT_IN_THE_QUEUE), None
+        except sqlite3.OperationalError as error:
+            if ("locked" not in str(error) and "busy" not in str(error)) or attempt == BUSY_TRIES - 1:
+                return QUEUE_UNREAD, f"cannot read codex's queue ({error})"
+            time.sleep(BUSY_WAIT)
+        except (sqlite3.DatabaseError, ValueError, OverflowError, MemoryError) as error:
+            return QUEUE_UNREAD, f"codex's queue is not a database postbag knows ({type(error).__name__})"
+    return QUEUE_UNREAD, "codex's queue stayed locked"
+
+
+def _journals(path):
+    """The journals SQLite would open beside the database at `path`, of those that are there."""
+    return [each for each in (f"{path}-wal", f"{path}-shm", f"{path}-journal") if os.path.lexists(each)]
+
+
+def _texts(payload):
+    """The texts of a queue row's payload, as codex queue stores a message; none for any other shape."""
+    try:
+        message = record(json_of(payload))
+    except (ValueError, TypeError):  # not JSON, or not even text: SQLite keeps whatever it was given
+        return []
+    parts = table(message, "UserInput").get("content")
+    return [text(part, "text") for part in parts if text(part, "type") == "text"] if type(parts) is list else []
+
+
+def approval_policy(path):
+    """The approval policy the thread whose newest rollout is `path` runs a resumed turn
+    with (a name, or a table for a granular policy), from the latest record of its
+    settings: thread_settings_applied, or a turn's turn_context (the only one Codex 0.153
+    writes). None where that record states none, where there is none, or where the
+    rollout cannot be read: the latest settings decide, and a doubt is no policy."""
+    found, _ = find_back(path, THE_ROLLOUT, _SETTINGS_NEEDLES, _is_settings, None, TURN_BACK)
+    return None if found is None else _settings_of(found).get("approval_policy")
+
+
+def _is_settings(entry):
+    return _settings_of(entry) is not None
+
+
+def _settings_of(entry):
+    """The settings a rollout record states for the thread's turns, or None for any other record."""
+    payload = table(entry, "payload")
+    if entry.get("type") == "turn_context" and payload:
+        return payload
+    if entry.get("type") == "event_msg" and payload.get("type") == "thread_settings_applied":
+        return table(payload, "thread_settings")
+    return None
+
+
+def turn_now(path):
+    """What the latest turn in the rollout at `path` is doing: TURN_ENDED (also where
+    nothing tells), TURN_WORKING, or TURN_AT_A_CALL (a tool call with no result yet)."""
+    pending, answered = [], set()
+
+    def turn_edge(entry):
+        payload = table(entry, "payload")
+        kind = payload.get("type")
+        if entry.get("type") == "event_msg" and kind in _TURN_EDGES:
+            return True
+        if entry.get("type") == "response_item" and kind in _CALLS:
+            call = text(payload, "call_id")
+            if kind.endswith("_output"):
+                answered.add(call)
+            elif call not in answered:
+                pending.append(call)
+        return False
+
+    found, _ = find_back(path, THE_ROLLOUT, _TURN_NEEDLES, turn_edge, None, TURN_BACK)
+    if found is None or table(found, "payload").get("type") != "task_started":
+        return TURN_ENDED
+    return TURN_AT_A_CALL if pending else TURN_WORKING

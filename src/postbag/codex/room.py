@@ -1,0 +1,237 @@
+"""Codex's room: what postbag asks of Codex, as room.py says a room offers it.
+
+Its door is a thread, named by its id: in a shell Codex runs, CODEX_THREAD_ID (else
+CODEX_SESSION_ID); in a call of postbag's MCP door, the threadId Codex puts in the call's
+_meta, since it gives its MCP servers none of the thread's variables. A letter goes in by
+`codex queue` (door.py); what becomes of it is read from Codex's queue and the thread's
+rollout (records.py), whether a running Codex has the thread loaded (loaded.py), and,
+for a thread nobody has loaded, whether the letter wakes it (wake.py)."""
+
+from postbag.codex import NAME, SESSION, THREAD, in_sandbox, inside
+from postbag.codex.door import Resume, find_codex, knock
+from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
+from postbag.codex.records import (
+    IN_THE_QUEUE,
+    THE_ROLLOUT,
+    TURN_ENDED,
+    TURN_WORKING,
+    approval_policy,
+    home_directory,
+    in_the_queue,
+    rollouts,
+    took,
+    turn_now,
+    version_of,
+)
+from postbag.codex.wake import (
+    CODEX_WITHOUT_RESUME,
+    DAEMON_COULD_NOT,
+    DAEMON_DOWN,
+    NEVER_ASKS,
+    WILL_WAKE,
+    unloaded,
+    why_not_woken,
+)
+from postbag.fields import is_door_field, is_uuid
+from postbag.receipts import NOT_TAKEN, UNKNOWN, WAITING, Beside, Receipt, taken_in, unproven
+from postbag.refusal import Refusal
+from postbag.room import Post, Room, Sandbox, Switch
+from postbag.sessions import for_a_child
+from postbag.vendor_files import newest
+
+# The versions the real-client tier proves postbag on, oldest and newest (tests/clients/pins.py
+# takes its pairs from here); an unknown receipt says so of records from outside them.
+PROVEN = ("0.153.0", "0.171.0")
+# The MCP door's send tool as Codex names it to its model: a function inside the server's
+# namespace, the server registered under the name postbag (setup registers it so).
+SEND_TOOL = "the tool send of the mcp__postbag namespace"
+NO_WAKE = Switch(
+    "--no-wake",
+    "wake",
+    False,
+    help="wake no Codex thread: letters to one nobody has loaded wait until a person resumes it",
+    opened="which wake no codex thread",
+    standing="waking no codex thread",
+)
+SANDBOX = Sandbox(
+    "Codex's sandbox",
+    allow_connecting="The human can allow it with network access for the workspace sandbox "
+    "(sandbox_workspace_write.network_access = true)",
+    allow_writing="The human can add the ledger's directory to the sandbox's writable roots, or point "
+    "POSTBAG_LEDGER at a path inside them",
+)
+# What a send says of a thread nobody has loaded that the resume it asked for did not wake.
+RESUME_FAILED = {Resume.NO_DAEMON: DAEMON_DOWN, Resume.UNSUPPORTED: CODEX_WITHOUT_RESUME}
+UNCLEAR = "codex queue said what postbag does not know"
+GONE = "codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
+NO_THREAD = "join names no thread id, only a session id"
+IN_QUEUE = "in codex's queue for the thread"
+
+
+class Codex(Room):
+    NAME = NAME
+    SESSION_NAME = "a Codex thread"
+    SEND_TOOL = SEND_TOOL
+    PROVEN = PROVEN
+    SWITCHES = (NO_WAKE,)
+
+    @property
+    def home(self):
+        return home_directory(self.here.env)
+
+    @property
+    def wakes(self):
+        """Whether the exchange's letters may wake a thread no running codex has loaded."""
+        return self.switches.get(NO_WAKE.field, not NO_WAKE.value) is not NO_WAKE.value
+
+    def door_of_session(self):
+        """CODEX_THREAD_ID, else CODEX_SESSION_ID."""
+        env = self.here.env
+        if not inside(env):
+            raise Refusal(f"join {NAME} from inside a {NAME} session")
+        if THREAD in env:
+            # CODEX_SESSION_ID can name a root shared by sub-agent threads, so a thread id that
+            # is present but malformed is refused rather than silently replaced by the root.
+            if not is_uuid(env[THREAD]):
+                raise Refusal(f"{THREAD} is not a thread id")
+            name = THREAD
+        else:
+            name = SESSION
+        if not is_door_field(env[name]):
+            raise Refusal(f"{name} is not valid text")
+        return {"thread": env[name]}
+
+    def caller(self, meta):
+        """The thread of the threadId in the call's _meta."""
+        thread = meta.get("threadId") if type(meta) is dict else None
+        if thread is None:
+            return None
+        if type(thread) is not str or not is_uuid(thread):
+            return Refusal("the call's threadId is not a thread id")
+        return {"thread": thread}
+
+    def post(self, joined):
+        return _Post(self, joined)
+
+    def sandbox(self):
+        return SANDBOX if in_sandbox(self.here.env) else None
+
+    def receipt(self, letter, joined):
+        thread = _thread_of(joined)
+        if thread is None:
+            return Receipt(UNKNOWN, f"codex's {NO_THREAD}")
+        found = rollouts(self.home, thread)
+        if found is None:
+            return Receipt(UNKNOWN, "codex keeps no sessions here to read (CODEX_HOME)")
+        rollout = newest(found) if found else None
+        if rollout is not None:
+            taken = taken_in(rollout, THE_ROLLOUT, letter, took, self.here.clock)
+            if taken is not None:
+                return taken
+        place, unread = in_the_queue(self.home, thread, letter)
+        if rollout is None:  # queued or not, no session of that thread will ever take it
+            return Receipt(UNKNOWN, unread) if unread else Receipt(NOT_TAKEN, GONE)
+        if place == IN_THE_QUEUE:
+            return Receipt(WAITING, self._who_takes_it(thread, rollout))
+        unknown = Receipt(UNKNOWN, unread or "neither codex's queue nor the thread's rollout holds it")
+        return unknown.noting(unproven(NAME, version_of(rollout), PROVEN))
+
+    def reachability(self, joined):
+        thread = _thread_of(joined)
+        if thread is None:
+            return f"whether codex can take a letter now cannot be told: its {NO_THREAD}"
+        found = rollouts(self.home, thread)
+        if found == []:
+            return (
+                "codex cannot take a letter: codex no longer has the thread it joined with (its rollout is gone); "
+                "it must join again from a live session"
+            )
+        state = is_loaded(self.home, thread) if found else None
+        if state == LOADED:
+            return f"codex can take a letter now: a running codex has its thread loaded, and {_turn(newest(found))}"
+        if state == NOT_LOADED:
+            prospect, words = unloaded(self.home, newest(found), self.wakes)
+            if prospect == WILL_WAKE:
+                return f"codex can take a letter now: no running codex has its thread loaded, and {words}"
+            return f"codex's letters will wait: no running codex has its thread loaded, and {words}"
+        return (
+            "whether codex can take a letter now cannot be told: whether a running codex has its thread loaded is "
+            "unknown here"
+        )
+
+    def _who_takes_it(self, thread, rollout):
+        state = is_loaded(self.home, thread)
+        if state == LOADED:
+            return f"{IN_QUEUE}, which a running codex has loaded: {_turn(rollout)}"
+        if state == NOT_LOADED:
+            return f"{IN_QUEUE}, which no running codex has loaded: {unloaded(self.home, rollout, self.wakes)[1]}"
+        return f"{IN_QUEUE}; whether a running codex has it loaded cannot be told here"
+
+
+class _Post(Post):
+    """A letter to a thread: before the knock, whether to ask codex's daemon to load the
+    thread (`resume`), from its rollout; beside the knock, whether a running codex has it
+    loaded (a process's first read of /proc/locks can cost more than a send may spend,
+    and a loaded thread shrugs off a resume); after it, what to say of both."""
+
+    def __init__(self, room, joined):
+        self.room, self.thread = room, joined["thread"]
+        self.resume, self.gone, self.loaded, self.why_not, self.answer = False, False, None, None, None
+        home = room.home
+        found = rollouts(home, self.thread)
+        if found == []:  # codex queue stores it all the same
+            self.gone = True
+        elif found:  # None: no sessions here to read, and nothing is known
+            self.loaded = Beside(lambda: is_loaded(home, self.thread))
+            self.why_not = why_not_woken(newest(found), room.wakes)
+            self.resume = self.why_not is None
+
+    def knock(self, envelope, sandbox):
+        here = self.room.here
+        self.answer = knock(find_codex(here), self.thread, envelope, for_a_child(here.env), resume=self.resume)
+
+    def said(self):  # noqa: PLR0911 - one answer a case: gone, loaded, not to wake, woken, unclear, waiting
+        if self.gone:
+            return f"but {GONE}"
+        if self.loaded is None:
+            return None
+        state = self.loaded.found()
+        if state == LOADED or self.answer is Resume.LOADED_ELSEWHERE:
+            return None  # a running codex has it loaded, and takes it when idle
+        if not self.resume:
+            return _waits(state, self.why_not)
+        if self.answer is Resume.WOKEN:
+            return "codex's daemon woke the thread to take it"
+        if self.answer is Resume.UNCLEAR:
+            return f"but whether codex's daemon woke the thread is not known: {UNCLEAR}"
+        return _waits(state, RESUME_FAILED.get(self.answer, DAEMON_COULD_NOT))
+
+    def finish(self):
+        if self.loaded is not None:
+            self.loaded.found()
+
+
+def _thread_of(joined):
+    thread = joined.get("thread")
+    return thread if type(thread) is str and is_uuid(thread) else None
+
+
+def _turn(rollout):
+    """What the loaded thread whose newest rollout is `rollout` is doing, and so when it takes a letter."""
+    turn = turn_now(rollout)
+    if turn == TURN_ENDED:
+        return "it takes the letter when it is idle"
+    if turn == TURN_WORKING:
+        return "its turn is working, and it takes the letter when the turn ends"
+    if approval_policy(rollout) == NEVER_ASKS:
+        return "its turn is running a tool call, and it takes the letter when the turn ends"
+    return (
+        "its turn has stopped at a tool call that has no result yet: a command still running, or an approval "
+        "nobody has given in that codex; it takes the letter when the turn ends"
+    )
+
+
+def _waits(state, why):
+    if state == NOT_LOADED:
+        return f"but it waits in codex's queue: no running codex has the thread loaded, and {why}"
+    return f"but whether a running codex has the thread loaded cannot be told here; if none has, it waits: {why}"

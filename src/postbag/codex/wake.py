@@ -1,0 +1,110 @@
+"""Waking a thread that no running Codex has loaded: `codex queue --resume` asks Codex's
+own app-server daemon to load it, and the thread takes the letter, and any waiting for it
+(door.py). postbag starts no daemon, and wakes a thread only where its records say a
+woken turn cannot stop to ask a person for an approval (CONCEPT.md, "Waking, and when
+not to"): the latest settings its rollout records must say approval_policy never, as
+`codex exec` leaves a thread. Where they say otherwise, or nothing, or were written by a
+Codex from before --resume, or the human opened the exchange with --no-wake, the letter
+waits until a person resumes the thread.
+
+The daemon's record of its process, app-server-daemon/daemon.pid under CODEX_HOME
+({"pid": N, "processIdentity": {"startTicks": T}, ...}, removed when it stops), says
+whether it runs: its pid lives and, on Linux, /proc/N/stat gives the same start time.
+"""
+
+import os
+
+from postbag.codex.records import approval_policy, version_of
+from postbag.receipts import numbers
+from postbag.vendor_files import quoted, read_json, record, table, whole
+
+WAKES_SINCE = "0.166.0"  # the first Codex whose codex queue has --resume
+NEVER_ASKS = "never"  # the one approval policy under which a turn cannot stop to ask a person
+RUNS, STOPPED, CANNOT_TELL = "runs", "stopped", "cannot tell"  # the daemon
+WILL_WAKE, WAITS = "will wake", "waits"  # what becomes of a letter to a thread nobody has loaded
+DAEMON_START = "codex app-server daemon start"
+RESUMED_WHERE = "in the app or editor, or with codex resume"
+TAKEN_ON_RESUME = f"it is taken when the thread is resumed ({RESUMED_WHERE})"
+DAEMON_DOWN = (
+    f"codex's daemon, which wakes it, is not running: once the human runs {DAEMON_START}, the next letter "
+    "wakes the thread, with any letters waiting for it"
+)
+DAEMON_COULD_NOT = f"codex's daemon could not wake it: {TAKEN_ON_RESUME}"
+CODEX_WITHOUT_RESUME = (
+    f"this codex cannot wake a thread (its codex queue has no --resume, which came in Codex {WAKES_SINCE}): "
+    f"{TAKEN_ON_RESUME}"
+)
+OPENED_WITHOUT_WAKING = f"this exchange wakes no thread (it was opened with --no-wake): {TAKEN_ON_RESUME}"
+POLICY_UNSTATED = (
+    "postbag does not wake it, since its rollout does not say whether a woken turn could stop for an approval: "
+    f"{TAKEN_ON_RESUME}"
+)
+NEXT_LETTER_WAKES = "the next letter wakes it through codex's daemon, with any letters waiting for it"
+_PID_MOST = 2**31 - 1  # a pid_t
+
+
+def why_not_woken(rollout, wakes):
+    """Why a letter must not wake the thread whose newest rollout is `rollout`, in words;
+    None where it may. `wakes`: whether the exchange lets letters wake a thread. A woken
+    turn has nobody to answer an approval: codex holds it there unseen, and every later
+    letter behind it, so a thread whose policy may ask for one is not woken."""
+    if not wakes:
+        return OPENED_WITHOUT_WAKING
+    policy = approval_policy(rollout)
+    if policy is None:
+        return POLICY_UNSTATED
+    if policy != NEVER_ASKS:
+        shown = quoted(policy) if type(policy) is str else "granular"
+        return (
+            f"postbag does not wake it: the thread asks for approvals (approval_policy {shown}), and nobody could "
+            f"give one to a woken turn; it is taken when the thread is resumed where a person can approve "
+            f"({RESUMED_WHERE})"
+        )
+    return None
+
+
+def unloaded(home, rollout, wakes):
+    """What becomes of a letter to a thread that no running codex has loaded, whose newest
+    rollout is `rollout`: (WILL_WAKE or WAITS, in words)."""
+    why_not = why_not_woken(rollout, wakes)
+    if why_not is not None:
+        return WAITS, why_not
+    wrote = version_of(rollout)
+    if numbers(wrote) is not None and numbers(wrote) < numbers(WAKES_SINCE):
+        return WAITS, (
+            f"the codex that wrote its rollout, {wrote}, cannot wake a thread (codex queue --resume came in "
+            f"Codex {WAKES_SINCE}): {TAKEN_ON_RESUME}"
+        )
+    if daemon_runs(home) == STOPPED:
+        return WAITS, DAEMON_DOWN
+    return WILL_WAKE, NEXT_LETTER_WAKES
+
+
+def daemon_runs(home):  # noqa: PLR0911 - one answer a case, from the record to the process it names
+    """Whether codex's app-server daemon for `home` RUNS, is STOPPED, or CANNOT_TELL, from
+    the record of its process it keeps. Nothing is connected to or signalled but with
+    signal 0, which only asks."""
+    try:
+        kept = record(read_json(os.path.join(home, "app-server-daemon", "daemon.pid")))
+    except FileNotFoundError:
+        return STOPPED
+    except (OSError, ValueError):
+        return CANNOT_TELL
+    pid = whole(kept.get("pid"), 1, _PID_MOST)
+    if pid is None:
+        return CANNOT_TELL
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return STOPPED
+    except OSError:  # a process of another user's: alive
+        pass
+    started = table(kept, "processIdentity").get("startTicks")
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            fields = file.read().rpartition(b")")[2].split()
+    except OSError:
+        return RUNS  # no /proc here (macOS): the pid lives
+    if type(started) is not int:
+        return RUNS
+    return RUNS if fields[19:20] == [b"%d" % started] else STOPPED  # field 22, counted after the name

@@ -1,0 +1,135 @@
+"""The vendors' records, written here as Claude Code 2.1.328 and Codex 0.169.0 write them
+(the real tier checks that they still do): what receipts and `open` read. Each writer
+works under a test's HOME, for the session or thread of the suite's fake doors."""
+
+import json
+import os
+import sqlite3
+import time
+from datetime import datetime, timezone
+
+WHEN = "2026-12-02T02:30:41.226Z"  # how both vendors stamp their records
+
+
+def local(stamp):
+    """A vendor's time as postbag shows it: local, to the second, with the offset."""
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone().isoformat(timespec="seconds")
+
+
+def now():
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def write_lines(path, records):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "a") as file:
+        for record in records:
+            file.write((record if isinstance(record, str) else json.dumps(record)) + "\n")
+
+
+class Claude:
+    """Claude Code's records for the fake inbox's session, under the test's HOME."""
+
+    def __init__(self, home, session):
+        self.config, self.session = os.path.join(home, ".claude"), session
+        self.transcript = os.path.join(self.config, "projects", "-work-repo", f"{session}.jsonl")
+
+    def took(self, envelope, at=WHEN):
+        write_lines(
+            self.transcript,
+            [
+                {"type": "summary"},
+                {
+                    "type": "queue-operation",
+                    "operation": "enqueue",
+                    "timestamp": at,
+                    "sessionId": self.session,
+                    "content": envelope,
+                },
+                {"type": "queue-operation", "operation": "dequeue", "timestamp": at},
+            ],
+        )
+
+    def turn(self, mode, at=None):
+        """A user's turn, which records the permission mode the session ran it in."""
+        record = {"type": "user", "message": {"role": "user", "content": "go on"}, "permissionMode": mode}
+        write_lines(self.transcript, [{**record, "timestamp": at or now(), "version": "2.1.332"}])
+
+    def runs(self, cwd, pid=None):
+        record = {"pid": pid or os.getpid(), "sessionId": self.session, "cwd": str(cwd), "version": "2.1.328"}
+        write_lines(os.path.join(self.config, "sessions", f"{record['pid']}.json"), [record])
+
+    def settings(self, directory, inbound=None, *, since_sent=False, **more):
+        """crossSessionInbound (None: unset) and `more` in the settings.json of `directory`,
+        as it stood an hour before now (before any letter of the test), or, `since_sent`,
+        written after every letter so far (a second on: the ledger's time is to the second)."""
+        os.makedirs(directory, exist_ok=True)
+        path = os.path.join(directory, "settings.json")
+        with open(path, "w") as file:
+            json.dump({**({"crossSessionInbound": inbound} if inbound is not None else {}), **more}, file)
+        written = time.time() + 2 if since_sent else time.time() - 3600
+        os.utime(path, (written, written))
+
+
+class Codex:
+    """Codex's records for the fake codex's thread, under the test's HOME."""
+
+    def __init__(self, home, thread):
+        self.home, self.thread = os.path.join(home, ".codex"), thread
+        name = f"rollout-2026-12-02T02-30-40-{thread}.jsonl"
+        self.rollout = os.path.join(self.home, "sessions", "2026", "12", "02", name)
+        write_lines(self.rollout, [{"timestamp": WHEN, "type": "session_meta", "payload": {"id": thread}}])
+
+    def took(self, envelope, at=WHEN):
+        payload = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": envelope}]}
+        write_lines(self.rollout, [{"timestamp": at, "type": "response_item", "payload": payload}])
+
+    def queued(self, envelope):
+        with sqlite3.connect(os.path.join(self.home, "queue_1.sqlite")) as db:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS queued_items (id TEXT PRIMARY KEY NOT NULL, thread_id TEXT NOT NULL, "
+                "payload_json TEXT NOT NULL, queue_order INTEGER NOT NULL, created_at_ms INTEGER NOT NULL, "
+                "updated_at_ms INTEGER NOT NULL)"
+            )
+            payload = {"UserInput": {"content": [{"type": "text", "text": envelope, "text_elements": []}]}}
+            db.execute("INSERT INTO queued_items VALUES (?, ?, ?, 0, 0, 0)", ("id1", self.thread, json.dumps(payload)))
+        db.close()
+
+    def settings(self, approval_policy):
+        """What codex records of the settings a resumed turn of the thread runs with."""
+        payload = {"type": "thread_settings_applied", "thread_settings": {"approval_policy": approval_policy}}
+        write_lines(self.rollout, [{"timestamp": WHEN, "type": "event_msg", "payload": payload}])
+
+    def turn_context(self, approval_policy):
+        """A turn's context, the only record of the thread's settings a Codex 0.153 rollout has."""
+        payload = {"turn_id": "t1", "cwd": "/work", "approval_policy": approval_policy, "model": "stand-in"}
+        write_lines(self.rollout, [{"timestamp": WHEN, "type": "turn_context", "payload": payload}])
+
+    def turn(self, *items, ended=False):
+        """A turn of the thread: its start, `items` (response_item payloads), and its end if `ended`."""
+        records = [{"type": "event_msg", "payload": {"type": "task_started"}}]
+        records += [{"type": "response_item", "payload": item} for item in items]
+        records += [{"type": "event_msg", "payload": {"type": "task_complete"}}] if ended else []
+        write_lines(self.rollout, [{"timestamp": WHEN, **record} for record in records])
+
+    def daemon(self, pid=None):
+        """Codex's app-server daemon for this home, as its pid record says: running as the
+        process `pid` (default this one), or, with pid 0, stopped."""
+        folder = os.path.join(self.home, "app-server-daemon")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, "daemon.pid")
+        if pid == 0:
+            if os.path.exists(path):
+                os.remove(path)
+            return
+        pid = pid or os.getpid()
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            ticks = int(file.read().rpartition(b")")[2].split()[19])
+        with open(path, "w") as file:
+            json.dump({"pid": pid, "processIdentity": {"startTicks": ticks}}, file)
+
+    def lock_file(self):
+        path = os.path.join(self.home, "thread-writer-locks", f"{self.thread}.lock")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, "a").close()
+        return path

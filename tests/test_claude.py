@@ -1,0 +1,335 @@
+"""Claude Code's room: what its transcript, session files and settings say of a letter,
+what Claude Code lets in from another session (its acceptance policy), what Claude
+itself says of a letter it does not take, and what `open` and a send say of its door;
+records written as Claude Code writes them (tests/records.py)."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import line
+from records import Claude, now, write_lines
+
+SESSION = "9e8d7c6b-5a49-4838-9726-151413121110"
+WAITS = "unless a person approves it in that session within dialogExpiry (5m, the default), Claude drops it"
+LETS_IN = "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json"
+HOLDS = "its settings hold letters from other sessions (crossSessionInbound hold)"
+REFUSES = "its settings refuse letters from other sessions (crossSessionInbound refuse)"
+BYPASSES = (
+    "it bypasses permission prompts (its latest turn ran in permission mode bypassPermissions), and a letter "
+    "from postbag claims no permission mode, which such a session holds while crossSessionInbound is unset"
+)
+NO_SIGN = "claude's transcript holds no sign of the letter"
+ENDED = (
+    "letter 4 codex -> claude: not taken: claude's session has ended, and its transcript holds no sign of the letter"
+)
+
+
+@pytest.fixture
+def running(exchange, tmp_path):
+    """The exchange, with claude's session running (its file says so) in a project folder."""
+    claude, *_ = exchange
+    claude.runs(tmp_path / "repo")
+    return exchange
+
+
+@pytest.mark.parametrize(
+    ("where", "inbound", "why"),
+    [
+        ("user", "refuse", f"claude refused it, since {REFUSES}"),
+        ("project", "hold", f"claude holds it for the person's review, since {HOLDS}; {WAITS}"),
+        ("user", "sometimes", f"claude holds it for the person's review, since {HOLDS}; {WAITS}"),  # unknown: holds
+    ],
+)
+def test_a_letter_claudes_settings_keep_out_is_not_taken_with_that_reason(  # noqa: PLR0917
+    postbag, running, tmp_path, where, inbound, why
+):
+    claude, *_ = running
+    claude.settings(claude.config if where == "user" else tmp_path / "repo" / ".claude", inbound)
+    assert postbag.receipts("1", inside="codex") == [f"letter 4 codex -> claude: not taken: {why}"]
+
+
+@pytest.mark.parametrize("where", ["user", "project"])
+def test_settings_changed_since_the_letter_was_sent_are_said_as_they_are_now_not_as_its_reason(
+    postbag, running, tmp_path, where
+):
+    claude, *_ = running
+    claude.settings(claude.config, "accept")
+    claude.settings(claude.config if where == "user" else tmp_path / "repo" / ".claude", "refuse", since_sent=True)
+    assert postbag.receipts("1", inside="codex") == [
+        f"letter 4 codex -> claude: unknown: {NO_SIGN}, and claude's settings now say crossSessionInbound refuse, "
+        "changed since it was sent: what they said then is not recorded"
+    ]
+
+
+def test_a_project_may_only_tighten_the_users_setting(postbag, running, tmp_path):
+    claude, *_ = running
+    claude.settings(claude.config, "hold")
+    claude.settings(tmp_path / "repo" / ".claude", "accept")
+    assert "(crossSessionInbound hold)" in postbag.receipts(inside="codex")[0]
+
+
+def test_managed_settings_overrule_the_persons_and_a_project_may_still_tighten_them(postbag, running, tmp_path):
+    """An administrator's settings, read under the system's root: here a folder of the
+    test's, so that the machine's own cannot change what any test finds."""
+    claude, *_ = running
+    claude.settings(claude.config, "refuse")
+    assert "claude refused it" in postbag.receipts(inside="codex")[0]
+    managed = os.path.join(postbag.root, "etc", "claude-code")
+    claude.settings(managed, "accept")
+    os.rename(os.path.join(managed, "settings.json"), os.path.join(managed, "managed-settings.json"))
+    assert postbag.receipts(inside="codex") == [
+        f"letter 4 codex -> claude: unknown: {NO_SIGN} (yet), and its records say nothing of why"
+    ]
+    assert postbag.door_now("claude") == (
+        "claude can take a letter now: its session runs, and its settings let letters from other sessions in "
+        "(crossSessionInbound accept)"
+    )
+    claude.settings(tmp_path / "repo" / ".claude", "refuse")
+    assert postbag.door_now("claude").startswith("claude will not take a letter now: it refuses each, since ")
+
+
+def test_a_letter_to_a_session_that_has_ended_is_not_taken_and_says_so(postbag, exchange):
+    claude, *_ = exchange
+    claude.runs("/work/repo", pid=2**22 + 7)  # a pid no process has: the session's file outlived it
+    assert postbag.receipts(inside="codex") == [ENDED]
+
+
+def test_without_any_sign_or_reason_the_receipt_says_unknown_not_a_guess(postbag, running):
+    # running, prompting (its process was started with no permission mode), and nothing in the transcript yet
+    assert postbag.receipts(inside="codex") == [
+        f"letter 4 codex -> claude: unknown: {NO_SIGN} (yet), and its records say nothing of why"
+    ]
+
+
+def test_a_torn_or_foreign_transcript_gives_unknown_or_the_truth_never_a_traceback(postbag, running):
+    claude, _, to_claude, _ = running
+    write_lines(claude.transcript, ["{not json", '{"type": "queue-operation", "operation": "enqueue"', "\x00\xff"])
+    write_lines(claude.transcript, ["[1, 2]", '"just a string"', '{"type": "user", "permissionMode": ["x"]}'])
+    assert postbag.receipts(inside="codex")[0].startswith("letter 4 codex -> claude: unknown: ")
+    claude.took(to_claude)
+    write_lines(claude.transcript, ['{"type": "assistant", "message": {"content": "half a rec'])
+    assert postbag.receipts(inside="codex")[0].startswith("letter 4 codex -> claude: answered by letter 5, taken at ")
+
+
+def test_a_claude_join_from_before_receipts_names_no_session_and_gives_unknown(postbag, exchange, inbox):
+    env = {k: v for k, v in inbox.session_env().items() if k != "CLAUDE_CODE_SESSION_ID"}
+    postbag.ok("join", "claude", env={"CLAUDE_CODE_SESSION_ID": None, **env})
+    postbag.ok("send", "claude", "again", inside="codex")
+    assert postbag.receipts(inside="codex") == [
+        "letter 7 codex -> claude: unknown: claude's join names no session to look in (a join from before postbag 1.2)"
+    ]
+    assert postbag.door_now("claude") == (
+        "whether claude can take a letter now cannot be told: its join names no session (a join from before postbag 1.2)"
+    )
+
+
+def test_a_send_says_at_once_what_claudes_settings_do_with_the_letter(postbag, exchange):
+    """Without a session file that says it runs, there is no word of Claude's to wait for:
+    the settings alone are said."""
+    claude, *_ = exchange
+    claude.settings(claude.config, "refuse")
+    assert postbag.ok("send", "claude", "into the void", inside="codex") == (
+        f"letter 6 delivered to claude, 9 left; but claude refuses it, since {REFUSES}\n"
+    )
+
+
+@pytest.mark.shipped
+def test_open_says_of_claudes_door_whether_it_can_take_a_letter_now(postbag, running, tmp_path):
+    claude, *_ = running
+    claude.turn("default")
+    assert postbag.door_now("claude") == (
+        "claude can take a letter now: its session runs, and it prompts for permissions (its latest turn ran in "
+        "permission mode default), so letters get in while crossSessionInbound is unset"
+    )
+    claude.settings(str(tmp_path / "repo" / ".claude"), "hold")  # the project tightens the person's setting
+    assert postbag.door_now("claude") == (
+        f"claude will not act on a letter at once: it holds each for the person's review, since {HOLDS}; {WAITS}; "
+        "the person can let letters in by taking crossSessionInbound out of the project's .claude settings"
+    )
+    claude.settings(claude.config, "refuse")
+    assert postbag.door_now("claude") == (
+        f"claude will not take a letter now: it refuses each, since {REFUSES}; {LETS_IN}"
+    )
+    os.remove(os.path.join(claude.config, "sessions", f"{os.getpid()}.json"))
+    claude.runs(tmp_path / "repo", pid=2**22 + 1)  # a session file whose process is gone: it crashed
+    assert postbag.door_now("claude") == (
+        "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
+    )
+
+
+# What Claude Code lets in while crossSessionInbound is unset: the permission classes
+
+
+@pytest.mark.shipped
+def test_a_session_that_bypasses_prompts_holds_postbags_letter_and_every_word_says_so(postbag, running, inbox):
+    """Claude Code holds a letter whose sender claims no permission mode in a session that
+    bypasses prompts; it says so at once to the socket the letter names, and the send
+    hears it. Nothing says the session can take a letter."""
+    claude, *_ = running
+    claude.turn("bypassPermissions")
+    assert postbag.door_now("claude") == (
+        f"claude will not act on a letter at once: it holds each for the person's review, since {BYPASSES}; "
+        f"{WAITS}; {LETS_IN}"
+    )
+    inbox.says = {"status": "held", "reason": "held for the recipient user's approval"}
+    sent = postbag.ok("send", "claude", "Are you there?", inside="codex")  # open granted 3 letters again
+    held = f"claude holds it for the person's review, since {BYPASSES}; {WAITS}"
+    assert sent == f"letter 7 delivered to claude, 2 left; but {held}\n"
+    letter = json.loads(postbag.ledger_bytes().splitlines()[-1])
+    assert letter["recipient_said"] == "held"  # Claude's own word, kept with the letter
+    frame = json.loads(inbox.received[-1].splitlines()[1])
+    assert frame["from"].startswith("uds:") and not os.path.exists(frame["from"][4:])  # heard, and gone
+    assert postbag.receipts(inside="codex") == [
+        f"letter 7 codex -> claude: not taken: claude holds it for the person's review, since {BYPASSES}; {WAITS}"
+    ]
+    claude.settings(claude.config, "accept", since_sent=True)  # the person lets letters in
+    assert postbag.door_now("claude") == (
+        "claude can take a letter now: its session runs, and its settings let letters from other sessions in "
+        "(crossSessionInbound accept)"
+    )
+    # Claude's word is the receipt's first source: the settings changed since, but it said it held it.
+    assert postbag.receipts(inside="codex")[0].startswith("letter 7 codex -> claude: not taken: claude holds it ")
+
+
+def test_claudes_own_word_that_it_refused_or_dropped_a_letter_is_said_and_kept(postbag, running, inbox):
+    claude, *_ = running
+    claude.turn("bypassPermissions")
+    inbox.says = {"status": "expired", "status_detail": "refused"}  # how Claude Code says it refused one
+    assert postbag.ok("send", "claude", "one", inside="codex").endswith("; but claude refused it\n")
+    inbox.says = {"status": "dropped", "drop_reason": "rate-limited"}
+    assert postbag.ok("send", "claude", "two", inside="codex").endswith(
+        "; but claude dropped it at its inbox (its limit of letters from one sender at a time): it will not reach "
+        "the session\n"
+    )
+    assert postbag.receipts("2", inside="codex") == [
+        "letter 6 codex -> claude: not taken: claude refused it",
+        "letter 7 codex -> claude: not taken: claude dropped it at its inbox: it never reached the session",
+    ]
+
+
+def test_a_session_whose_latest_turn_prompts_takes_the_letter_and_nothing_waits_for_its_word(postbag, running, inbox):
+    claude, *_ = running
+    claude.turn("bypassPermissions", at="2026-12-01T00:00:00.000Z")
+    claude.turn("acceptEdits")  # the person changed mode since: the latest turn decides
+    assert postbag.ok("send", "claude", "hello", inside="codex") == "letter 6 delivered to claude, 9 left\n"
+    assert "from" not in json.loads(inbox.received[-1].splitlines()[1])  # no socket named: nothing to hear
+
+
+def test_a_held_letter_nobody_approved_within_dialogexpiry_is_dropped(postbag, inbox, codex, tmp_path):
+    """The ledger says when the letter went; an hour on, a hold of 60 s has long expired."""
+    claude = Claude(postbag.env["HOME"], inbox.session)
+    claude.runs(tmp_path / "repo")
+    claude.settings(claude.config, dialogExpiry="60s")
+    claude.turn("bypassPermissions", at="2026-12-01T00:00:00.000Z")
+    an_hour_ago = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time() - 3600))
+    postbag.write_ledger(
+        line(n=1, at=an_hour_ago, kind="join", peer="claude", **inbox.door())
+        + line(n=2, at=an_hour_ago, kind="join", peer="codex", thread=codex.thread)
+        + line(n=3, at=an_hour_ago, kind="open", limit=3)
+        + line(**{"n": 4, "at": an_hour_ago, "kind": "letter", "from": "codex", "to": "claude", "body": "hi"})
+    )
+    assert postbag.receipts(inside="codex") == [
+        "letter 4 codex -> claude: not taken: claude held it for the person's review, since it bypasses permission "
+        "prompts (its latest turn ran in permission mode bypassPermissions), and a letter from postbag claims no "
+        "permission mode, which such a session holds while crossSessionInbound is unset, and nobody approved it "
+        "within dialogExpiry (60s): Claude has dropped it"
+    ]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/cmdline"), reason="reads a process's flags from /proc")
+@pytest.mark.parametrize(
+    ("flags", "settings", "said"),
+    [
+        (["--dangerously-skip-permissions"], {}, "will not act"),
+        (["--permission-mode", "bypassPermissions"], {}, "will not act"),
+        (["--permission-mode=plan", "--allow-dangerously-skip-permissions"], {}, "will not act"),
+        (["--permission-mode", "plan"], {}, "can take"),
+        ([], {"permissions": {"defaultMode": "bypassPermissions"}}, "will not act"),
+        ([], {}, "can take"),
+        (["--dangerously-skip-permissions", "--permission-mode", "default"], {}, "cannot be told"),
+    ],
+)
+def test_before_its_first_turn_a_sessions_class_is_read_from_the_flags_it_started_with(  # noqa: PLR0917
+    postbag, exchange, tmp_path, flags, settings, said
+):
+    claude, *_ = exchange
+    session = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()", *flags], stdin=subprocess.PIPE)
+    try:
+        claude.runs(tmp_path / "repo", pid=session.pid)
+        if settings:
+            claude.settings(claude.config, **settings)
+        line = postbag.door_now("claude")
+    finally:
+        session.communicate(b"")
+    assert said in line, line
+
+
+def test_where_the_flags_cannot_be_read_whether_claude_takes_a_letter_cannot_be_told(postbag, running, monkeypatch):
+    """As on macOS, which has no /proc: before the session's first turn, nothing says its class."""
+    from postbag.claude import acceptance
+
+    monkeypatch.setattr(acceptance, "_flags", lambda pid: None)
+    assert postbag.door_now("claude") == (
+        "whether claude can take a letter now cannot be told: while crossSessionInbound is unset it holds letters "
+        "if it bypasses permission prompts, and whether it does is not known: its transcript records no turn yet, "
+        f"and how its process was started cannot be read here; {LETS_IN}"
+    )
+
+
+# Other sessions, restarted on the same socket
+
+
+def test_a_letter_a_restarted_session_took_on_the_same_socket_is_taken_not_lost(postbag, exchange, tmp_path):
+    """Claude Code checks no token off Windows: a session restarted on the joined socket,
+    and not joined since, takes the letter into a transcript of its own."""
+    claude, _, to_claude, _ = exchange
+    claude.runs(tmp_path / "repo", pid=2**22 + 1)  # the session that joined: its process is gone
+    assert postbag.receipts(inside="codex") == [ENDED]
+    restarted = Claude(postbag.env["HOME"], SESSION)
+    restarted.took(to_claude, at=now())
+    [said] = postbag.receipts(inside="codex")
+    assert said.startswith("letter 4 codex -> claude: answered by letter 5, taken at ")  # letter 5 came back
+    assert said.endswith(
+        "(by another claude session, which listens on the socket it went to: the session that joined has ended, "
+        "and the new one has not joined)"
+    )
+
+
+def test_another_sessions_transcript_is_a_sign_only_where_it_took_the_letter_after_it_was_sent(
+    postbag, exchange, tmp_path
+):
+    """A transcript of another session that quotes the letter, one written before it was
+    sent, and a link to nothing in the projects folder: none says another session took it."""
+    claude, _, to_claude, _ = exchange
+    claude.runs(tmp_path / "repo", pid=2**22 + 1)  # the session that joined has ended
+    quoting = Claude(postbag.env["HOME"], SESSION)
+    write_lines(quoting.transcript, [{"type": "assistant", "timestamp": now(), "message": {"content": to_claude}}])
+    earlier = Claude(postbag.env["HOME"], "8d7c6b5a-4938-4726-9514-131211100908")
+    earlier.took(to_claude, at=now())
+    os.utime(earlier.transcript, (time.time() - 3600, time.time() - 3600))
+    os.symlink(tmp_path / "nowhere", os.path.join(os.path.dirname(quoting.transcript), "gone.jsonl"))
+    assert postbag.receipts(inside="codex") == [ENDED]
+
+
+def test_another_sessions_transcript_that_cannot_be_read_leaves_the_receipt_unknown(postbag, exchange, tmp_path):
+    claude, _, _, _ = exchange
+    claude.runs(tmp_path / "repo", pid=2**22 + 1)
+    os.makedirs(os.path.join(claude.config, "projects", "-elsewhere", "7c6b5a49-3847-4695-9413-121110090807.jsonl"))
+    [said] = postbag.receipts(inside="codex")
+    assert said == (
+        "letter 4 codex -> claude: unknown: claude's session has ended; whether another took the letter is unknown: "
+        "cannot read another claude session's transcript (it is not a regular file)"
+    )
+
+
+def test_open_says_a_claude_session_has_ended_when_only_other_sessions_have_files(postbag, exchange, tmp_path):
+    claude, *_ = exchange
+    Claude(postbag.env["HOME"], SESSION).runs(tmp_path / "repo")
+    write_lines(os.path.join(claude.config, "sessions", "notes.txt"), ["not a session's file"])
+    assert postbag.door_now("claude") == (
+        "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
+    )

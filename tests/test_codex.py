@@ -1,0 +1,233 @@
+"""Codex's room: what its queue and a thread's rollout say of a letter, whether a running
+Codex has the thread loaded, and what `open` and a send say of its door, from records
+written as Codex writes them (tests/records.py). Waking a thread is test_wake.py's."""
+
+import fcntl
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+THREAD = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
+RESUMED_WHERE = "(in the app or editor, or with codex resume)"
+GONE = "codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
+
+
+def test_a_letter_in_codexs_queue_is_waiting_and_says_whether_a_running_codex_will_take_it(postbag, exchange):
+    _, codex, _, to_codex = exchange
+    codex.queued(to_codex)
+    assert postbag.receipts(inside="claude") == [
+        "letter 5 claude -> codex: waiting: in codex's queue for the thread; whether a running codex has it loaded "
+        "cannot be told here"
+    ]
+    lock = codex.lock_file()  # the thread was loaded once: its lock file stays
+    codex.settings("on-request")
+    said = postbag.receipts(inside="claude")[0]
+    assert said.endswith(
+        "which no running codex has loaded: postbag does not wake it: the thread asks for approvals "
+        "(approval_policy on-request), and nobody could give one to a woken turn; it is taken when the thread "
+        f"is resumed where a person can approve {RESUMED_WHERE}"
+    )
+    with open(lock) as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as the codex that has the thread loaded holds it
+        assert postbag.receipts(inside="claude")[0].endswith(
+            "which a running codex has loaded: it takes the letter when it is idle"
+        )
+
+
+def test_a_letter_to_a_thread_codex_no_longer_has_is_not_taken_and_the_send_says_so(postbag, exchange):
+    _, codex, _, _ = exchange
+    os.remove(codex.rollout)
+    assert postbag.receipts(inside="claude") == [f"letter 5 claude -> codex: not taken: {GONE}"]
+    sent = postbag.ok("send", "codex", "Anyone?", inside="claude")
+    assert sent == f"letter 6 delivered to codex, 9 left; but {GONE}\n"
+    shutil.rmtree(os.path.join(codex.home, "sessions"))  # no sessions at all: nothing can be told
+    assert postbag.ok("send", "codex", "Still?", inside="claude") == "letter 7 delivered to codex, 8 left\n"
+    assert postbag.receipts(inside="claude") == [
+        "letter 7 claude -> codex: unknown: codex keeps no sessions here to read (CODEX_HOME)"
+    ]
+
+
+def test_a_locked_or_foreign_queue_database_gives_unknown(postbag, exchange):
+    _, codex, _, to_codex = exchange
+    codex.queued(to_codex)
+    holder = sqlite3.connect(os.path.join(codex.home, "queue_1.sqlite"), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process writing, longer than postbag waits
+    try:
+        said = postbag.receipts(inside="claude")[0]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert said == "letter 5 claude -> codex: unknown: cannot read codex's queue (database is locked)"
+    with open(os.path.join(codex.home, "queue_1.sqlite"), "wb") as foreign:
+        foreign.write(b"not a database at all" * 100)
+    assert postbag.receipts(inside="claude")[0] == (
+        "letter 5 claude -> codex: unknown: codex's queue is not a database postbag knows (DatabaseError)"
+    )
+
+
+def test_reading_the_queue_writes_nothing_in_codexs_home(postbag, exchange):
+    _, codex, _, to_codex = exchange
+    codex.queued(to_codex)
+    before = {name: os.stat(os.path.join(codex.home, name)).st_mtime_ns for name in os.listdir(codex.home)}
+    postbag.receipts(inside="claude")
+    after = {name: os.stat(os.path.join(codex.home, name)).st_mtime_ns for name in os.listdir(codex.home)}
+    assert after == before
+
+
+def test_a_send_says_at_once_that_a_thread_nobody_has_loaded_will_not_be_woken_and_why(postbag, exchange):
+    _, codex, _, _ = exchange
+    codex.lock_file()  # loaded once, by nobody now
+    codex.settings("on-request")
+    assert postbag.ok("send", "codex", "to a thread nobody has loaded", inside="claude") == (
+        "letter 6 delivered to codex, 9 left; but it waits in codex's queue: no running codex has the thread "
+        "loaded, and postbag does not wake it: the thread asks for approvals (approval_policy on-request), and "
+        f"nobody could give one to a woken turn; it is taken when the thread is resumed where a person can approve "
+        f"{RESUMED_WHERE}\n"
+    )
+
+
+@pytest.mark.shipped
+def test_open_says_of_codexs_door_whether_it_can_take_a_letter_now(postbag, exchange):
+    _, codex, _, _ = exchange
+    assert postbag.door_now("codex").startswith("whether codex can take a letter now cannot be told: ")
+    lock = codex.lock_file()  # a codex that loads threads keeps their locks here
+    codex.settings("never")  # as codex exec leaves a thread
+    codex.daemon(0)
+    assert postbag.door_now("codex") == (
+        "codex's letters will wait: no running codex has its thread loaded, and codex's daemon, which wakes it, is "
+        "not running: once the human runs codex app-server daemon start, the next letter wakes the thread, with any "
+        "letters waiting for it"
+    )
+    codex.daemon()
+    assert postbag.door_now("codex") == (
+        "codex can take a letter now: no running codex has its thread loaded, and the next letter wakes it through "
+        "codex's daemon, with any letters waiting for it"
+    )
+    with open(lock) as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert postbag.door_now("codex") == (
+            "codex can take a letter now: a running codex has its thread loaded, and it takes the letter when it is "
+            "idle"
+        )
+    os.remove(codex.rollout)
+    assert postbag.door_now("codex") == (
+        "codex cannot take a letter: codex no longer has the thread it joined with (its rollout is gone); "
+        "it must join again from a live session"
+    )
+
+
+def test_a_codex_join_with_only_a_session_id_gives_unknown_and_open_says_it_cannot_tell(postbag, exchange, codex):
+    postbag.ok("join", "codex", inside="codex", env={"CODEX_THREAD_ID": None, "CODEX_SESSION_ID": "a-root-session"})
+    assert postbag.ok("send", "codex", "Again.", inside="claude").startswith("letter 7 delivered to codex, ")
+    assert postbag.receipts(inside="claude") == [
+        "letter 7 claude -> codex: unknown: codex's join names no thread id, only a session id"
+    ]
+    assert postbag.door_now("codex") == (
+        "whether codex can take a letter now cannot be told: its join names no thread id, only a session id"
+    )
+
+
+def test_a_rollout_that_only_quotes_the_letter_or_a_queue_row_that_is_not_a_letter_is_no_sign(postbag, exchange):
+    _, codex, _, to_codex = exchange
+    before = postbag.receipts(inside="claude")
+    codex.turn({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": to_codex}]})
+    codex.queued(to_codex)
+    with sqlite3.connect(os.path.join(codex.home, "queue_1.sqlite")) as db:
+        db.execute("UPDATE queued_items SET payload_json = ?", (json.dumps({"UserInput": None}),))
+    db.close()
+    assert postbag.receipts(inside="claude") == before
+
+
+def test_a_thread_whose_rollout_an_older_codex_wrote_is_not_woken_and_open_says_why(postbag, exchange):
+    from postbag.codex.wake import WAKES_SINCE
+
+    _, codex, _, _ = exchange
+    with open(codex.rollout) as file:
+        first, *rest = file.readlines()
+    meta = json.loads(first)
+    meta["payload"]["cli_version"] = "0.160.0"
+    with open(codex.rollout, "w") as file:
+        file.writelines([json.dumps(meta) + "\n", *rest])
+    codex.lock_file()
+    codex.settings("never")
+    codex.daemon()
+    assert postbag.door_now("codex") == (
+        "codex's letters will wait: no running codex has its thread loaded, and the codex that wrote its rollout, "
+        f"0.160.0, cannot wake a thread (codex queue --resume came in Codex {WAKES_SINCE}): it is taken "
+        f"when the thread is resumed {RESUMED_WHERE}"
+    )
+
+
+# Whether a running codex has the thread loaded, in-process
+
+
+def test_a_thread_without_a_held_lock_is_not_loaded_and_one_whose_locks_cannot_be_read_cannot_be_told(tmp_path):
+    from postbag.codex.loaded import CANNOT_TELL, NOT_LOADED, is_loaded
+
+    assert is_loaded(str(tmp_path), THREAD) == CANNOT_TELL  # no lock folder: this is not that codex's home
+    (tmp_path / "thread-writer-locks").mkdir()
+    assert is_loaded(str(tmp_path), THREAD) == NOT_LOADED  # a codex that keeps locks, and none for this thread
+    (tmp_path / "thread-writer-locks" / f"{THREAD}.lock").write_text("")
+    assert is_loaded(str(tmp_path), THREAD, locks=str(tmp_path / "no-such-proc-locks")) == CANNOT_TELL
+    assert is_loaded(str(tmp_path), THREAD) == NOT_LOADED
+    assert is_loaded(str(tmp_path), THREAD, system="freebsd") == CANNOT_TELL  # no way known there: not guessed
+
+
+# How codex holds a loaded thread's writer lock: an exclusive flock, for as long as it has
+# the thread (the real tier sees the real one; here a process stands in for codex).
+HOLDER = "import fcntl, sys; f = open(sys.argv[1], 'rb'); fcntl.{how}; print('held', flush=True); sys.stdin.read()"
+
+
+def held(path, how="flock(f, fcntl.LOCK_EX)"):
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER.format(how=how), str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert holder.stdout.readline() == b"held\n"
+    return holder
+
+
+@pytest.mark.skipif(sys.platform not in ("linux", "darwin"), reason="postbag runs on Linux and macOS")
+def test_a_thread_whose_writer_lock_another_process_holds_is_loaded_on_this_system(tmp_path):
+    """On macOS this is the check's only proof: the real codex cannot run in CI there."""
+    from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
+
+    lock = tmp_path / "thread-writer-locks" / f"{THREAD}.lock"
+    lock.parent.mkdir()
+    lock.write_text("")
+    holder = held(lock)
+    try:
+        assert is_loaded(str(tmp_path), THREAD) == LOADED
+        before = lock.stat()
+    finally:
+        holder.communicate(b"")
+    assert is_loaded(str(tmp_path), THREAD) == NOT_LOADED  # the lock went with its process
+    assert (lock.stat().st_mtime_ns, lock.stat().st_size) == (before.st_mtime_ns, before.st_size)
+
+
+def test_the_probe_asks_which_lock_would_block_and_takes_none(tmp_path):
+    """macOS's F_GETLK probe, run here on Linux's layout of struct flock: Linux's F_GETLK
+    sees POSIX locks only, so the holder takes one of those. While the probe asks, the
+    holder's lock stays; and a probe never blocks a process that locks the file after it."""
+    from postbag.codex.loaded import CANNOT_TELL, LOADED, NOT_LOADED, _blocked
+
+    lock = tmp_path / "thread.lock"
+    lock.write_text("")
+    layout = {"linux": ("hhqqi4x", 0), "darwin": ("qqihh", 3)}[sys.platform]
+    assert _blocked(str(lock), layout) == NOT_LOADED
+    holder = held(lock, "lockf(f, fcntl.LOCK_SH)")  # a read lock: F_GETLK asks about a write lock
+    try:
+        assert _blocked(str(lock), layout) == LOADED
+        assert _blocked(str(lock), layout) == LOADED
+    finally:
+        holder.communicate(b"")
+    assert _blocked(str(lock), layout) == NOT_LOADED
+    with open(lock, "rb") as file:
+        fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)  # nothing of the probe's is left holding it
+    assert _blocked(str(tmp_path / "gone.lock"), layout) == CANNOT_TELL
+    os.mkfifo(tmp_path / "pipe.lock")  # a lock file that is no file: opened without waiting, and not asked
+    assert _blocked(str(tmp_path / "pipe.lock"), layout) == CANNOT_TELL
