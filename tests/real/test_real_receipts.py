@@ -17,11 +17,12 @@ from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
 from postbag.codex.room import GONE
 
 CLAUDE, CODEX = (f"{name}@{version}" for name, version in (clients.PINS["claude"], clients.PINS["codex"]))
-HELD = (
-    "claude's settings hold letters from other sessions for the person's review (crossSessionInbound hold): "
-    "unless approved in that session, a held letter is dropped after dialogExpiry, five minutes by default"
-)
-REFUSED = "claude's settings refuse letters from other sessions (crossSessionInbound refuse): the session drops them"
+HOLDS = "its settings hold letters from other sessions (crossSessionInbound hold)"
+WAITS_FOR_A_PERSON = "unless a person approves it in that session within dialogExpiry (5m, the default), Claude drops it"
+LETS_IN = "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json"
+# What Claude says at once of a letter it holds or refuses, which the knock hears, and then the receipt.
+HELD = f"claude holds it for the person's review, since {HOLDS}; {WAITS_FOR_A_PERSON}"
+REFUSED = "claude refused it, since its settings refuse letters from other sessions (crossSessionInbound refuse)"
 WAITS = f"in codex's queue for the thread, which no running codex has loaded: {UNWOKEN}"
 
 
@@ -45,7 +46,7 @@ def test_what_a_claude_session_did_with_a_letter_is_told_from_its_own_records(re
         session.wait_for(lambda: real.ledger_bytes().count(b'"kind": "letter"') == 2, "claude's answer")
         [line] = receipts(real, inside_codex)
         assert re.fullmatch(rf"letter 4 codex -> claude: answered by letter 5, taken at {TIMESTAMP}", line), line
-    else:  # the settings are known at once, so the send says so, and the receipt after it
+    else:  # Claude says so at once, the send hears it, and the receipt after it
         assert sent == f"letter 4 delivered to claude, 11 left; but {why}\n"
         assert receipts(real, inside_codex) == [f"letter 4 codex -> claude: not taken: {why}"]
         assert session.letters() == []
@@ -189,7 +190,8 @@ def test_open_names_each_doors_state_from_the_real_clients_records(real, claude,
     join_both(real, session, thread)
     person = {"HOME": session.home}  # the person's own home, where Claude keeps its records
     said = real.run("open", "2", env=person).stderr.splitlines()
-    assert f"postbag: claude will not act on a letter at once: {HELD}" in said, said
+    held = f"it holds each for the person's review, since {HOLDS}; {WAITS_FOR_A_PERSON}; {LETS_IN}"
+    assert f"postbag: claude will not act on a letter at once: {held}" in said, said
     assert f"postbag: codex's letters will wait: no running codex has its thread loaded, and {UNWOKEN}" in said, said
     session.kill()
     said = real.run("open", "2", env=person).stderr.splitlines()

@@ -22,9 +22,12 @@ CODEX_SAYS = (
 # What a codex from before `codex queue --resume` says of it: a usage error, exit 2, raised
 # before anything is stored, so the letter is knocked again without it.
 USAGE_ERROR, NO_RESUME_FLAG = 2, b"unexpected argument '--resume'"
-# A line of codex's own log (tracing's format: a time, a level, then the rest), which says
-# nothing of the resume; its colours, when it has them, are escapes around the level.
+# What codex queue writes on stderr that says nothing of the resume: a line of its own log
+# (tracing's format: a time, a level, then the rest; its colours, when it has them, are
+# escapes around the level), or a warning about setting itself up (seen with CODEX_HOME
+# under /tmp, where it makes no helper binaries). Anything else is not known here.
 _LOG_LINE = re.compile(r"^\S+\s+(?:TRACE|DEBUG|INFO)\s")
+_SETTING_UP = ("WARNING: proceeding, even though we could not create PATH aliases",)
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -85,9 +88,9 @@ def knock(codex, thread, envelope, env, *, resume):
 
 
 def resumed(stderr):
-    """What came of a resume, from what codex queue wrote on stderr: nothing but its own
-    log when the daemon took the thread; a warning naming why, when it stored the letter
-    but could not have the daemon load the thread; anything else is not known."""
+    """What came of a resume, from what codex queue wrote on stderr: nothing of the resume
+    when the daemon took the thread; a warning naming why, when it stored the letter but
+    could not have the daemon load the thread; anything else is not known."""
     text = _COLOUR.sub("", stderr.decode(errors="replace"))
     if "could not resume thread" in text:
         if "start a local daemon" in text:
@@ -96,7 +99,8 @@ def resumed(stderr):
             return Resume.LOADED_ELSEWHERE
         return Resume.NOT_WOKEN
     said = [line for line in text.splitlines() if line.strip()]
-    return Resume.WOKEN if all(_LOG_LINE.match(line) for line in said) else Resume.UNCLEAR
+    known = all(_LOG_LINE.match(line) or line.startswith(_SETTING_UP) for line in said)
+    return Resume.WOKEN if known else Resume.UNCLEAR
 
 
 def _codex_said(stderr):
