@@ -123,7 +123,8 @@ def test_a_claude_join_from_before_receipts_names_no_session_and_gives_unknown(p
         "letter 7 codex -> claude: unknown: claude's join names no session to look in (a join from before postbag 1.2)"
     ]
     assert postbag.door_now("claude") == (
-        "whether claude can take a letter now cannot be told: its join names no session (a join from before postbag 1.2)"
+        "whether claude can take a letter now cannot be told: its join names no session "
+        "(a join from before postbag 1.2)"
     )
 
 

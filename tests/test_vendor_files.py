@@ -120,8 +120,15 @@ def run_everything(postbag):
 
 @pytest.mark.parametrize(
     "place",
-    ["claude settings", "claude session file", "claude transcript", "codex rollout", "codex queue",
-     "codex queue journal", "codex daemon record"],
+    [
+        "claude settings",
+        "claude session file",
+        "claude transcript",
+        "codex rollout",
+        "codex queue",
+        "codex queue journal",
+        "codex daemon record",
+    ],
 )
 def test_a_pipe_where_a_vendor_file_should_be_hangs_no_verb(postbag, damaged, within, place):
     plant(damaged[place], "pipe", b"")
@@ -142,7 +149,10 @@ def test_a_pipe_where_a_vendor_file_should_be_hangs_no_verb(postbag, damaged, wi
         ('{"pid": "12", "processIdentity": []}', "codex daemon record"),
         ('{"pid": 1e400}', "claude session file"),
         ('{"crossSessionInbound": ["hold"], "permissions": "all", "dialogExpiry": 5}', "claude settings"),
-        ('{"type": "event_msg", "payload": {"type": "thread_settings_applied", "thread_settings": 7}}', "codex rollout"),
+        (
+            '{"type": "event_msg", "payload": {"type": "thread_settings_applied", "thread_settings": 7}}',
+            "codex rollout",
+        ),  # noqa: E501
         ('{"type": "user", "permissionMode": {"x": 1}, "timestamp": 5}', "claude transcript"),
     ],
 )
@@ -174,8 +184,14 @@ def test_a_policy_from_a_rollout_is_shown_escaped_and_cut_short_and_the_letter_i
 ):
     write_lines(
         damaged["codex rollout"],
-        [json.dumps({"type": "event_msg", "payload": {"type": "thread_settings_applied",
-                                                       "thread_settings": {"approval_policy": policy}}})],
+        [
+            json.dumps(
+                {
+                    "type": "event_msg",
+                    "payload": {"type": "thread_settings_applied", "thread_settings": {"approval_policy": policy}},
+                }
+            )
+        ],
     )
     sent = postbag.run("send", "codex", "Look at this.", inside="claude")
     assert sent.returncode == 0 and sent.stdout == (
@@ -193,7 +209,9 @@ def test_a_policy_from_a_rollout_is_shown_escaped_and_cut_short_and_the_letter_i
     assert f"(approval_policy {shown})" in text
 
 
-def test_a_newest_settings_record_that_states_no_policy_wakes_nothing_though_an_older_said_never(postbag, damaged, codex):
+def test_a_newest_settings_record_that_states_no_policy_wakes_nothing_though_an_older_said_never(
+    postbag, damaged, codex
+):
     write_lines(damaged["codex rollout"], [{"type": "turn_context", "payload": {"cwd": "/work", "model": "m"}}])
     sent = postbag.ok("send", "codex", "Still asleep?", inside="claude")
     assert "postbag does not wake it, since its rollout does not say whether a woken turn could stop" in sent
@@ -206,10 +224,13 @@ def test_a_warning_after_long_logs_from_codex_queue_is_still_told_apart(postbag,
     codex.behave(say=logs + warning)
     assert len(logs) > 8192
     sent = postbag.ok("send", "codex", "Wake up.", inside="claude")
-    assert sent.endswith("and codex's daemon, which wakes it, is not running: once the human runs codex app-server "
-                         "daemon start, the next letter wakes the thread, with any letters waiting for it\n")
+    assert sent.endswith(
+        "and codex's daemon, which wakes it, is not running: once the human runs codex app-server "
+        "daemon start, the next letter wakes the thread, with any letters waiting for it\n"
+    )
     codex.behave(say=logs)  # its log alone: the daemon took the thread
-    assert postbag.ok("send", "codex", "Again.", inside="claude").endswith("; codex's daemon woke the thread to take it\n")
+    again = postbag.ok("send", "codex", "Again.", inside="claude")
+    assert again.endswith("; codex's daemon woke the thread to take it\n")
     codex.behave(say="Warning: something postbag has never seen\n")
     assert postbag.ok("send", "codex", "Once more.", inside="claude").endswith(
         "; but whether codex's daemon woke the thread is not known: codex queue said what postbag does not know\n"
@@ -223,11 +244,14 @@ def test_receipts_open_and_send_take_the_exchanges_wake_switch_from_one_place(po
     sent = postbag.ok("send", "codex", "Asleep?", inside="claude")
     assert "this exchange wakes no thread (it was opened with --no-wake)" in sent and codex.resumed()[-1] is False
     with sqlite3.connect(damaged["codex queue"]) as db:
-        db.execute("UPDATE queued_items SET payload_json = ?", (json.dumps(
-            {"UserInput": {"content": [{"type": "text", "text": codex.envelopes()[-1]}]}}),))
+        db.execute(
+            "UPDATE queued_items SET payload_json = ?",
+            (json.dumps({"UserInput": {"content": [{"type": "text", "text": codex.envelopes()[-1]}]}}),),
+        )
     db.close()
     [receipt] = postbag.receipts(inside="claude")
-    assert "this exchange wakes no thread (it was opened with --no-wake)" in receipt and "wakes it through" not in receipt
+    assert "this exchange wakes no thread (it was opened with --no-wake)" in receipt
+    assert "wakes it through" not in receipt
     assert "this exchange wakes no thread" in postbag.run("open", "5", "--no-wake").stderr
 
 
@@ -235,14 +259,37 @@ def test_receipts_open_and_send_take_the_exchanges_wake_switch_from_one_place(po
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**80), max_value=2**80) | st.floats() | st.text(max_size=40),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(
-        st.sampled_from(["pid", "sessionId", "cwd", "procStart", "type", "payload", "timestamp", "content",
-                         "crossSessionInbound", "permissionMode", "approval_policy", "thread_settings", "startTicks",
-                         "processIdentity", "operation", "role", "text", "version", "cli_version", "dialogExpiry"])
-        | st.text(max_size=8),
-        inner,
-        max_size=5,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "pid",
+                    "sessionId",
+                    "cwd",
+                    "procStart",
+                    "type",
+                    "payload",
+                    "timestamp",
+                    "content",
+                    "crossSessionInbound",
+                    "permissionMode",
+                    "approval_policy",
+                    "thread_settings",
+                    "startTicks",
+                    "processIdentity",
+                    "operation",
+                    "role",
+                    "text",
+                    "version",
+                    "cli_version",
+                    "dialogExpiry",
+                ]
+            )
+            | st.text(max_size=8),
+            inner,
+            max_size=5,
+        )
     ),
     max_leaves=12,
 )
@@ -255,8 +302,15 @@ CONTENT = st.one_of(
 
 
 PLACES = [
-    "claude settings", "claude project settings", "claude managed settings", "claude session file",
-    "claude transcript", "codex rollout", "codex queue", "codex queue journal", "codex daemon record",
+    "claude settings",
+    "claude project settings",
+    "claude managed settings",
+    "claude session file",
+    "claude transcript",
+    "codex rollout",
+    "codex queue",
+    "codex queue journal",
+    "codex daemon record",
     "codex thread lock",
 ]
 

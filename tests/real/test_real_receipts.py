@@ -18,7 +18,9 @@ from postbag.codex.room import GONE
 
 CLAUDE, CODEX = (f"{name}@{version}" for name, version in (clients.PINS["claude"], clients.PINS["codex"]))
 HOLDS = "its settings hold letters from other sessions (crossSessionInbound hold)"
-WAITS_FOR_A_PERSON = "unless a person approves it in that session within dialogExpiry (5m, the default), Claude drops it"
+WAITS_FOR_A_PERSON = (
+    "unless a person approves it in that session within dialogExpiry (5m, the default), Claude drops it"
+)
 LETS_IN = "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json"
 # What Claude says at once of a letter it holds or refuses, which the knock hears, and then the receipt.
 HELD = f"claude holds it for the person's review, since {HOLDS}; {WAITS_FOR_A_PERSON}"
