@@ -152,7 +152,7 @@ def test_a_pipe_where_a_vendor_file_should_be_hangs_no_verb(postbag, damaged, wi
         (
             '{"type": "event_msg", "payload": {"type": "thread_settings_applied", "thread_settings": 7}}',
             "codex rollout",
-        ),  # noqa: E501
+        ),
         ('{"type": "user", "permissionMode": {"x": 1}, "timestamp": 5}', "claude transcript"),
     ],
 )
