@@ -171,11 +171,99 @@ def _say_of(raw, says):
         reply.sendall((json.dumps(frame) + "\n").encode())
 
 
+# What a fake client answers of its own configuration, as the real ones do (docs/doors.md,
+# and tests/real/test_real_setup.py on the real ones): --version, and mcp add, get and
+# remove, kept where the real client keeps them (Claude Code in .claude.json; Codex in a
+# JSON file standing for its config.toml). Written beside each fake client's program.
+CLIENT_COMMANDS = r"""
+import json, os, sys
+
+
+def main(flavour, version, argv):
+    if argv == ["--version"]:
+        print(f"{version} (Claude Code)" if flavour == "claude" else f"codex-cli {version}")
+        return 0
+    if argv[1:2] == [os.environ.get("FAKE_CLIENT_FAILS")]:  # the one command to fail, as a broken client does
+        sys.stderr.write("Error: the configuration is broken\n")
+        return 1
+    if flavour == "claude":
+        path = os.path.join(os.environ.get("CLAUDE_CONFIG_DIR") or os.environ["HOME"], ".claude.json")
+    else:
+        path = os.path.join(os.environ.get("CODEX_HOME") or os.path.join(os.environ["HOME"], ".codex"), "mcp.json")
+    try:
+        with open(path) as file:
+            config = json.load(file)
+    except FileNotFoundError:
+        config = {}
+    servers = config.setdefault("mcpServers", {})
+    verb, rest = argv[1], argv[2:]
+    if verb == "add":
+        words, command = rest[: rest.index("--")], rest[rest.index("--") + 1 :]
+        env, name, at = {}, None, 0
+        while at < len(words):
+            if words[at] in ("--transport", "--scope"):
+                at += 2
+            elif words[at] in ("-e", "--env"):
+                key, _, value = words[at + 1].partition("=")
+                env[key] = value
+                at += 2
+            else:
+                name, at = words[at], at + 1
+        servers[name] = {"type": "stdio", "command": command[0], "args": command[1:], "env": env}
+        print(f"Added MCP server {name}")
+    elif verb == "get":
+        if rest[0] not in servers:
+            sys.stderr.write(f"Error: No MCP server named '{rest[0]}' found.\n")
+            return 1
+        entry = servers[rest[0]]
+        transport = {"type": "stdio", "command": entry["command"], "args": entry["args"], "env": entry["env"]}
+        print(json.dumps({"name": rest[0], "enabled": True, "transport": transport}))
+        return 0
+    elif verb == "remove":
+        if rest[0] not in servers:
+            sys.stderr.write(f"No MCP server named {rest[0]}\n")
+            return 1
+        del servers[rest[0]]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as file:
+        json.dump(config, file)
+    return 0
+"""
+FAKE_CLAUDE = """\
+#!{python} -S
+# A fake claude: its own configuration commands, as CLIENT_COMMANDS answers them.
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import client_commands
+sys.exit(client_commands.main("claude", {version!r}, sys.argv[1:]))
+"""
+
+
+class FakeClaude:
+    """An executable named claude in its own directory, which answers its configuration
+    commands as Claude Code does (it runs no session: FakeInbox stands for one)."""
+
+    def __init__(self, directory, version="2.1.332"):
+        self.directory = directory
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, "client_commands.py"), "w") as file:
+            file.write(CLIENT_COMMANDS)
+        self.path = os.path.join(directory, "claude")
+        with open(self.path, "w") as file:
+            file.write(FAKE_CLAUDE.format(python=sys.executable, version=version))
+        os.chmod(self.path, stat.S_IRWXU)
+
+
 FAKE_CODEX = """\
 #!{python} -S
-# A fake codex: records argv, environment and stdin, then behaves as behaviour.json says.
+# A fake codex: records argv, environment and stdin, then behaves as behaviour.json says;
+# its configuration commands, as CLIENT_COMMANDS answers them.
 import json, os, sys, time
 here = os.path.dirname(os.path.abspath(__file__))
+if sys.argv[1:2] in (["mcp"], ["--version"]):
+    sys.path.insert(0, here)
+    import client_commands
+    sys.exit(client_commands.main("codex", "0.171.0", sys.argv[1:]))
 with open(os.path.join(here, "behaviour.json")) as f:
     behaviour = json.load(f)
 stdin = os.fstat(0)
@@ -221,6 +309,8 @@ class FakeCodex:
         self.path = os.path.join(directory, "codex")
         with open(self.path, "w") as file:
             file.write(FAKE_CODEX.format(python=sys.executable))
+        with open(os.path.join(directory, "client_commands.py"), "w") as file:
+            file.write(CLIENT_COMMANDS)
         os.chmod(self.path, stat.S_IRWXU)
         self._session = None
         if on_letter is not None:

@@ -55,7 +55,7 @@ def test_version_names_the_program(postbag):
 def test_help_lists_the_verbs_and_each_verb_has_help(postbag):
     text = postbag.ok("--help")
     listed = re.findall(r"^    (\w+) +\S", text.split("\nverbs:\n", 1)[1].split("\n\n", 1)[0], re.MULTILINE)
-    assert listed == ["join", "open", "close", "send", "read", "receipts", "mcp"]
+    assert listed == ["join", "open", "close", "send", "read", "receipts", "setup", "doctor", "mcp"]
     for verb in listed:
         assert re.match(rf"usage: postbag {verb}\b", postbag.ok(verb, "--help"))
     assert "  POSTBAG_LEDGER   the ledger (default ~/.postbag/ledger.jsonl)" in text

@@ -1,6 +1,7 @@
-"""Running a vendor's program as a door: started in a session of its own, its stderr read
+"""Running a vendor's program: as a door, started in a session of its own, its stderr read
 only to tell failures apart (never shown: it can hold a door field), and waited for no
-longer than a door may take."""
+longer than a door may take; or, for setup and doctor, one of its own commands whose
+output is read."""
 
 import os
 
@@ -30,6 +31,22 @@ def run(argv, env):
     if status is None:
         _stop(child)
     return status, said
+
+
+def ask(argv, env, seconds=TIMEOUT):
+    """Run one of a client's own commands, `argv`, with `env` and stdin from /dev/null, for
+    at most `seconds`: (its exit status, or None past them; its stdout; its stderr), text
+    decoded with replacement. OSError when it cannot start."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            argv, stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=seconds, check=False
+        )
+    except subprocess.TimeoutExpired as late:
+        said = [part or b"" for part in (late.stdout, late.stderr)]
+        return None, *(part.decode(errors="replace") for part in said)
+    return done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
 
 
 def _finish(child, seconds):

@@ -33,6 +33,7 @@ def main(argv=None, env=None, program=None, here=None):
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse
         args = _parse(argv, _columns(here.env))
         args.program = this_program(here) if program is None else program
+        args.argv_program = this_program(here, quoted=False) if program is None else program
         args.verb(args, here)
     except Refusal as refusal:
         return stop(refusal)
@@ -117,6 +118,28 @@ def receipts(args, here):
             _tell(f"letter {letter['n']} {letter['from']} -> {letter['to']}: {receipt.words()}")
 
 
+def set_up(args, here):
+    from postbag.setup import setup
+
+    _show(setup(here, args.argv_program, removing=args.remove, dry_run=args.dry_run))
+
+
+def look_over(args, here):
+    import json
+
+    from postbag.doctor import doctor
+    from postbag.room import FIX
+
+    found = doctor(here, args.argv_program)
+    for check in found:
+        if args.json:
+            _tell(json.dumps({"check": check.what, "state": check.state, "said": check.said}))
+        else:
+            _tell(f"{check.state:<5} {check.what}: {check.said}")
+    if any(check.state == FIX for check in found):
+        raise SystemExit(1)
+
+
 def serve_mcp(args, here):
     if sys.stdin is not None and sys.stdin.isatty():
         say(
@@ -152,11 +175,11 @@ def _show(done):
         say(news)
 
 
-def _tell(line):
-    """Write `line`, escaped, on stdout. It is done whatever happens to stdout: a reader
-    that went away must not turn a recorded letter into a failure that invites a resend,
-    and what stdout cannot take is said on stderr instead."""
-    shown = one_line(line)
+def _tell(text):
+    """Write `text`, each of its lines escaped, on stdout. It is done whatever happens to
+    stdout: a reader that went away must not turn a recorded letter into a failure that
+    invites a resend, and what stdout cannot take is said on stderr instead."""
+    shown = "\n".join(map(one_line, text.split("\n")))
     try:
         if sys.stdout is None:
             raise ValueError("no stdout")
@@ -291,11 +314,12 @@ def _columns(env):
     return columns if columns > 0 else 80
 
 
-def this_program(here):
+def this_program(here, *, quoted=True):
     """The words that start this process's postbag, as envelope.program_of finds them."""
     main_module = sys.modules.get("__main__")
     spec = getattr(main_module, "__spec__", None)
-    return program_of(sys.executable, sys.argv[0], spec is not None and spec.name == "postbag.__main__", here)
+    as_module = spec is not None and spec.name == "postbag.__main__"
+    return program_of(sys.executable, sys.argv[0], as_module, here, quoted=quoted)
 
 
 def _parser(columns=80):
@@ -402,6 +426,35 @@ def _parser(columns=80):
         "never writes them.",
     )
     verb.add_argument("count", nargs="?", metavar="N", help="the last N letters")
+    verb.add_argument("--json", action="store_true", help="JSON Lines, for scripts and jq")
+
+    verb = _add_verb(
+        commands,
+        columns,
+        "setup",
+        set_up,
+        usage="[--dry-run] [--remove]",
+        help="register this postbag with Claude Code and Codex (the human's verb, once)",
+        description="Register this postbag, by its absolute path, as the MCP server postbag of each client installed "
+        "here, through the client's own command, and let the agents call its tools without asking; POSTBAG_LEDGER "
+        "goes with it where this terminal sets it. It changes no setting that decides what an agent lets in: where "
+        "one would stop letters, it says which. Run it from a terminal of your own, then start the clients again.",
+    )
+    verb.add_argument("--dry-run", action="store_true", help="say what would change, and change nothing")
+    verb.add_argument("--remove", action="store_true", help="take out what setup puts in")
+
+    verb = _add_verb(
+        commands,
+        columns,
+        "doctor",
+        look_over,
+        usage="[--json]",
+        help="say what a first exchange still needs, and the one fix for each",
+        description="Check each thing a first exchange needs: Python, this postbag as the clients start it, each "
+        "client, its version and its registration of postbag, what each lets in, the ledger, and each door that "
+        "has joined. Each line says ok, fix (with the fix) or note. It changes nothing; it exits 1 where something "
+        "needs a fix.",
+    )
     verb.add_argument("--json", action="store_true", help="JSON Lines, for scripts and jq")
 
     _add_verb(

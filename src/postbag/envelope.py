@@ -65,16 +65,18 @@ def reply_command(program, ledger_path):
     return f"POSTBAG_LEDGER={shlex.quote(ledger_path)} {command}"
 
 
-def program_of(executable, path, as_module, here):
+def program_of(executable, path, as_module, here, *, quoted=True):
     """The words that start the program now running, given the Python `executable`, the
     `path` it ran (its argv[0]) and whether it ran as `python -m postbag`: `postbag` when
-    the PATH of `here` finds this very program under that name, else its own quoted path."""
+    the PATH of `here` finds this very program under that name, else its own path, quoted
+    for a shell; unless `quoted`, always its own path, each word as it is, as an argv."""
+    quote = shlex.quote if quoted else str
     if as_module:
-        return [shlex.quote(executable), "-m", "postbag"]
+        return [quote(executable), "-m", "postbag"]
     program = here.absolute(path)
     found = which("postbag", here.env.get("PATH", os.defpath))
-    if found is not None and os.path.realpath(found) == os.path.realpath(program):
+    if quoted and found is not None and os.path.realpath(found) == os.path.realpath(program):
         return ["postbag"]
     if os.access(program, os.X_OK):
-        return [shlex.quote(program)]
-    return [shlex.quote(executable), shlex.quote(program)]
+        return [quote(program)]
+    return [quote(executable), quote(program)]

@@ -10,6 +10,9 @@ rooms names a vendor, its variables, its files or its configuration.
 
 import abc
 
+from postbag import children
+from postbag.refusal import Refusal
+
 
 class Switch:
     """A choice the human makes in opening an exchange, which one room honours: `flag` on
@@ -37,6 +40,96 @@ class Sandbox:
 
     def __init__(self, name, *, allow_connecting, allow_writing):
         self.name, self.allow_connecting, self.allow_writing = name, allow_connecting, allow_writing
+
+
+class Server:
+    """postbag's MCP server as a client starts it: `argv`, its command and arguments, and
+    `env`, the variables the client gives it."""
+
+    __slots__ = ("argv", "env")
+
+    def __init__(self, argv, env=None):
+        self.argv, self.env = list(argv), dict(env or {})
+
+    def __eq__(self, other):
+        return isinstance(other, Server) and (self.argv, self.env) == (other.argv, other.env)
+
+    def __hash__(self):
+        return hash(tuple(self.argv))
+
+    def words(self):
+        """The command, as a person would type it."""
+        import shlex
+
+        return " ".join(map(shlex.quote, self.argv))
+
+
+class Change:
+    """One change setup makes to a client's configuration: `said`, what it does, in words
+    that start with a verb, and `make`, which makes it (a Refusal where it fails)."""
+
+    __slots__ = ("make", "said")
+
+    def __init__(self, said, make):
+        self.said, self.make = said, make
+
+
+class Plan:
+    """What setup does with one client: its `changes`; `blocked`, why it must change
+    nothing anywhere (in words, or None); and `notes`, what the person should know, a
+    setting setup leaves to them among them."""
+
+    __slots__ = ("blocked", "changes", "notes")
+
+    def __init__(self, changes=(), *, blocked=None, notes=()):
+        self.changes, self.blocked, self.notes = list(changes), blocked, [note for note in notes if note]
+
+
+COMMAND_TIMEOUT = 60.0  # seconds one of a client's own commands may take: they start a whole client
+OK, FIX, NOTE = "ok", "fix", "note"  # a check: fine; blocks a first exchange, with its one fix; worth knowing
+
+
+class Check:
+    """One line of doctor: `state` (OK, FIX or NOTE), `what` it looked at, and `said`, what
+    it found, or the one fix."""
+
+    __slots__ = ("said", "state", "what")
+
+    def __init__(self, state, what, said):
+        self.state, self.what, self.said = state, what, said
+
+
+class Client:
+    """A vendor's program as a person installed it: `name` (as its vendor names it), `word`
+    (as a person types it) and `program` (its path, or None where it is not to be found,
+    with `missing` saying why)."""
+
+    __slots__ = ("missing", "name", "program", "word")
+
+    def __init__(self, name, word, program=None, missing=None):
+        self.name, self.word, self.program, self.missing = name, word, program, missing
+
+
+def command(client, env, said, argv):
+    """A Change that runs one of `client`'s own commands, `argv` after its program, in
+    `env`: `said`, what it does, is followed by the command as a person would type it."""
+    from postbag.vendor_files import quoted
+
+    shown = " ".join([client.word, *(word if word.isprintable() else quoted(word) for word in argv)])
+
+    def make():
+        status, _, err = children.ask([client.program, *argv], env, COMMAND_TIMEOUT)
+        if status != 0:
+            why = f"no answer within {COMMAND_TIMEOUT:g} s" if status is None else f"exit {status}"
+            raise Refusal(f"{shown} failed ({why}): {quoted(err.strip()[-200:] or 'it said nothing')}")
+
+    return Change(f"{said}: {shown}", make)
+
+
+def version_words(client, env):
+    """The words `client`'s own --version prints, or none where it fails."""
+    status, said, _ = children.ask([client.program, "--version"], env, COMMAND_TIMEOUT)
+    return said.split() if status == 0 else []
 
 
 class Post(abc.ABC):
@@ -104,3 +197,25 @@ class Room(abc.ABC):
     def sandbox(self):
         """The Sandbox this vendor runs this process's commands in, or None."""
         return None
+
+    @abc.abstractmethod
+    def client(self):
+        """This vendor's Client, as this process finds it."""
+
+    @abc.abstractmethod
+    def version(self):
+        """The version of the client that is installed, as its own --version says it, or None."""
+
+    @abc.abstractmethod
+    def registered(self):
+        """The Server the client starts as postbag's MCP server; None where it starts none;
+        a Refusal (made, not raised) where that cannot be told."""
+
+    @abc.abstractmethod
+    def setup(self, server, *, removing=False):
+        """The Plan by which the client starts `server` as postbag's MCP server, and lets
+        the agent call its tools, or, `removing`, by which it stops doing what setup made it do."""
+
+    @abc.abstractmethod
+    def checks(self):
+        """What doctor checks of the client beyond its version and registration: Checks."""

@@ -43,7 +43,7 @@ class Done:
 
     def text(self):
         """The whole of it as one text, as an MCP tool answers."""
-        return "\n".join([one_line(self.said), *map(told, self.news)])
+        return "\n".join([*map(one_line, self.said.split("\n")), *map(told, self.news)])
 
 
 def which_ledger(bag, env):

@@ -1,0 +1,155 @@
+"""`postbag doctor`: a line for each thing a first exchange needs, each ok or the one fix
+that makes it so, and notes of what is worth knowing. Nothing here changes anything.
+
+It looks at Python and this postbag as the clients start it; at each client, whether it
+is installed, in the range of versions postbag is proven on, and starts postbag as its
+MCP server (the server is started here as the client would, and must answer as postbag);
+at what each room checks besides (Claude Code's permission rule and what it lets in;
+Codex's daemon); at the ledger; and at each door that has joined, in `open`'s words.
+"""
+
+import os
+import stat
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+from postbag import __version__
+from postbag.ledger import Ledger, locate
+from postbag.peers import room
+from postbag.receipts import numbers
+from postbag.refusal import Refusal
+from postbag.room import FIX, NOTE, OK, Check
+from postbag.sessions import PEERS, for_a_child
+from postbag.setup import server_of
+from postbag.vendor_files import json_of, quoted, record, table
+
+ANSWER_WAIT = 10.0  # seconds a server started here has to answer: it answers in milliseconds
+SETUP = "run postbag setup"
+
+
+def doctor(here, program):
+    """Every Check, in the order a first exchange needs them."""
+    server = server_of(here, program)
+    with ThreadPoolExecutor(max_workers=4) as pool:  # the clients take their time to start; in turn, seconds
+        rooms = [pool.submit(_client_checks, room(peer, here), here, server) for peer in PEERS]
+        ledger = pool.submit(_ledger_checks, here)
+        found = [Check(OK, "Python", sys.version.split()[0]), _this_postbag(here, server)]
+        found += [check for each in rooms for check in each.result()]
+        return found + ledger.result()
+
+
+def _this_postbag(here, server):
+    """Whether this postbag starts as the clients are to start it."""
+    from postbag import children
+
+    try:
+        status, said, _ = children.ask([*server.argv[:-1], "--version"], for_a_child(here.env), ANSWER_WAIT)
+    except OSError as error:
+        return Check(FIX, "postbag", f"{server.words()} does not start ({error.strerror}): {SETUP} from it")
+    if status != 0 or said.strip() != f"postbag {__version__}":
+        return Check(FIX, "postbag", f"{quoted(server.words())} does not start as this postbag: {SETUP} from it")
+    return Check(OK, "postbag", f"{__version__}, which the clients start as {server.words()}")
+
+
+def _client_checks(each, here, server):
+    """A client's checks: installed, its version, postbag as its MCP server, and its room's own."""
+    client = each.client()
+    if client.program is None:
+        return [Check(FIX, client.name, f"not installed here ({client.missing}): install it, then {SETUP}")]
+    found = [_version(each, client)]
+    registered = each.registered()
+    what = f"{client.name}'s MCP server"
+    if isinstance(registered, Refusal):
+        found.append(Check(FIX, what, f"{registered}: mend it, then {SETUP}"))
+    elif registered is None:
+        found.append(Check(FIX, what, f"postbag is not registered: {SETUP}"))
+    elif registered != server:
+        found.append(Check(FIX, what, f"postbag starts {quoted(registered.words())}, not this postbag: {SETUP}"))
+    else:
+        why_not = answers(registered, here.env)
+        said = "postbag, registered, starts and answers" if why_not is None else f"postbag does not start: {why_not}"
+        found.append(Check(OK if why_not is None else FIX, what, said))
+    return [*found, *each.checks()]
+
+
+def _version(each, client):
+    oldest, newest = each.PROVEN
+    installed = each.version()
+    what = f"{client.name}"
+    if numbers(installed) is None:
+        return Check(NOTE, what, f"its version cannot be told; postbag is proven on {oldest} to {newest}")
+    if numbers(installed) < numbers(oldest):
+        return Check(FIX, what, f"{installed} is older than postbag works with: update it to {oldest} or later")
+    if numbers(installed) > numbers(newest):
+        return Check(NOTE, what, f"{installed} is newer than postbag is proven on ({oldest} to {newest})")
+    return Check(OK, what, f"{installed}, within the versions postbag is proven on ({oldest} to {newest})")
+
+
+def answers(server, env):
+    """None where `server` starts and answers an MCP initialize as postbag, as a client
+    would start it (this terminal's environment less the sessions', and the server's own
+    variables); else why not, in words."""
+    import json
+    import select
+    import subprocess
+
+    asked = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "postbag doctor"}}
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": asked}
+    try:
+        child = subprocess.Popen(
+            server.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**for_a_child(env), **server.env},
+            start_new_session=True,
+        )
+    except OSError as error:
+        return error.strerror or "it cannot be started"
+    try:
+        child.stdin.write((json.dumps(request) + "\n").encode())
+        child.stdin.flush()
+        if not select.select([child.stdout], [], [], ANSWER_WAIT)[0]:
+            return f"no answer within {ANSWER_WAIT:g} s"
+        try:
+            answer = record(json_of(child.stdout.readline(1 << 20)))
+        except ValueError:
+            return "it answered what is not JSON"
+        name = table(table(answer, "result"), "serverInfo").get("name")
+        return None if name == "postbag" else "it answered as another server"
+    except OSError as error:
+        return error.strerror or "it went away"
+    finally:
+        child.kill()
+        child.wait()
+
+
+def _ledger_checks(here):
+    """The ledger (owner, mode, readable), and each door that has joined it, in `open`'s words."""
+    from postbag import verbs
+
+    what = "the ledger"
+    try:
+        path = locate(here.env)
+    except Refusal as refusal:
+        return [Check(FIX, what, str(refusal))]
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return [Check(OK, what, f"none yet at {path}: the first join or open makes it, private to you")]
+    except OSError as error:
+        return [Check(FIX, what, f"{path} cannot be looked at ({error.strerror})")]
+    if stat.S_ISREG(status.st_mode) and stat.S_IMODE(status.st_mode) & 0o077:
+        mode = f"{stat.S_IMODE(status.st_mode):o}"
+        return [Check(FIX, what, f"{path} can be read by others (mode {mode}): chmod 600 {path}")]
+    try:
+        with Ledger(path) as bag:
+            count, joins, exchange = bag.count, bag.latest_joins(), bag.exchange()
+    except Refusal as refusal:
+        return [Check(FIX, what, str(refusal))]
+    found = [Check(OK, what, f"{path}, yours and private, {count} records")]
+    for peer, joined in joins.items():
+        if joined is not None:
+            words = verbs.door_now(peer, joined, here, exchange)
+            found.append(Check(OK if words.startswith(f"{peer} can take") else NOTE, f"{peer}'s door", words))
+    return found

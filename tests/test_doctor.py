@@ -1,0 +1,114 @@
+"""`postbag doctor`: a line for each thing a first exchange needs, ok or the one fix, and
+notes; exit 1 while something needs a fix. The clients are fakes that keep their
+configuration where the real ones do (tests/real/test_real_setup.py runs the real ones)."""
+
+import json
+import os
+import sys
+
+import pytest
+from fakes import FakeClaude
+
+
+@pytest.fixture
+def clients(postbag, tmp_path):
+    claude = FakeClaude(str(tmp_path / "claude-bin"))
+    return {"PATH": f"{claude.directory}{os.pathsep}{postbag.env['PATH']}"}
+
+
+def doctor(postbag, *args, env, status=None):
+    """What `postbag doctor ARGS` says, a line a check, after checking its exit status."""
+    result = postbag.run("doctor", *args, env=env)
+    assert result.stderr == "" and (status is None or result.returncode == status), (result.returncode, result.stderr)
+    return result.stdout.splitlines()
+
+
+def program(postbag):
+    return " ".join(postbag.command if postbag.target == "pyz" else [postbag.command[0], "-m", "postbag"])
+
+
+@pytest.mark.shipped
+def test_on_a_fresh_home_doctor_names_each_fix_and_after_setup_says_ok(postbag, clients):
+    from postbag import __version__
+
+    lines = doctor(postbag, env=clients, status=1)
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}.{sys.version_info[2]}"
+    started = f"ok    postbag: {__version__}, which the clients start as {program(postbag)} mcp"
+    assert lines[:2] == [f"ok    Python: {python}", started]
+    assert lines[2:] == [
+        "ok    Claude Code: 2.1.332, within the versions postbag is proven on (2.1.248 to 2.1.332)",
+        "fix   Claude Code's MCP server: postbag is not registered: run postbag setup",
+        "fix   the permission rule: Claude Code would ask before each of postbag's tools: run postbag setup",
+        "note  letters from another session: a session that prompts for permissions takes them; one started with "
+        "--dangerously-skip-permissions holds each for your review, since postbag claims no permission mode: to let "
+        "them in, set crossSessionInbound to accept in claude's settings.json",
+        "ok    Codex: 0.171.0, within the versions postbag is proven on (0.153.0 to 0.171.0)",
+        "fix   Codex's MCP server: postbag is not registered: run postbag setup",
+        "note  waking a thread nobody has loaded: Codex's daemon is not running: such a thread's letters wait until "
+        "codex app-server daemon start",
+        f"ok    the ledger: none yet at {postbag.ledger}: the first join or open makes it, private to you",
+    ]
+    assert postbag.run("setup", env=clients).returncode == 0
+    lines = doctor(postbag, env=clients, status=0)
+    assert "ok    Claude Code's MCP server: postbag, registered, starts and answers" in lines
+    assert "ok    Codex's MCP server: postbag, registered, starts and answers" in lines
+    rule = "ok    the permission rule: Claude Code runs postbag's tools without asking (mcp__postbag is allowed)"
+    assert rule in lines
+    assert not [line for line in lines if line.startswith("fix")]
+
+
+def test_doctor_speaks_json_lines_for_scripts(postbag, clients):
+    found = [json.loads(line) for line in doctor(postbag, "--json", env=clients, status=1)]
+    said = "postbag is not registered: run postbag setup"
+    assert {"check": "Codex's MCP server", "state": "fix", "said": said} in found
+    assert all(set(each) == {"check", "state", "said"} for each in found)
+
+
+def test_a_client_not_installed_or_too_old_or_registering_another_postbag_is_named_with_its_fix(postbag, tmp_path):
+    old = FakeClaude(str(tmp_path / "old-claude"), version="2.1.100")
+    lines = doctor(postbag, env={"PATH": old.directory, "POSTBAG_CODEX": None}, status=1)
+    assert "fix   Claude Code: 2.1.100 is older than postbag works with: update it to 2.1.248 or later" in lines
+    assert "fix   Codex: not installed here (no codex on PATH): install it, then run postbag setup" in lines
+    os.makedirs(postbag.env["HOME"], exist_ok=True)
+    with open(os.path.join(postbag.env["HOME"], ".claude.json"), "w") as file:
+        json.dump({"mcpServers": {"postbag": {"command": "/opt/old/postbag", "args": ["mcp"], "env": {}}}}, file)
+    assert (
+        "fix   Claude Code's MCP server: postbag starts /opt/old/postbag mcp, not this postbag: run postbag setup"
+    ) in doctor(postbag, env={"PATH": old.directory})
+
+
+def test_what_claude_lets_in_and_the_ledger_are_checked_and_each_joined_door_named(postbag, clients, inbox):
+    claude_settings = os.path.join(postbag.env["HOME"], ".claude", "settings.json")
+    os.makedirs(os.path.dirname(claude_settings))
+    with open(claude_settings, "w") as file:
+        json.dump({"crossSessionInbound": "refuse"}, file)
+    postbag.ready()
+    os.chmod(postbag.ledger, 0o644)
+    lines = doctor(postbag, env=clients, status=1)
+    assert (
+        "fix   letters from another session: Claude Code refuses them (crossSessionInbound refuse): set "
+        "crossSessionInbound to accept in claude's settings.json"
+    ) in lines
+    assert f"fix   the ledger: {postbag.ledger} can be read by others (mode 644): chmod 600 {postbag.ledger}" in lines
+    os.chmod(postbag.ledger, 0o600)
+    lines = doctor(postbag, env=clients)
+    assert f"ok    the ledger: {postbag.ledger}, yours and private, 3 records" in lines
+    door = "note  claude's door: claude will not take a letter now: it refuses each, since its settings refuse "
+    assert door in "\n".join(lines)
+    codex_door = "note  codex's door: whether codex can take a letter now cannot be told"
+    assert any(line.startswith(codex_door) for line in lines)
+    with open(postbag.ledger, "a") as file:
+        file.write("not a record\n")
+    assert f"fix   the ledger: ledger line 4 is not a record ({postbag.ledger})" in doctor(postbag, env=clients)
+
+
+def test_a_server_is_started_as_its_client_would_and_must_answer_as_postbag(postbag, tmp_path):
+    from postbag.doctor import answers
+    from postbag.room import Server
+
+    env = postbag.environment()
+    assert answers(Server([sys.executable, "-m", "postbag", "mcp"]), env) is None
+    assert answers(Server([str(tmp_path / "nowhere"), "mcp"]), env) == "No such file or directory"
+    assert answers(Server([sys.executable, "-c", "pass"]), env) == "it answered what is not JSON"
+    other = 'import json; input(); print(json.dumps({"result": {"serverInfo": {"name": "another"}}}))'
+    assert answers(Server([sys.executable, "-c", other]), env) == "it answered as another server"
