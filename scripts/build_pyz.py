@@ -88,8 +88,9 @@ for each in sys.argv[2:]:
 
 
 def build(out_dir):
-    """Write postbag.pyz and postbag.pyz.sha256 into `out_dir`; return (path, size, digest,
-    the Python versions it carries compiled code for)."""
+    """Write postbag.pyz, and SHA256SUMS with its digest, as a release carries it (so that
+    the README's check works on a local build too), into `out_dir`; return (path, size,
+    digest, the Python versions it carries compiled code for)."""
     pythons = interpreters()
     entries = [(name, _read(source)) for name, source in _sources()]
     entries += _compiled(
@@ -100,7 +101,7 @@ def build(out_dir):
     path = os.path.join(out_dir, "postbag.pyz")
     _write(path, archive, 0o755)
     digest = hashlib.sha256(archive).hexdigest()
-    _write(path + ".sha256", f"{digest}  postbag.pyz\n".encode(), 0o644)
+    _write(os.path.join(out_dir, "SHA256SUMS"), f"{digest}  postbag.pyz\n".encode(), 0o644)
     return path, len(archive), digest, list(pythons)
 
 

@@ -16,6 +16,11 @@ Everything lives in a temporary directory, removed afterwards unless --keep is g
 The exit status is 0 only if the exchange went exactly as the protocol says.
 """
 
+import sys
+
+if sys.version_info < (3, 10):  # as postbag itself refuses it, before anything is played
+    sys.exit("the demo needs Python 3.10 or later, as postbag does (this is %d.%d)" % sys.version_info[:2])
+
 import argparse
 import json
 import os
@@ -266,9 +271,10 @@ class Real(Agents):
     def __init__(self, directory, human, show):
         self.show = show
         agents = clients.Agent(ANSWERS["claude"]), clients.Agent(ANSWERS["codex"])
-        # Codex runs postbag's MCP server as README registers it, the ledger named for it.
-        door = ["postbag", "mcp"], {"POSTBAG_LEDGER": human["POSTBAG_LEDGER"]}
-        self.pair = clients.Pair(directory, human, *agents, codex_door=door)
+        # The person runs postbag setup, as README says, which registers postbag's MCP server
+        # with both clients, the ledger named for it.
+        self.pair = clients.Pair(directory, human, *agents, setup=["postbag"])
+        show("human", "$ postbag setup", *self.pair.set_up.stdout.rstrip().splitlines())
         self.claude, self.codex, self.codex_model = self.pair.claude, self.pair.codex, self.pair.codex_model
         self.human_env = self.pair.env
         self.claude_env = {**self.human_env, **self.pair.claude_variables()}

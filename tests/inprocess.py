@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 
+from postbag.claude import door as claude_door
 from postbag.cli import main
 from postbag.envelope import program_of
 from postbag.here import Here
@@ -36,6 +37,7 @@ def run_cli(argv, env, *, input=None, cwd=None, umask=-1, text=True, root="/"):
             os.chdir(cwd)
         # the place a child would have had: TZ from its environment, and what `python -m
         # postbag` finds of itself
+        claude_door.PACE = claude_door.Pace()  # as a process of its own starts: the sender Claude counts
         here = Here(env, os.getcwd(), _clock(env), root)
         returncode = main(list(argv), here=here, program=program_of(sys.executable, "", True, here))
     except SystemExit as ended:  # argparse ends a usage error, --help and --version so

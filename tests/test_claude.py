@@ -334,3 +334,30 @@ def test_open_says_a_claude_session_has_ended_when_only_other_sessions_have_file
     assert postbag.door_now("claude") == (
         "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
     )
+
+
+def test_a_process_keeps_its_knocks_to_the_rate_claude_takes_a_senders_letters_at(monkeypatch):
+    """About 30 at once, then a little under one every two seconds: Claude Code drops what
+    comes faster from one sender, and the MCP door's server is one (docs/doors.md)."""
+    from postbag.claude import door
+
+    clock, slept = [1000.0], []
+
+    def sleep(seconds):
+        slept.append(round(seconds, 3))
+        clock[0] += seconds
+
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(time, "sleep", sleep)
+    pace = door.Pace()
+    for _ in range(30):
+        pace.wait()
+    assert slept == []
+    pace.wait()
+    assert slept == [round(1 / door.KEPT_TO, 3)]
+    clock[0] += 5.5 / door.KEPT_TO  # five and a half letters' worth of time, spent elsewhere
+    for _ in range(5):
+        pace.wait()
+    assert len(slept) == 1
+    pace.wait()
+    assert len(slept) == 2

@@ -525,9 +525,8 @@ def test_a_server_keeps_no_memory_or_descriptor_from_one_call_to_the_next(server
     open descriptors after them are what they were after the first few. (scripts/bench.py
     measures 10,000 calls.)"""
     postbag.ready(limit=100_000)
-    raw = server()
-    meta = {"threadId": THREAD}
-    calls = [("send", {"text": "x" * 70}, meta), ("read", {"count": 10}), ("status", {})]
+    raw = server("claude")  # its letters go to codex's door: Claude's inbox would pace a thousand of them
+    calls = [("send", {"text": "x" * 70}), ("read", {"count": 10}), ("status", {})]
 
     def held():
         with open(f"/proc/{raw.process.pid}/status") as status:

@@ -93,9 +93,18 @@ REPAIRED = re.compile(
 )
 
 
+def _run(argv):
+    """`postbag ARGV` in this process, as a process of its own would run it: a process is
+    the sender whose letters Claude's inbox counts, so each run starts with a fresh count."""
+    from postbag.claude import door
+
+    door.PACE = door.Pace()
+    return cli.main(argv)
+
+
 def _outcome(capsys, argv):
     """The exit status and stdout of `argv`, after checking what stderr said."""
-    status = cli.main(argv)
+    status = _run(argv)
     out, err = capsys.readouterr()
     assert status in (0, 1)
     if repaired := REPAIRED.match(err):
@@ -154,7 +163,7 @@ def test_where_a_read_block_ends_changes_nothing_a_command_says(bag, capsys, led
             said[size] = []
             for argv in commands:
                 bag.write_bytes(ledger)
-                status, out, err = cli.main(argv), *capsys.readouterr()
+                status, out, err = _run(argv), *capsys.readouterr()
                 said[size].append((status, out, err, _timeless(bag.read_bytes())))
     assert said[block] == said[1 << 20]
 

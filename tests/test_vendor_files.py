@@ -84,6 +84,9 @@ def damaged(postbag, inbox, codex, exchange, tmp_path):
     claude, codex_files, _, _ = exchange
     claude.runs(tmp_path / "repo")
     claude.settings(claude.config, "accept")
+    # Where damage makes Claude's records foretell a hold, a knock waits for Claude's word:
+    # the fake session gives it at once, as Claude does.
+    inbox.says = {"status": "held"}
     codex_files.lock_file()
     codex_files.settings("never")
     codex_files.daemon()
@@ -339,7 +342,7 @@ def plant(path, kind, data):
         os.symlink(path + ".pipe", path)
     elif kind == "huge":
         with open(path, "wb") as file:
-            file.truncate(80 << 20)  # sparse: more than any reader reads
+            file.truncate(2 << 20)  # sparse: more than a settings file or a record of a process holds
     else:
         with open(path, "wb") as file:
             file.write(data)

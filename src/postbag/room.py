@@ -163,6 +163,7 @@ class Room(abc.ABC):
     records fresh; none writes them."""
 
     NAME = ""  # the peer's name in the ledger, its package's
+    CLIENT = ""  # its vendor's name for its program: "Claude Code"
     SESSION_NAME = ""  # what a session of this vendor is called, after "a" or "an": "a Claude Code session"
     SEND_TOOL = ""  # the MCP door's send tool as this client names it to its model
     PROVEN = ("", "")  # the oldest and newest versions the real-client tier proves

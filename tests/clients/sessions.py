@@ -317,12 +317,18 @@ class ClaudeSession(_Session):
             "command": f"env -0 > {self.exported}.part && mv {self.exported}.part {self.exported}",
         }
         hooks = [hook, *({"type": "command", "command": command} for command in at_start)]
-        settings = {"hooks": {"SessionStart": [{"hooks": hooks}]}, **(settings or {})}
+        path = os.path.join(home, ".claude", "settings.json")
+        try:  # what the person has there already, setup's rule among it
+            with open(path) as file:
+                kept = json.load(file)
+        except FileNotFoundError:
+            kept = {}
+        settings = {**kept, "hooks": {"SessionStart": [{"hooks": hooks}]}, **(settings or {})}
         full = {**env, **CLAUDE_OFFLINE, "HOME": home, "ANTHROPIC_BASE_URL": model.url}
         if mcp is not None:
             register_with_claude(namespace, mcp, full)
             settings.setdefault("permissions", {}).setdefault("allow", []).append(MCP_PERMISSION)
-        with open(os.path.join(home, ".claude", "settings.json"), "w") as file:
+        with open(path, "w") as file:
             json.dump(settings, file)
         argv = [claude_binary(), "-p", "--input-format", "stream-json", "--output-format", "stream-json"]
         argv += ["--verbose", "--allowedTools", "Bash", "--messaging-socket-path", self.socket, *args]
@@ -401,6 +407,17 @@ MCP_ADD = ["mcp", "add", "--transport", "stdio", "--scope", "user", "postbag", "
 MCP_PERMISSION = "mcp__postbag"
 
 
+def claude_wrapper(namespace, directory):
+    """An executable named claude in `directory` that runs the real claude inside the
+    namespace, kept offline: what a person's `claude` on PATH is to postbag setup."""
+    path = os.path.join(directory, "claude")
+    offline = " ".join(f"{name}={value}" for name, value in CLAUDE_OFFLINE.items())
+    with open(path, "w") as file:
+        file.write(f'#!/bin/sh\nexec env {offline} nsenter --net={namespace.path} -- {claude_binary()} "$@"\n')
+    os.chmod(path, 0o755)
+    return path
+
+
 def register_with_claude(namespace, argv, env):
     """`claude mcp add ... postbag -- ARGV`, as a person types it, into env's HOME."""
     added = subprocess.run(
@@ -446,14 +463,13 @@ class Pair:
     """A real Claude Code session and a real Codex thread side by side, offline, as the
     demo and the benchmark use them: the namespace, a stand-in model for each client,
     a Codex home with one thread, Claude's session, and with `app_server` a Codex session
-    that has the thread loaded; with `codex_door`, (argv, env) of `postbag mcp`, that
-    session has postbag's MCP server and runs in the workspace-write sandbox Codex users
-    run by default. `env` gains the Codex home, and POSTBAG_CODEX pointing at the real
-    codex inside the namespace. A failure while starting stops what had started."""
+    that has the thread loaded. With `setup`, the words that start postbag, `postbag
+    setup` registers it with both clients first, as a person runs it, and the Codex session
+    runs in the workspace-write sandbox Codex users run by default; `set_up` is what it
+    printed. `env` gains the Codex home, and POSTBAG_CODEX pointing at the real codex
+    inside the namespace. A failure while starting stops what had started."""
 
-    def __init__(
-        self, directory, env, claude_agent, codex_agent, *, claude_settings=None, app_server=True, codex_door=None
-    ):
+    def __init__(self, directory, env, claude_agent, codex_agent, *, claude_settings=None, app_server=True, setup=None):
         from clients.namespace import Namespace
         from clients.standins import ClaudeModel, CodexModel
 
@@ -469,9 +485,18 @@ class Pair:
             wrappers = os.path.join(directory, "codex-bin")
             os.makedirs(wrappers, exist_ok=True)
             self.env = {**env, **home.env, "POSTBAG_CODEX": home.wrapper(wrappers)}
-            work = os.path.join(directory, "work")
+            work, claude_home = os.path.join(directory, "work"), os.path.join(directory, "claude-home")
+            self.set_up = None
+            if setup is not None:  # the person's terminal: their home, the clients on PATH
+                claude_wrapper(self.namespace, wrappers)
+                person = {**self.env, "HOME": claude_home, "PATH": f"{wrappers}{os.pathsep}{self.env['PATH']}"}
+                self.set_up = subprocess.run(
+                    [*setup, "setup"], env=person, capture_output=True, text=True, timeout=120, check=False
+                )
+                if self.set_up.returncode:
+                    raise RuntimeError(f"postbag setup failed: {self.set_up.stderr.strip()}")
             self.claude = ClaudeSession(
-                os.path.join(directory, "claude-home"),
+                claude_home,
                 work,
                 self.namespace,
                 self.claude_model,
@@ -480,10 +505,7 @@ class Pair:
             )
             undo.callback(self.claude.remove)
             self.thread = home.new_thread(self.env)
-            sandboxed = {}
-            if codex_door is not None:
-                home.register_postbag(*codex_door)
-                sandboxed = {"sandbox": "workspace-write", "approval": "on-request"}
+            sandboxed = {} if setup is None else {"sandbox": "workspace-write", "approval": "on-request"}
             if app_server:
                 self.codex = CodexSession(home, self.thread, self.codex_model, self.env, work, **sandboxed)
             undo.pop_all()

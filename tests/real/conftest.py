@@ -64,19 +64,20 @@ def real(postbag, codex_home, tmp_path):
 def claude(real, model, namespace, tmp_path):
     sessions = []
 
-    def start(at_start=(), mcp=None, home=None, socket_dir=None, **settings):
+    def start(at_start=(), mcp=None, home=None, socket_dir=None, args=(), env=None, **settings):  # noqa: PLR0917
         """A Claude session in a home of its own, or in `home`, as a restart starts it (on
-        the socket in `socket_dir`, if given)."""
+        the socket in `socket_dir`, if given), started with `args` and `env` besides."""
         session = clients.ClaudeSession(
             home or str(tmp_path / f"claude-home-{len(sessions)}"),
             str(tmp_path / "work"),
             namespace,
             model,
-            real.env,
+            {**real.env, **(env or {})},
             settings=settings,
             at_start=at_start,
             mcp=mcp,
             socket_dir=socket_dir,
+            args=args,
         )
         sessions.append(session)
         return session

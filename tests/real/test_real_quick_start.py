@@ -1,9 +1,9 @@
-"""README's Quick start, word for word, on the real clients: its own registration command
-and blocks, its own open command, in one fresh home with postbag.pyz installed on PATH
-as `postbag`, as a new user has it. The only words not README's are the stand-in models'
-(what "Join postbag." and a request to write mean to them: "Call: join", "Call: send")."""
+"""README's Quick start, word for word, on the real clients: its setup command, its open
+command, in one fresh home with postbag.pyz installed on PATH as `postbag` and the clients
+as a person has them, as a new user has it. The only words not README's are the stand-in
+models' (what "Join postbag." and a request to write mean to them: "Call: join", "Call:
+send")."""
 
-import json
 import os
 import re
 import shlex
@@ -27,28 +27,28 @@ def test_the_quick_start_works_as_written_on_the_real_clients(pyz, namespace, mo
     os.symlink(pyz, bin_dir / "postbag")  # the Install section's ~/.local/bin/postbag
     env = terminal_environment(HOME=str(home), PATH=path)
     (home / ".claude").mkdir(parents=True)
-
-    # Codex first: its offline settings (a stand-in model and its key) and `codex` on PATH,
-    # as a user's install has them; then README's block, appended to that config.toml.
+    # The clients as a person has them: `claude` and `codex` on PATH (here the pinned ones,
+    # inside the namespace), and Codex's offline settings (a stand-in model and its key).
     codex_home = clients.CodexHome(str(home / ".codex"), namespace)
     codex_home.wrapper(str(bin_dir))
+    clients.sessions.claude_wrapper(namespace, str(bin_dir))
     env.update(codex_home.env)
-    with open(home / ".codex" / "config.toml", "a") as config:
-        config.write("\n" + quick_start("codex"))
 
-    # Claude Code: README's command, `claude` being the pinned client, then its settings.
-    command = shlex.split(quick_start("claude"))
-    assert command[0] == "claude"
-    added = subprocess.run(
-        namespace.inside([clients.claude_binary(), *command[1:]]),
-        env={**env, **clients.sessions.CLAUDE_OFFLINE},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert added.returncode == 0, added.stderr
-    settings = json.loads(quick_start("claude settings"))
-    claude = clients.ClaudeSession(str(home), str(tmp_path / "work"), namespace, model, env, settings=settings)
+    # 1. README's setup, word for word.
+    command = shlex.split(quick_start("setup"))
+    set_up = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
+    started = f"{bin_dir / 'postbag'} mcp"
+    assert (set_up.returncode, set_up.stdout) == (
+        0,
+        f"claude registers postbag's MCP server: claude mcp add --transport stdio --scope user postbag -- {started}\n"
+        f"claude lets postbag's tools run without asking: adds mcp__postbag to permissions.allow in "
+        f"{home / '.claude' / 'settings.json'}\n"
+        f"codex  registers postbag's MCP server: codex mcp add postbag -- {started}\n"
+        "setup made these 3 changes; start Claude Code and Codex again: each reads its MCP servers as it starts\n",
+    ), set_up.stderr
+
+    # 2. Both sessions start, as a person starts them.
+    claude = clients.ClaudeSession(str(home), str(tmp_path / "work"), namespace, model, env)
     try:
         thread = codex_home.new_thread(env)
         # The sandbox and approvals a Codex user has by default.
@@ -76,29 +76,30 @@ def journey(env, claude, codex, model):
         assert done.returncode == 0, done.stderr
         return done
 
-    # 3. Each agent joins.
+    # 2. Each agent joins.
     claude.say("Call: join")
     codex.say("Call: join")
     codex.wait_for(lambda: codex.turns_done() == 1, "codex's join")
     ledger = os.path.join(env["HOME"], ".postbag", "ledger.jsonl")  # the default one, for both
     claude.wait_for(lambda: joins(ledger) == 2, "both joins")
 
-    # 4. README's open command.
+    # 3. README's open command.
     opened = postbag(*shlex.split(quick_start("open"))[1:])
     # The default ledger is named by nobody; each door says, from its client's records, that it takes letters.
     assert (opened.stdout, opened.stderr) == (
         "exchange open: 6 letters\n",
-        "postbag: claude can take a letter now: its session runs, and its settings let letters from other sessions "
-        "in\npostbag: codex can take a letter now: a running codex has its thread loaded, and it takes the letter when "
+        "postbag: claude can take a letter now: its session runs, and it prompts for permissions (its latest turn ran "
+        "in permission mode default), so letters get in while crossSessionInbound is unset\n"
+        "postbag: codex can take a letter now: a running codex has its thread loaded, and it takes the letter when "
         "it is idle\n",
     )
 
-    # 5. Claude writes; the letters go back and forth until the sixth, which is not answered.
+    # 4. Claude writes; the letters go back and forth until the sixth, which is not answered.
     claude.say("Call: send Review src/parser.py for unhandled input.")
     last = "Letter 9 from codex via postbag. It is the last letter of the exchange; do not reply."
     claude.wait_for(lambda: any(t.startswith(last) for t in claude.letters()), "the last letter", timeout=120)
 
-    # 6. Watch: six letters, each taken, each but the last answered by the next; one more is refused.
+    # Watch: six letters, each taken, each but the last answered by the next; one more is refused.
     read = postbag("read").stdout
     assert re.findall(r"letter (claude|codex) -> ", read) == ["claude", "codex"] * 3
     receipts = postbag("receipts").stdout.splitlines()

@@ -4,6 +4,7 @@ no more of the room than this. The rest of the room is in room.py (what postbag 
 it), door.py (the inbox socket), records.py and acceptance.py (what its files say)."""
 
 NAME = "claude"
+CLIENT = "Claude Code"  # its vendor's name for the program
 SOCKET = "CLAUDE_CODE_MESSAGING_SOCKET"
 TOKEN = "CLAUDE_CODE_MESSAGING_TOKEN"
 SESSION = "CLAUDE_CODE_SESSION_ID"

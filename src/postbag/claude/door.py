@@ -34,6 +34,37 @@ DROP_REASONS = {
     "unverified": "a sender it could not verify",
 }
 _FRAME_MOST = 64 << 10  # bytes of a frame read from Claude: a status is a few hundred
+# Claude Code takes about 30 letters at once from one sender, then one every two seconds,
+# and drops the rest at its inbox, saying nothing of them to a sender that names no
+# socket of its own (2.1.332, measured: docs/doors.md). A sender is a process, and the
+# MCP door's server is one process for all of a session's letters: so a process paces
+# its knocks to the rate Claude counts them at, and none is dropped for it.
+BURST, REFILL = 30, 0.5  # letters, and letters a second
+# The rate a process keeps to: a little under Claude's, whose clock starts when it reads a
+# letter, a moment after the knock (at 0.5 exactly, one letter in 33 was still dropped).
+KEPT_TO = 0.9 * REFILL
+
+
+class Pace:
+    """The letters this process may knock with at once, as Claude Code counts a sender's."""
+
+    def __init__(self):
+        self.tokens, self.at = float(BURST), None
+
+    def wait(self):
+        """Wait, where Claude would drop the next letter, until it would take it."""
+        import time
+
+        now = time.monotonic()
+        if self.at is not None:
+            self.tokens = min(BURST, self.tokens + (now - self.at) * KEPT_TO)
+        if self.tokens < 1:
+            time.sleep((1 - self.tokens) / KEPT_TO)
+            now, self.tokens = time.monotonic(), 1.0
+        self.at, self.tokens = now, self.tokens - 1
+
+
+PACE = Pace()  # this process's: a process is the sender Claude counts
 
 
 def knock(door, envelope, *, sandbox=None, hear=False):
@@ -47,6 +78,8 @@ def knock(door, envelope, *, sandbox=None, hear=False):
     from _socket import AF_UNIX, SOCK_STREAM, socket
 
     ear = Ear.beside(door["socket"]) if hear else None
+    if ear is None:  # a knock that names its own socket is a sender of its own
+        PACE.wait()
     auth = {"type": "auth", "token": door["token"]}
     message = {"type": "user", "message": {"role": "user", "content": envelope}}
     if ear is not None:

@@ -7,7 +7,7 @@ transcript and files (records.py), and from what Claude Code lets in from other 
 
 import time
 
-from postbag.claude import NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
+from postbag.claude import CLIENT, NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
 from postbag.claude import setup as configuration
 from postbag.claude.acceptance import CANNOT_TELL, HOLD, REFUSE, Settings, permission_class, verdict
 from postbag.claude.door import DROPPED, HELD, REFUSED, knock, require_a_socket
@@ -53,6 +53,7 @@ BEFORE_RECEIPTS = "a join from before postbag 1.2"
 
 class Claude(Room):
     NAME = NAME
+    CLIENT = CLIENT
     SESSION_NAME = "a Claude Code session"
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN

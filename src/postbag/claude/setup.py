@@ -15,6 +15,8 @@
 import os
 
 from postbag.children import which
+from postbag.claude import CLIENT
+from postbag.claude import NAME as NAME_TYPED
 from postbag.claude.acceptance import ACCEPT, HOLD, REFUSE, Settings
 from postbag.claude.records import config_directory
 from postbag.homes import home_of
@@ -34,8 +36,8 @@ LETS_IN = "set crossSessionInbound to accept in claude's settings.json"
 def find(here):
     program = which("claude", here.env.get("PATH", os.defpath))
     if program is None:
-        return Client("Claude Code", "claude", missing="no claude on PATH")
-    return Client("Claude Code", "claude", here.absolute(program))
+        return Client(CLIENT, NAME_TYPED, missing="no claude on PATH")
+    return Client(CLIENT, NAME_TYPED, here.absolute(program))
 
 
 def version(here, client):

@@ -5,6 +5,7 @@ it), door.py (`codex queue`), records.py (its queue and rollouts), wake.py (waki
 thread nobody has loaded) and loaded.py (whether somebody has)."""
 
 NAME = "codex"
+CLIENT = "Codex"  # its vendor's name for the program
 THREAD = "CODEX_THREAD_ID"
 SESSION = "CODEX_SESSION_ID"
 DOOR_VARIABLES = (SESSION, THREAD)  # what marks a Codex session, and names its door

@@ -7,7 +7,7 @@ _meta, since it gives its MCP servers none of the thread's variables. A letter g
 rollout (records.py), whether a running Codex has the thread loaded (loaded.py), and,
 for a thread nobody has loaded, whether the letter wakes it (wake.py)."""
 
-from postbag.codex import NAME, SESSION, THREAD, in_sandbox, inside
+from postbag.codex import CLIENT, NAME, SESSION, THREAD, in_sandbox, inside
 from postbag.codex import setup as configuration
 from postbag.codex.door import Resume, find_codex, knock
 from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
@@ -71,6 +71,7 @@ IN_QUEUE = "in codex's queue for the thread"
 
 class Codex(Room):
     NAME = NAME
+    CLIENT = CLIENT
     SESSION_NAME = "a Codex thread"
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN

@@ -13,6 +13,8 @@
 """
 
 from postbag import children
+from postbag.codex import CLIENT
+from postbag.codex import NAME as NAME_TYPED
 from postbag.codex.door import find_codex
 from postbag.codex.records import home_directory
 from postbag.codex.wake import DAEMON_START, RUNS, STOPPED, daemon_runs
@@ -26,9 +28,9 @@ NAME = "postbag"  # the name the MCP server is registered under: letters name it
 
 def find(here):
     try:
-        return Client("Codex", "codex", find_codex(here))
+        return Client(CLIENT, NAME_TYPED, find_codex(here))
     except Refusal as missing:
-        return Client("Codex", "codex", missing=str(missing).partition(";")[0])
+        return Client(CLIENT, NAME_TYPED, missing=str(missing).partition(";")[0])
 
 
 def version(here, client):
@@ -43,17 +45,17 @@ def registered(here, client):
         if "no mcp server named" in err.lower():
             return None
         why = f"no answer within {COMMAND_TIMEOUT:g} s" if status is None else f"exit {status}"
-        return Refusal(f"codex mcp get {NAME} --json failed ({why})")
+        return Refusal(f"codex mcp get postbag --json failed ({why})")
     try:
         shown = record(json_of(said))
     except ValueError:
-        return Refusal(f"codex mcp get {NAME} --json said what postbag does not know")
+        return Refusal("codex mcp get postbag --json said what postbag does not know")
     transport = table(shown, "transport")
     command, args, env = text(transport, "command"), transport.get("args") or [], table(transport, "env")
     if command is None or type(args) is not list or not all(type(each) is str for each in [*args, *env.values()]):
-        return Refusal(f"Codex's MCP server {NAME} is of a shape postbag does not know")
+        return Refusal("Codex's MCP server postbag is of a shape postbag does not know")
     found = Server([command, *args], env)
-    return found if shown.get("enabled", True) is not False else Refusal(f"Codex's MCP server {NAME} is disabled")
+    return found if shown.get("enabled", True) is not False else Refusal("Codex's MCP server postbag is disabled")
 
 
 def plan(here, client, server, *, removing):  # noqa: PLR0911 - one answer a case, removing and adding

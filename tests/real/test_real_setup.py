@@ -1,0 +1,65 @@
+"""`postbag setup` and `postbag doctor` on the real clients, in a throwaway home: setup
+registers the postbag.pyz people download through each client's own command, which then
+shows it as its own; doctor names the one fix for each step missing, and says ok once
+setup has run; --remove takes it all out again."""
+
+import json
+import os
+import subprocess
+
+import clients
+import pytest
+from fakes import path_with_python3, terminal_environment
+
+
+@pytest.fixture
+def person(pyz, namespace, tmp_path):
+    """A person's terminal: a fresh home, postbag.pyz on PATH as `postbag`, and `claude` and
+    `codex` on PATH, the pinned clients kept offline inside the namespace."""
+    home, bin_dir = tmp_path / "home", tmp_path / "bin"
+    path = path_with_python3(str(bin_dir))
+    os.symlink(pyz, bin_dir / "postbag")
+    codex_home = clients.CodexHome(str(home / ".codex"), namespace)
+    codex_home.wrapper(str(bin_dir))
+    clients.sessions.claude_wrapper(namespace, str(bin_dir))
+    env = terminal_environment(HOME=str(home), PATH=path, **codex_home.env)
+    return env, str(bin_dir / "postbag")
+
+
+def run(env, *argv):
+    return subprocess.run(list(argv), env=env, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_setup_registers_postbag_with_the_real_clients_and_doctor_says_what_each_step_needs(person):
+    env, postbag = person
+    claude, codex = clients.PAIR["claude"], clients.PAIR["codex"]
+    before = run(env, "postbag", "doctor")
+    assert before.returncode == 1
+    lines = before.stdout.splitlines()
+    assert f"ok    Claude Code: {claude}, within the versions postbag is proven on" in "\n".join(lines)
+    assert f"ok    Codex: {codex}, within the versions postbag is proven on" in "\n".join(lines)
+    assert "fix   Claude Code's MCP server: postbag is not registered: run postbag setup" in lines
+    assert "fix   Codex's MCP server: postbag is not registered: run postbag setup" in lines
+    assert "fix   the permission rule: Claude Code would ask before each of postbag's tools: run postbag setup" in lines
+
+    set_up = run(env, "postbag", "setup")
+    assert set_up.returncode == 0, set_up.stderr
+    assert set_up.stdout.endswith(
+        "setup made these 3 changes; start Claude Code and Codex again: each reads its MCP servers as it starts\n"
+    )
+    # Each client shows it as its own: Claude Code starts it and it connects; Codex names it.
+    shown = run(env, "claude", "mcp", "get", "postbag")
+    assert shown.returncode == 0 and f"Command: {postbag}" in shown.stdout and "Connected" in shown.stdout, shown
+    got = json.loads(run(env, "codex", "mcp", "get", "postbag", "--json").stdout)
+    assert (got["transport"]["command"], got["transport"]["args"]) == (postbag, ["mcp"])
+
+    after = run(env, "postbag", "doctor")
+    assert [line for line in after.stdout.splitlines() if line.startswith("fix")] == [] and after.returncode == 0
+    assert "ok    Claude Code's MCP server: postbag, registered, starts and answers" in after.stdout
+    assert "ok    Codex's MCP server: postbag, registered, starts and answers" in after.stdout
+    assert run(env, "postbag", "setup").stdout == "setup finds nothing to change\n"
+
+    removed = run(env, "postbag", "setup", "--remove")
+    assert removed.returncode == 0, removed.stderr
+    assert run(env, "claude", "mcp", "get", "postbag").returncode == 1
+    assert run(env, "codex", "mcp", "get", "postbag", "--json").returncode == 1
