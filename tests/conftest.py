@@ -7,6 +7,7 @@ with scripts/build_pyz.py.
 """
 
 import copy
+import json
 import os
 import re
 import signal
@@ -239,6 +240,10 @@ class Postbag:
         assert stderr.count("\n") == 1, stderr
         assert stdout == streamed, stdout
         return stderr[len("postbag: ") : -len(STOP)]
+
+    def records(self):
+        """The ledger's records, as written: each line parsed."""
+        return [json.loads(line) for line in self.ledger_bytes().splitlines()]
 
     def ledger_bytes(self):
         try:

@@ -180,7 +180,7 @@ def test_a_session_that_bypasses_prompts_holds_postbags_letter_and_every_word_sa
     sent = postbag.ok("send", "claude", "Are you there?", inside="codex")  # open granted 3 letters again
     held = f"claude holds it for the person's review, since {BYPASSES}; {WAITS}"
     assert sent == f"letter 7 delivered to claude, 2 left; but {held}\n"
-    letter = json.loads(postbag.ledger_bytes().splitlines()[-1])
+    letter = postbag.records()[-1]
     assert letter["recipient_said"] == "held"  # Claude's own word, kept with the letter
     frame = json.loads(inbox.received[-1].splitlines()[1])
     assert frame["from"].startswith("uds:") and not os.path.exists(frame["from"][4:])  # heard, and gone

@@ -14,17 +14,11 @@ import pytest
 from fakes import dedent
 from helpers import STOP, TIMESTAMP, many_opens
 
-pytestmark = pytest.mark.shipped  # every test here runs as the built postbag.pyz too
-
 # What the human's verbs name of a Claude session's shell, the test's fake one.
 NAMED_BY_CLAUDE = (
     "this shell has CLAUDE_CODE_MESSAGING_SOCKET, CLAUDE_CODE_MESSAGING_TOKEN and CLAUDE_CODE_SESSION_ID, which mark "
     "an agent's session"
 )
-
-
-def records(postbag):
-    return [json.loads(line) for line in postbag.ledger_bytes().decode().splitlines()]
 
 
 def reply_program(postbag):
@@ -45,6 +39,7 @@ def run_in_sh(postbag, script, *args, inside=None, stdin=None):
     return subprocess.run(argv, env=env, capture_output=True, text=True, input=stdin, timeout=60, check=False)
 
 
+@pytest.mark.shipped
 @pytest.mark.process  # the entry point answers it before the rest of postbag loads
 def test_version_names_the_program(postbag):
     from postbag import __version__
@@ -52,6 +47,7 @@ def test_version_names_the_program(postbag):
     assert postbag.ok("--version") == f"postbag {__version__}\n"
 
 
+@pytest.mark.shipped
 def test_help_lists_the_verbs_and_each_verb_has_help(postbag):
     text = postbag.ok("--help")
     listed = re.findall(r"^    (\w+) +\S", text.split("\nverbs:\n", 1)[1].split("\n\n", 1)[0], re.MULTILINE)
@@ -105,10 +101,11 @@ def _read_or_nothing(fd, wait=60):
         return b""
 
 
+@pytest.mark.shipped
 def test_join_records_each_peers_door(postbag, inbox, codex):
     assert postbag.ok("join", "claude", inside="claude") == "claude joined\n"
     assert postbag.ok("join", "codex", inside="codex") == "codex joined\n"
-    first, second = records(postbag)
+    first, second = postbag.records()
     assert first == {
         "n": 1,
         "at": first["at"],
@@ -122,16 +119,18 @@ def test_join_records_each_peers_door(postbag, inbox, codex):
     assert re.fullmatch(TIMESTAMP, first["at"])
 
 
+@pytest.mark.shipped
 def test_open_grants_twelve_letters_by_default(postbag):
     assert postbag.open() == "exchange open: 12 letters\n"
     assert postbag.open("--limit", "3") == "exchange open: 3 letters\n"
-    assert [(r["kind"], r["limit"]) for r in records(postbag)] == [("open", 12), ("open", 3)]
+    assert [(r["kind"], r["limit"]) for r in postbag.records()] == [("open", 12), ("open", 3)]
 
 
+@pytest.mark.shipped
 def test_send_codex_from_claude_knocks_then_records(postbag, codex):
     postbag.ready()
     assert postbag.ok("send", "codex", "Review parser.py", inside="claude") == "letter 4 delivered to codex, 11 left\n"
-    letter = records(postbag)[-1]
+    letter = postbag.records()[-1]
     assert letter == {
         "n": 4,
         "at": letter["at"],
@@ -155,6 +154,7 @@ def test_send_codex_from_claude_knocks_then_records(postbag, codex):
     ]
 
 
+@pytest.mark.shipped
 def test_send_claude_from_codex_writes_auth_then_user_line(postbag, inbox):
     postbag.ready()
     assert (
@@ -174,7 +174,7 @@ def test_send_claude_from_codex_writes_auth_then_user_line(postbag, inbox):
 def test_send_reads_the_body_from_stdin_dropping_its_trailing_newlines(postbag, inbox):
     postbag.ready()
     postbag.ok("send", "claude", "-", inside="codex", input="line one\n\nline three\n\n")
-    assert records(postbag)[-1]["body"] == "line one\n\nline three"  # as 1.0: rstrip("\n")
+    assert postbag.records()[-1]["body"] == "line one\n\nline three"  # as 1.0: rstrip("\n")
     [text] = inbox.envelopes(1)
     assert text.endswith("\n\nline one\n\nline three")
 
@@ -192,7 +192,7 @@ def test_the_budget_counts_down_and_the_last_letter_says_do_not_reply(postbag, i
     spent = postbag.ledger_bytes()
     assert postbag.refused("send", "codex", "four", inside="claude") == "the exchange's letters are spent"
     assert len(codex.envelopes()) == 2 and postbag.ledger_bytes() == spent  # no knock, nothing recorded
-    assert len(records(postbag)) == 6
+    assert len(postbag.records()) == 6
 
 
 def test_a_new_exchange_replaces_the_spent_one(postbag):
@@ -210,6 +210,7 @@ def test_the_latest_join_is_the_door(postbag, codex):
     assert codex.calls()[-1]["argv"][2] == "a-newer-thread"
 
 
+@pytest.mark.shipped
 def test_read_prints_every_record_without_doors(postbag, inbox, codex):
     postbag.ready(limit=5)
     postbag.ok("send", "codex", "Review src/parser.py.\nTop three findings, please.", inside="claude")
@@ -236,11 +237,12 @@ def test_read_n_prints_the_last_n_records(postbag):
     assert postbag.ok("read", "100") == postbag.ok("read")
 
 
+@pytest.mark.shipped
 def test_read_json_gives_records_for_scripts_without_door_fields(postbag, inbox, codex):
     postbag.ready()
     postbag.ok("send", "codex", "hello", inside="claude")
     shown = [json.loads(line) for line in postbag.ok("read", "--json").splitlines()]
-    kept = records(postbag)
+    kept = postbag.records()
     for record in kept:
         for door_field in ("socket", "token", "thread", "session"):  # and the session it leads to
             record.pop(door_field, None)
@@ -255,6 +257,7 @@ def test_read_of_a_missing_ledger_says_so_and_creates_nothing(postbag):
     assert not os.path.exists(postbag.ledger)
 
 
+@pytest.mark.shipped
 def test_send_without_an_open_exchange_is_refused_before_any_knock(postbag, codex):
     postbag.ok("join", "codex", inside="codex")
     assert postbag.refused("send", "codex", "hi", inside="claude") == "no exchange is open" + postbag.named
@@ -267,26 +270,77 @@ def test_send_with_no_ledger_at_all_creates_none(postbag):
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "usage", "said"),
     [
-        ("frobnicate",),
-        (),
-        ("join",),
-        ("join", "gemini"),
-        ("open", "--limit", "0"),
-        ("open", "--limit", "many"),
-        ("send", "codex"),
-        ("read", "-3"),
-        ("read", "--xml"),
+        (("sned", "codex", "hi"), "postbag [-h] [--version] VERB ...", "there is no verb 'sned'; did you mean send?"),
+        (
+            ("frobnicate",),
+            "postbag [-h] [--version] VERB ...",
+            "there is no verb 'frobnicate'; the verbs are join, open, close, send, read, receipts, setup, doctor, mcp",
+        ),
+        (
+            (),
+            "postbag [-h] [--version] VERB ...",
+            "name a verb: join, open, close, send, read, receipts, setup, doctor, mcp "
+            "(postbag --help says what each does)",
+        ),
+        (
+            ("join",),
+            "postbag join AGENT [-q]",
+            "name the agent whose session this is: postbag join claude, or postbag join codex",
+        ),
+        (
+            ("join", "gemini"),
+            "postbag join AGENT [-q]",
+            "there is no agent called 'gemini'; the agents are claude and codex",
+        ),
+        (
+            ("open", "--limit", "0"),
+            "postbag open [N] [--limit N] [--no-wake]",
+            "the number of letters is a whole number of at least 1, not '0'",
+        ),
+        (
+            ("open", "--limit", "many"),
+            "postbag open [N] [--limit N] [--no-wake]",
+            "the number of letters is a whole number of at least 1, not 'many'",
+        ),
+        (
+            ("send",),
+            "postbag send AGENT TEXT",
+            "name the recipient and give the letter: postbag send codex TEXT, or send claude TEXT",
+        ),
+        (
+            ("send", "codex"),
+            "postbag send AGENT TEXT",
+            "give the letter: postbag send codex TEXT, or send codex - to read it from stdin",
+        ),
+        (
+            ("read", "-n", "3"),
+            "postbag read [N] [--json] [-f]",
+            "read does not take '-n' (postbag read --help says what it takes)",
+        ),
+        (
+            ("read", "-3"),
+            "postbag read [N] [--json] [-f]",
+            "the number of records is a whole number of at least 1, not '-3'",
+        ),
+        (("close", "now"), "postbag close", "close does not take 'now' (postbag close --help says what it takes)"),
+        (
+            ("receipts", "--xml"),
+            "postbag receipts [N] [--json]",
+            "receipts does not take '--xml' (postbag receipts --help says what it takes)",
+        ),
     ],
+    ids=lambda value: "_".join(value).replace("-", "") or "nothing" if isinstance(value, tuple) else "",
 )
-def test_usage_mistakes_get_argparse_and_status_2(postbag, args):
+def test_a_usage_mistake_shows_that_verbs_usage_and_says_what_was_wrong_in_postbags_words(postbag, args, usage, said):
     result = postbag.run(*args)
-    assert result.returncode == 2
-    assert result.stderr.startswith("usage: postbag")
-    assert "Traceback" not in result.stderr
+    verb = usage.split()[1]
+    prog = "postbag" if verb.startswith("[") else f"postbag {verb}"
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"usage: {usage}\n{prog}: error: {said}\n")
 
 
+@pytest.mark.shipped
 def test_a_recorded_letter_succeeds_when_stdout_is_closed(postbag, codex):
     postbag.ready()
     result = run_in_sh(postbag, "exec 1>&-", "send", "codex", "hi", inside="claude")
@@ -295,6 +349,7 @@ def test_a_recorded_letter_succeeds_when_stdout_is_closed(postbag, codex):
     assert postbag.ok("read", "1").endswith("      hi\n")
 
 
+@pytest.mark.shipped
 def test_a_recorded_letter_succeeds_when_its_reader_went_away(postbag, codex):
     postbag.ready()
     env = {**postbag.env, **postbag.session("claude")}
@@ -348,6 +403,7 @@ def test_read_says_once_that_it_waits_for_a_send_in_progress(postbag):
     assert reader.returncode == 0 and out.endswith(b"open   12 letters\n")
 
 
+@pytest.mark.shipped
 def test_a_refusal_with_stderr_closed_still_exits_1_quietly(postbag):
     result = run_in_sh(postbag, "exec 2>&-", "open", inside="claude")
     assert (result.returncode, result.stdout) == (1, "")
@@ -380,6 +436,7 @@ def test_read_into_a_closed_pipe_is_quiet(postbag):
     [["open", "--limit", "0"], ["open", "--he"], ["close", "--hel"], ["open", "--limit", "x"], ["open", "-h"]],
     ids=["a limit argparse refuses", "--help abbreviated", "close --help abbreviated", "no number", "help"],
 )
+@pytest.mark.process  # the program itself, whose entry point answers before cli.main loads
 def test_the_program_and_cli_main_answer_a_human_verb_inside_a_session_alike(postbag, capsys, args):
     """The installed program answers `open` and `close` inside a session before argparse
     loads; cli.main, which tests and embedders call, must say the same."""

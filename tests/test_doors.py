@@ -21,8 +21,6 @@ from postbag.claude import door as claude
 from postbag.here import Here
 from postbag.refusal import Refusal
 
-pytestmark = pytest.mark.shipped  # every test here runs as the built postbag.pyz too
-
 BEFORE = "{peer}'s door did not answer ({reason}); if its session restarted it must run: postbag join {peer}"
 AFTER = (
     "{peer}'s door failed after taking the letter ({reason}): it may already have reached {peer}, "
@@ -41,6 +39,7 @@ def assert_unrecorded_then_recovers(postbag, before, recipient):
     assert postbag.ok("send", recipient, "again", inside=sender) == expected
 
 
+@pytest.mark.shipped
 @pytest.mark.parametrize("how", ["missing", "not executable"])
 def test_a_missing_or_unexecutable_codex_is_named_and_nothing_is_recorded(postbag, codex, how):
     postbag.ready()
@@ -66,6 +65,7 @@ def test_without_codex_on_path_send_says_to_set_postbag_codex(postbag, codex, tm
     assert_unrecorded_then_recovers(postbag, postbag.ledger_bytes(), "codex")
 
 
+@pytest.mark.shipped
 def test_codex_that_exits_nonzero_took_nothing_and_asks_for_a_rejoin(postbag, codex):
     postbag.ready()
     before = postbag.ledger_bytes()
@@ -90,6 +90,7 @@ def test_a_stale_codex_thread_is_named_in_our_words_never_codexs(postbag, codex)
     assert postbag.ledger_bytes() == before
 
 
+@pytest.mark.shipped
 def test_codex_killed_by_a_signal_may_have_taken_the_letter_and_says_which_signal(postbag, codex):
     postbag.ready()
     codex.behave(exit=-9)  # the fake turns this into its own SIGKILL
@@ -97,6 +98,7 @@ def test_codex_killed_by_a_signal_may_have_taken_the_letter_and_says_which_signa
     assert reason == AFTER.format(peer="codex", reason="codex queue was killed by signal 9 (SIGKILL)")
 
 
+@pytest.mark.shipped
 def test_codex_that_hangs_past_the_timeout_is_stopped(postbag, codex):
     postbag.ready()
     before = postbag.ledger_bytes()
@@ -107,6 +109,7 @@ def test_codex_that_hangs_past_the_timeout_is_stopped(postbag, codex):
     assert_unrecorded_then_recovers(postbag, before, "codex")
 
 
+@pytest.mark.shipped
 @pytest.mark.parametrize(("error", "reason"), [("ENOEXEC", "Exec format error"), ("EACCES", "Permission denied")])
 def test_a_codex_that_cannot_start_asks_for_a_working_one_not_a_rejoin(postbag, codex, error, reason):
     postbag.ready()
@@ -128,6 +131,7 @@ def test_a_file_that_is_not_a_socket_at_claudes_door_took_nothing(postbag, inbox
     assert postbag.ledger_bytes() == before
 
 
+@pytest.mark.shipped
 def test_a_claude_session_that_stalls_mid_letter_may_have_taken_it(postbag, inbox):
     postbag.ready()
     before = postbag.ledger_bytes()
@@ -204,6 +208,7 @@ def test_claude_inbox_with_a_full_backlog_did_not_answer(postbag, tmp_path):
 SANDBOX = {"CODEX_SANDBOX_NETWORK_DISABLED": "1"}  # what Codex's sandbox sets on every command
 
 
+@pytest.mark.shipped
 @pytest.mark.parametrize("error", ["EPERM", "EACCES"])
 def test_inside_codexs_sandbox_a_blocked_socket_says_sandbox(postbag, error):
     postbag.ready()
@@ -220,6 +225,7 @@ def test_inside_codexs_sandbox_a_blocked_socket_says_sandbox(postbag, error):
     assert outside == BEFORE.format(peer="claude", reason=os.strerror(getattr(errno, error)))
 
 
+@pytest.mark.shipped
 @pytest.mark.parametrize("error", ["EROFS", "EACCES"])
 def test_inside_codexs_sandbox_a_read_only_ledger_says_sandbox(postbag, error):
     postbag.ready()
@@ -246,6 +252,7 @@ def test_send_to_a_peer_that_never_joined_knocks_on_no_door(postbag, recipient, 
     assert codex.calls() == [] and inbox.received == []
 
 
+@pytest.mark.shipped
 def test_a_gone_claude_socket_took_nothing_and_asks_for_a_rejoin(postbag, inbox):
     postbag.ready()
     inbox.close()
@@ -265,6 +272,7 @@ def test_a_claude_socket_nobody_listens_on_took_nothing_and_asks_for_a_rejoin(po
     )
 
 
+@pytest.mark.shipped
 @pytest.mark.parametrize("recipient", ["codex", "claude"])
 def test_a_body_at_the_cap_delivers_through_each_door(postbag, inbox, codex, recipient):
     postbag.ready()

@@ -8,9 +8,8 @@ from postbag import guards, human, sessions
 from postbag.here import Here
 from postbag.refusal import Refusal
 
-pytestmark = pytest.mark.shipped  # every test here runs as the built postbag.pyz too
 
-
+@pytest.mark.shipped
 def test_join_outside_the_peers_session(postbag):
     assert postbag.refused("join", "claude") == (
         "join claude from inside a claude session (this terminal is in no agent's session: ask claude to do it, "
@@ -36,6 +35,7 @@ def test_any_session_variable_even_empty_marks_a_session_the_humans_verbs_refuse
     human.require_human("open", {"PATH": "/usr/bin", "CODEX_HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})
 
 
+@pytest.mark.shipped
 def test_the_humans_verbs_refuse_inside_a_session_name_its_variables_and_record_nothing(postbag):
     empty = {"CODEX_THREAD_ID": ""}
     thread = "(this shell has CODEX_THREAD_ID, which marks an agent's session)"
@@ -71,6 +71,7 @@ def test_open_help_still_helps_inside_a_session_and_opens_nothing(postbag):
     assert postbag.ledger_bytes() == b""
 
 
+@pytest.mark.shipped
 @pytest.mark.parametrize(("recipient", "sender"), [("codex", "claude"), ("claude", "codex")])
 def test_send_belongs_to_the_other_peer(postbag, recipient, sender):
     postbag.ready()
@@ -109,6 +110,7 @@ def test_join_codex_with_a_malformed_thread_id_records_nothing(postbag):
     assert postbag.ledger_bytes() == b""
 
 
+@pytest.mark.shipped
 @pytest.mark.parametrize(
     ("peer", "variables", "name"),
     [
@@ -141,6 +143,7 @@ def test_vendor_session_variables_are_known_by_family(name, vendors):
     assert sessions.is_session_variable(name) is vendors
 
 
+@pytest.mark.shipped
 def test_no_vendor_session_variable_reaches_codex_queue(postbag, codex):
     postbag.ready()
     vendor = {
@@ -159,6 +162,7 @@ def test_no_vendor_session_variable_reaches_codex_queue(postbag, codex):
     assert {name: env[name] for name in kept} == kept
 
 
+@pytest.mark.shipped
 @pytest.mark.parametrize("marks", [{"CLAUDECODE": "1"}, {"CLAUDE_CODE_SESSION_ID": "s", "CLAUDECODE": "1"}])
 def test_a_claude_session_without_its_inbox_is_told_its_messaging_is_off(postbag, marks):
     """Claude Code unsets the inbox variables where cross-session messaging is off: such a

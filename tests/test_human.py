@@ -116,7 +116,7 @@ def test_open_takes_its_number_as_read_does_or_as_an_option_but_not_both(postbag
         "usage: postbag open [N] [--limit N] [--no-wake]\n"
         "postbag open: error: the number of letters is a whole number of at least 1, not '0'\n"
     )
-    assert [json.loads(line)["limit"] for line in postbag.ledger_bytes().splitlines()] == [4, 5]
+    assert [record["limit"] for record in postbag.records()] == [4, 5]
 
 
 # close
@@ -175,7 +175,7 @@ def test_close_racing_senders_lets_each_letter_through_before_it_or_refuses_it_a
     closing = postbag.run("close")
     outcomes = [(sender.wait(60), *sender.communicate()) for sender in senders]
     assert closing.returncode == 0 and closing.stdout.startswith("exchange closed: ")
-    records = [json.loads(line) for line in postbag.ledger_bytes().splitlines()]
+    records = postbag.records()
     closed_at = next(r["n"] for r in records if r["kind"] == "close")
     recorded = [r["body"] for r in records if r["kind"] == "letter"]
     assert all(r["n"] < closed_at for r in records if r["kind"] == "letter")
@@ -333,14 +333,24 @@ def _copy(path):
     return path + ".new"
 
 
-def test_following_costs_no_cpu_to_speak_of(postbag, follow):
+def test_following_sleeps_between_its_looks_at_the_file_rather_than_spinning(postbag, monkeypatch):
+    """What a follower spends while nothing comes: one look, then its interval asleep."""
+    from postbag import ledger
+
     postbag.ready()
-    follower = follow()
-    follower.lines(3)
-    threading.Event().wait(2)  # the follower idles: the point is what it spends meanwhile
-    follower.process.send_signal(signal.SIGINT)
-    _, _, usage = os.wait4(follower.process.pid, 0)
-    assert usage.ru_utime + usage.ru_stime < 1.0  # a busy loop would spend the whole 2 s
+    slept = []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        if len(slept) == 3:
+            raise KeyboardInterrupt  # as the person ends it
+
+    monkeypatch.setattr(ledger.time, "sleep", sleep)
+    with ledger.Ledger(postbag.ledger) as bag:
+        position = bag.position()
+    with pytest.raises(KeyboardInterrupt):
+        list(position.follow(0.25))
+    assert slept == [0.25, 0.25, 0.25]
 
 
 # Where the bag stands

@@ -104,7 +104,7 @@ def test_a_send_killed_at_any_moment_leaves_a_ledger_the_next_send_continues(pos
         result = postbag.run("send", "codex", f"after kill {attempt}", inside="claude")
         cut = CUT.replace("line 3", f"line {_lines(postbag) - 1}")
         assert result.returncode == 0 and result.stderr in (postbag.wrote, cut + postbag.wrote)
-        records = [json.loads(line) for line in postbag.ledger_bytes().splitlines()]
+        records = postbag.records()
         assert [r["n"] for r in records] == list(range(1, len(records) + 1))
         assert records[-1]["body"] == f"after kill {attempt}"
 

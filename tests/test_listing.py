@@ -10,8 +10,6 @@ from helpers import BODY_MAX
 from postbag.escape import one_line
 from postbag.listing import body_lines
 
-pytestmark = pytest.mark.shipped  # every test here runs as the built postbag.pyz too
-
 
 @pytest.mark.parametrize(
     ("body", "shown"),
@@ -37,6 +35,7 @@ def test_one_line_escapes_whatever_would_start_a_line_or_drive_a_terminal():
     assert one_line("a\nb\tc\x07d\x9be\u2066f\ud800") == "a\\x0ab\\x09c\\x07d\\x9be\\u2066f\\ud800"
 
 
+@pytest.mark.shipped
 def test_no_output_ever_shows_a_door_field(postbag, inbox, codex, tmp_path):
     secrets = [inbox.token, inbox.path, codex.thread, os.path.basename(inbox.path), inbox.session]
     outputs = []
@@ -70,6 +69,7 @@ def test_no_output_ever_shows_a_door_field(postbag, inbox, codex, tmp_path):
         assert secret not in shown
 
 
+@pytest.mark.shipped
 def test_read_shows_control_characters_as_escapes(postbag, inbox, codex):
     postbag.ready()
     body = "clear\x1b[2J\x1b]0;title\x07 bell\rreturn\x7f del \x85 nel \u202egnp.exe \u2066iso\ttab\nnext"

@@ -44,10 +44,6 @@ def sdk(postbag, run, inside=None, env=None, **options):
     return anyio.run(connected)
 
 
-def ledger_lines(postbag):
-    return [json.loads(line) for line in postbag.ledger_bytes().decode().splitlines()]
-
-
 # Conformance: the official Python SDK as the client
 
 
@@ -120,7 +116,7 @@ def test_the_sdk_calls_every_tool_from_each_peers_session(postbag, inbox, codex)
     )
     assert read.endswith("  letter claude -> codex\n      Review parser.py.\n") and read.count("\n") == 3
     assert status.startswith(f"ledger {postbag.ledger}: exchange of 3 letters, 1 sent, 2 left; claude joined 20")
-    first, second = ledger_lines(postbag)[:2]
+    first, second = postbag.records()[:2]
     assert (first["peer"], first["thread"], first["via"]) == ("codex", codex.thread, "mcp")
     assert (second["peer"], second["socket"], second["via"]) == ("claude", inbox.path, "mcp")
     [envelope] = codex.envelopes()  # Codex joined through the door, so it answers through it
@@ -290,7 +286,7 @@ def test_a_codex_call_is_known_by_its_thread_and_a_claude_call_by_its_inbox(serv
     )
     as_claude = server("claude")
     assert as_claude.tool("join") == (postbag.in_a_tool("claude joined", postbag.wrote), False)
-    assert [(r["peer"], r.get("thread"), r.get("socket")) for r in ledger_lines(postbag)] == [
+    assert [(r["peer"], r.get("thread"), r.get("socket")) for r in postbag.records()] == [
         ("codex", THREAD, None),
         ("claude", None, inbox.path),
     ]
@@ -385,7 +381,7 @@ def test_a_send_through_mcp_joins_its_session_first_so_the_answer_comes_back_to_
         postbag.in_a_tool("codex joined; letter 4 delivered to claude, 11 left", postbag.wrote),
         False,
     )
-    joined, letter = ledger_lines(postbag)[-2:]
+    joined, letter = postbag.records()[-2:]
     assert (joined["kind"], joined["thread"], joined["via"], letter["kind"]) == ("join", THREAD, "mcp", "letter")
     # Claude joined with the command line, so its envelope gives the reply command.
     [envelope] = inbox.envelopes(1)
@@ -423,7 +419,7 @@ def test_between_calls_the_server_holds_no_lock_and_each_call_sees_what_others_w
     # The new file is one the call creates, in the directory that is there.
     created = f"postbag: created the ledger {postbag.ledger}"
     assert as_codex.tool("join", meta=meta) == (postbag.in_a_tool("codex joined", created), False)
-    assert [r["kind"] for r in ledger_lines(postbag)] == ["join"]
+    assert [r["kind"] for r in postbag.records()] == ["join"]
 
 
 def test_the_server_outlives_an_interrupt_and_the_ledger_lock_of_others(server, postbag):
@@ -462,7 +458,7 @@ def test_a_stopping_signal_during_a_call_waits_until_the_letter_is_recorded(serv
     # Then it ends as a stopping signal ends it: which of the two, Python decides, as it
     # runs the handlers of signals that arrived together in the order of their numbers.
     assert -raw.process.wait(10) in (signal.SIGTERM, signal.SIGHUP)
-    assert ledger_lines(postbag)[-1]["body"] == "held"
+    assert postbag.records()[-1]["body"] == "held"
 
 
 def test_the_end_of_input_during_a_call_lets_the_call_finish_and_be_answered(server, postbag, codex, tmp_path):
@@ -473,7 +469,7 @@ def test_the_end_of_input_during_a_call_lets_the_call_finish_and_be_answered(ser
     sent = postbag.in_a_tool("claude joined; letter 5 delivered to codex, 11 left", postbag.wrote)
     assert raw.reply()["result"]["content"][0]["text"] == sent
     assert raw.process.wait(10) == 0
-    assert ledger_lines(postbag)[-1]["body"] == "held"
+    assert postbag.records()[-1]["body"] == "held"
 
 
 # Whatever arrives, no call ends in a traceback or shows what opens a door

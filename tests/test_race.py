@@ -30,7 +30,7 @@ def test_32_racing_senders_deliver_exactly_the_budget(postbag, inbox, codex):
     assert set(refused) == {"postbag: the exchange's letters are spent; stop and ask the human\n"}
     assert sorted(int(out.split()[1]) for out in delivered) == list(range(4, 14))
     assert sorted(int(out.split(", ")[1].split()[0]) for out in delivered) == list(range(10))
-    letters = [json.loads(line) for line in postbag.ledger_bytes().decode().splitlines()][3:]
+    letters = postbag.records()[3:]
     assert [r["n"] for r in letters] == list(range(4, 14))
     assert len(codex.calls()) + len(inbox.wait_for(10 - len(codex.calls()))) == 10
 

@@ -5,8 +5,6 @@ bypasses permission prompts with crossSessionInbound unset holds the letter; wit
 accept, or in a session that prompts, it takes it. And Claude's inbound limit, which
 postbag's knocks keep to."""
 
-import json
-
 import pytest
 from sessions_helpers import join_both
 
@@ -61,7 +59,7 @@ def test_what_claude_does_with_a_letter_is_what_postbag_says_at_every_step(  # n
     assert f"postbag: {door}\n" in opened.stderr, opened.stderr
     inside_codex = {"CODEX_THREAD_ID": thread, "HOME": session.home}
     sent = real.ok("send", "claude", "Are you there?", env=inside_codex)
-    letter = json.loads(real.ledger_bytes().splitlines()[-1])
+    letter = real.records()[-1]
     if door.startswith("claude will not act"):  # held: Claude said so at once, and keeps it from the model
         held = f"claude holds it for the person's review, since {BYPASSES}; {WAITS}"
         assert sent == f"letter 4 delivered to claude, 2 left; but {held}\n"
