@@ -383,3 +383,41 @@ def test_whatever_stands_in_a_vendors_file_every_verb_ends_and_says_what_it_know
         remove(path)
         if kept is not None:
             plant(path, "bytes", kept)
+
+
+LINE = st.one_of(
+    st.builds(lambda n, pad: json.dumps({"n": n, "mark": 1, "pad": "x" * pad}), st.integers(0, 99), st.integers(0, 40)),
+    st.builds(lambda pad: json.dumps({"pad": "y" * pad}), st.integers(0, 40)),
+    st.binary(max_size=30).map(lambda raw: raw.replace(b"\n", b" ").decode("latin-1")),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(LINE, max_size=30), block=st.integers(1, 64), look_back=st.integers(0, 2000), end=st.booleans())
+def test_the_search_from_the_end_finds_what_reading_every_line_backwards_finds(lines, block, look_back, end):
+    """find_back reads a file in blocks from its end: a record cut by a block's edge is read
+    whole with the next, whatever the size of the blocks; what lies before look_back is not read."""
+    import tempfile
+    from unittest import mock
+
+    from postbag import vendor_files
+
+    data = "\n".join(lines).encode("latin-1") + (b"\n" if end else b"")
+    with tempfile.NamedTemporaryFile() as file:
+        file.write(data)
+        file.flush()
+        with mock.patch.object(vendor_files, "_BLOCK", block):
+            found, why = vendor_files.find_back(file.name, "a file", b'"mark"', lambda r: "n" in r, None, look_back)
+    read = data[max(0, len(data) - look_back) :]
+    whole = read.split(b"\n")[1:] if len(data) > look_back else read.split(b"\n")  # the first is cut, or may be
+    expected = None
+    for line in reversed(whole):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if type(record) is dict and b'"mark"' in line and "n" in record:
+            expected = record
+            break
+    assert found == expected
+    assert why == ("a file is longer than postbag reads back" if len(data) > look_back and found is None else None)

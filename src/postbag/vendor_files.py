@@ -125,14 +125,19 @@ def find_back(path, what, needle, accept, since, look_back=LOOK_BACK):  # noqa: 
     try:
         end = os.fstat(fd).st_size
         needles = needle if isinstance(needle, tuple) else (needle,)
-        lowest, carry = max(0, end - look_back), b""
+        lowest, size = max(0, end - look_back), _BLOCK
         while end > lowest:
-            start = max(lowest, end - _BLOCK)
-            data = os.pread(fd, end - start, start) + carry
-            cut = data.find(b"\n") + 1 if start > lowest else 0  # a line cut by the block waits for the next
-            data, carry = data[cut:], data[:cut]
-            held = [each for each in needles if each in data]  # one search of the block, most often in vain
-            for line in reversed(data.split(b"\n") if held else ()):
+            start = max(lowest, end - size)
+            data = os.pread(fd, end - start, start)  # searched in place: a copy would cost more than the search
+            first = data.find(b"\n")
+            if start > lowest and first in (-1, len(data) - 1):
+                size *= 2  # one line fills the block: read it whole, with more before it
+                continue
+            # The block's first line, cut by its start, is read whole with the next block;
+            # at the edge of what is read back it is not read at all.
+            cut = 0 if start == 0 else len(data) if first < 0 else first + 1
+            held = [each for each in needles if data.find(each, cut) >= 0]  # most often in vain
+            for line in reversed(data[cut:].split(b"\n") if held else ()):
                 if any(each in line for each in held):
                     try:
                         found = json_of(line)
@@ -140,9 +145,11 @@ def find_back(path, what, needle, accept, since, look_back=LOOK_BACK):  # noqa: 
                         continue  # a line still being written, or not JSON: not the one
                     if type(found) is dict and accept(found):
                         return found, None
-            if since is not None and (oldest := moment(_oldest_stamp(data))) is not None and oldest < since:
+            if since is not None and (oldest := moment(_oldest_stamp(data, cut))) is not None and oldest < since:
                 return None, None
-            end = start
+            if start == lowest:
+                break
+            end, size = start + cut, _BLOCK
         return None, (f"{what} is longer than postbag reads back" if lowest else None)
     except OSError as error:
         return None, f"cannot read {what} ({error.strerror})"
@@ -150,9 +157,10 @@ def find_back(path, what, needle, accept, since, look_back=LOOK_BACK):  # noqa: 
         os.close(fd)
 
 
-def _oldest_stamp(data):
-    """The time stamp of the first record in `data` that says when it was written, or None."""
-    at = data.find(_TIMESTAMP)
+def _oldest_stamp(data, first):
+    """The time stamp of the first record in `data` from offset `first` that says when it
+    was written, or None."""
+    at = data.find(_TIMESTAMP, first)
     if at < 0:
         return None
     start = data.find(b'"', at + len(_TIMESTAMP))
