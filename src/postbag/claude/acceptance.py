@@ -127,8 +127,9 @@ def _read(path):
 
 
 def verdict(settings, klass):
-    """What Claude does with a letter from postbag, given its `settings` and `klass`, the
-    session's permission class as `permission_class` finds it."""
+    """What Claude does with a letter from postbag, given its `settings` and `klass`, a
+    function giving the session's permission class as `permission_class` finds it: called
+    only where the settings leave it to the class, for finding it may read far back."""
     value, where = settings.inbound()
     named, expiry = settings.expiry()
     held = {"waits": _waiting(named, expiry), "expiry": expiry}
@@ -140,7 +141,7 @@ def verdict(settings, klass):
         return Verdict(HOLD, why, remedy=_remedy(where), **held)
     if value == ACCEPT:
         return Verdict(ACCEPT, "its settings let letters from other sessions in (crossSessionInbound accept)")
-    found, how = klass
+    found, how = klass()
     if found == BYPASS:
         why = (
             f"it bypasses permission prompts ({how}), and a letter from postbag claims no permission mode, which "

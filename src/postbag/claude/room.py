@@ -135,7 +135,7 @@ class Claude(Room):
         unless its settings changed since the letter was sent."""
         sent = moment(letter["at"])
         settings = Settings(self.here, self.config, alive.cwd if isinstance(alive, Session) else None)
-        found = verdict(settings, permission_class(settings, transcript, _if_running(alive), sent))
+        found = verdict(settings, lambda: permission_class(settings, transcript, _if_running(alive), sent))
         said = text(letter, "recipient_said")
         if said == DROPPED:
             return Receipt(NOT_TAKEN, "claude dropped it at its inbox: it never reached the session")
@@ -180,7 +180,7 @@ class Claude(Room):
         running = _if_running(alive)
         settings = Settings(self.here, self.config, running.cwd if running else None)
         found = transcripts(self.config, session)
-        return verdict(settings, permission_class(settings, newest(found) if found else None, running))
+        return verdict(settings, lambda: permission_class(settings, newest(found) if found else None, running))
 
 
 class _Post(Post):
