@@ -98,6 +98,15 @@ def test_a_letter_to_a_session_that_has_ended_is_not_taken_and_says_so(postbag, 
     assert postbag.receipts(inside="codex") == [ENDED]
 
 
+def test_a_session_resumed_in_a_new_process_runs_though_its_old_process_left_a_file(postbag, exchange, tmp_path):
+    claude, *_ = exchange
+    for crashed in range(8):  # processes that crashed, their files left behind, listed in any order
+        claude.runs("/work/repo", pid=2**22 + crashed)
+    claude.runs(tmp_path / "repo")  # the same session, resumed
+    claude.settings(claude.config, "accept")
+    assert postbag.door_now("claude").startswith("claude can take a letter now: its session runs")
+
+
 def test_without_any_sign_or_reason_the_receipt_says_unknown_not_a_guess(postbag, running):
     # running, prompting (its process was started with no permission mode), and nothing in the transcript yet
     assert postbag.receipts(inside="codex") == [

@@ -50,7 +50,9 @@ def transcripts(config, session="*"):
 
 def live_session(config, session):
     """The session `session` as its file says while it runs: a Session; ENDED where it has
-    none, or one whose process is gone; CANNOT_TELL where there are no session files here."""
+    none, or only files whose process is gone (a session that crashed leaves its file, and
+    one resumed later in a new process writes another); CANNOT_TELL where there are no
+    session files here."""
     directory = os.path.join(config, "sessions")
     try:
         names = os.listdir(directory)
@@ -65,9 +67,8 @@ def live_session(config, session):
             continue
         if found.get("sessionId") == session:
             pid = whole(found.get("pid"), 1, _PID_MOST)
-            if pid is None or not _running(pid, text(found, "procStart")):
-                return ENDED
-            return Session(pid, text(found, "cwd"))
+            if pid is not None and _running(pid, text(found, "procStart")):
+                return Session(pid, text(found, "cwd"))
     return ENDED
 
 
