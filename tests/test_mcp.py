@@ -7,6 +7,7 @@ import io
 import json
 import os
 import signal
+import subprocess
 import uuid
 
 import anyio
@@ -604,3 +605,29 @@ def test_a_server_started_without_stdin_or_stdout_ends_at_once_with_0(postbag, m
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"")))
     monkeypatch.setattr("sys.stdout", None)
     assert mcp.serve(postbag.place("claude"), ["postbag"]) == 0
+
+
+@pytest.mark.process  # a terminal for stdin
+def test_typed_in_a_terminal_the_server_says_what_it_is_and_how_to_end_it(postbag):
+    import pty
+
+    main, terminal = pty.openpty()
+    try:
+        server = subprocess.Popen(
+            [*postbag.command, "mcp"],
+            stdin=terminal,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=postbag.environment(),
+        )
+        os.write(main, b"\x04")  # Ctrl-D: the end of its input
+        out, err = server.communicate(timeout=30)
+    finally:
+        os.close(main)
+        os.close(terminal)
+    assert (server.returncode, out) == (0, b"")
+    assert err.decode() == (
+        "postbag: this is postbag's MCP server, which Claude Code and Codex start for a session and speak to on stdin "
+        "and stdout: a person need not run it (postbag setup registers it with both). It ends at the end of its "
+        "input: press Ctrl-D\n"
+    )
