@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.join(build_pyz.ROOT, "tests"))
 import clients
 import fakes
 
-from postbag.codex import door as codex_room  # the tree's: how a rollout tells a turn has ended
+from postbag.codex import records as codex_records  # the tree's: how a rollout tells a turn has ended
 
 AT = "2026-09-08T10:02:11+02:00"
 BODY = "Reviewed the parser: the date branch swallows ValueError. See 4f2a9c1."
@@ -131,7 +131,7 @@ def knock_latency(pyz, work, rounds):
     """Median of how much longer a codex knock takes than a plain blocking run of the same
     child (one that sleeps and exits): the time from the child's exit to the knock's return."""
     from_the_pyz(pyz)
-    from postbag.codex import door as codex
+    from postbag.codex.door import knock
 
     child = os.path.join(work, "slow-codex")
     with open(child, "w") as file:
@@ -142,7 +142,7 @@ def knock_latency(pyz, work, rounds):
     knocks, plain = [], []
     for _ in range(rounds):
         started = time.perf_counter()
-        codex.knock({"thread": THREAD}, BODY, env)
+        knock(child, THREAD, BODY, env, resume=False)
         knocks.append(time.perf_counter() - started)
         started = time.perf_counter()
         subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True)
@@ -354,7 +354,7 @@ def through_the_mcp_door(cases, pyz, work, inbox):
         copy = os.path.join(work, f"mcp-{len(times)}.jsonl")
         ledger_env = by_name[calls[0][2]].env
         shutil.copyfile(ledger_env["POSTBAG_LEDGER"], copy)  # the CLI's ledgers stay as they were
-        server = RawServer([pyz, "mcp"], {**ledger_env, "POSTBAG_LEDGER": copy})
+        server = RawServer([sys.executable, "-c", UNPACED_SERVER, pyz], {**ledger_env, "POSTBAG_LEDGER": copy})
         try:
             server.handshake()
             server.tool("join", meta=meta)
@@ -383,6 +383,18 @@ def through_the_mcp_door(cases, pyz, work, inbox):
         goal = f"the server's peak memory after {MCP_LONG_LIFE:,} calls within 1.5 x after 10"
         verdicts.append((goal, last / after, 1.5))
     return verdicts
+
+
+# The built file's server, but for the pace a process keeps to Claude's inbox (30 letters at
+# once, then one about every 2.2 s): that is Claude's rate, not postbag's cost, and 200 sends
+# through one server would time it alone.
+UNPACED_SERVER = """import sys
+sys.path.insert(0, sys.argv[1])
+import postbag.__main__
+postbag.__main__._load_compiled_code()
+from postbag.claude import door
+door.PACE.wait = lambda: None
+sys.exit(postbag.__main__.run(["mcp"]))"""
 
 
 def put_back(saved, path):
@@ -428,8 +440,8 @@ def asking_for_receipts(pyz, work, rounds):
     check of the recipient's records at once costs it, with settings, live sessions and a
     thread's writer lock where a user has them."""
     from_the_pyz(pyz)
-    from postbag.claude import door as claude
-    from postbag.codex import door as codex
+    from postbag import peers
+    from postbag.here import Here
 
     home = os.path.join(work, "receipts-home")
     env = {"HOME": home, "CODEX_HOME": os.path.join(home, ".codex")}
@@ -440,7 +452,8 @@ def asking_for_receipts(pyz, work, rounds):
     envelope = "Letter {n} from {from} via postbag. It is the last letter of the exchange; do not reply.\n\n{body}"
     transcript = os.path.join(home, ".claude", "projects", "-work-repo", f"{SESSION}.jsonl")
     taken = {"type": "queue-operation", "operation": "enqueue", "timestamp": "2026-12-02T02:30:42.000Z"}
-    write_long_records(transcript, {**taken, "content": envelope.format(**to_claude)})
+    prompt = {"type": "user", "permissionMode": "default", "timestamp": "2026-12-02T01:00:00.000Z"}
+    write_long_records(transcript, {**taken, "content": envelope.format(**to_claude)}, first=prompt)
     rollout = f"{home}/.codex/sessions/2026/12/02/rollout-2026-12-02T00-00-00-{THREAD}.jsonl"
     said = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": envelope.format(**to_codex)}]}
     write_long_records(rollout, {"timestamp": "2026-12-02T02:30:42.000Z", "type": "response_item", "payload": said})
@@ -448,7 +461,10 @@ def asking_for_receipts(pyz, work, rounds):
     with open(os.path.join(home, ".claude", "sessions", f"{os.getpid()}.json"), "w") as file:
         json.dump({"pid": os.getpid(), "sessionId": SESSION, "cwd": work}, file)
     with open(os.path.join(home, ".claude", "settings.json"), "w") as file:
-        json.dump({"crossSessionInbound": "accept", "permissions": {"allow": ["mcp__postbag"]}}, file)
+        # crossSessionInbound unset: the session's permission class decides, and the latest
+        # turn's mode lies 100 MB back, at the start of one long turn: a send reads back as
+        # far as it ever does.
+        json.dump({"permissions": {"allow": ["mcp__postbag"]}}, file)
     os.makedirs(os.path.join(home, ".codex", "thread-writer-locks"))
     with open(os.path.join(home, ".codex", "thread-writer-locks", f"{THREAD}.lock"), "w"):
         pass
@@ -462,21 +478,25 @@ def asking_for_receipts(pyz, work, rounds):
         return once
 
     def as_a_send_checks(letter, joined, part):
-        return lambda: at_once_in_a_fresh_process(pyz, letter, joined, env)[part]
+        return lambda: at_once_in_a_fresh_process(pyz, letter, joined, env, work)[part]
 
     # (what is timed, one timed run, its bound in ms)
     timed = [
         (
             "a receipt, letter at the end of a 100 MB Claude transcript",
-            in_process(lambda: claude.receipt(to_claude, claude_join, env)),
+            in_process(lambda: peers.room("claude", Here(env, work)).receipt(to_claude, claude_join)),
             50.0,
         ),
         (
             "a receipt, letter at the end of a 100 MB Codex rollout",
-            in_process(lambda: codex.receipt(to_codex, codex_join, env)),
+            in_process(lambda: peers.room("codex", Here(env, work)).receipt(to_codex, codex_join)),
             50.0,
         ),
-        ("a send's check of Claude's records at once", as_a_send_checks(to_claude, claude_join, WHOLE), 10.0),
+        (
+            "a send's check of Claude's records, its latest prompt 100 MB back",
+            as_a_send_checks(to_claude, claude_join, WHOLE),
+            30.0,
+        ),
         ("a send's look at Codex's records before its knock", as_a_send_checks(to_codex, codex_join, BEFORE), 10.0),
         ("the same, with what it reads beside the knock", as_a_send_checks(to_codex, codex_join, WHOLE), 30.0),
     ]
@@ -534,30 +554,34 @@ sys.path.insert(0, sys.argv[1])
 import postbag.__main__
 postbag.__main__._load_compiled_code()  # as the launcher has it: the archive's compiled modules
 from postbag import cli, peers, verbs
+from postbag.here import Here
 cli._parser()
-letter, joined, env = map(json.loads, sys.argv[2:])
+letter, joined, env = map(json.loads, sys.argv[2:5])
 started = time.perf_counter()
-look = peers.room(letter["to"]).look_beside(joined, env, True)
+post = peers.room(letter["to"], Here(env, sys.argv[5])).post(joined)
 before = time.perf_counter() - started
-look.words(None)
+post.finish()
+post.said()
 print(before, time.perf_counter() - started)"""
 BEFORE, WHOLE = 0, 1  # what it printed: the time until the knock could start, and until all was read
 
 
-def at_once_in_a_fresh_process(pyz, letter, joined, env):
+def at_once_in_a_fresh_process(pyz, letter, joined, env, cwd):
     """What the check costs a send: in a process of its own, as a send runs it, imports included."""
-    argv = [sys.executable, "-I", "-S", "-c", AT_ONCE, pyz, *map(json.dumps, (letter, joined, env))]
+    argv = [sys.executable, "-I", "-S", "-c", AT_ONCE, pyz, *map(json.dumps, (letter, joined, env)), cwd]
     return [float(t) for t in subprocess.run(argv, capture_output=True, text=True, check=True).stdout.split()]
 
 
-def write_long_records(path, last, size=BIG_RECORDS):
-    """A JSON Lines file of about `size` bytes of records an hour old, then `last`."""
+def write_long_records(path, last, size=BIG_RECORDS, first=None):
+    """A JSON Lines file of `first` (where given), about `size` bytes of records an hour
+    old, then `last`."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     # Prose, as sessions write it: a run of one letter would make the search for a needle
     # that holds that letter (turn_context's x) eight times slower than real text does.
     text = (FILLER + " ") * 5
     filler = json.dumps({"timestamp": "2026-12-02T01:30:00.000Z", "type": "attachment", "text": text}) + "\n"
     with open(path, "w") as file:
+        file.write("" if first is None else json.dumps(first) + "\n")
         file.write(filler * (size // len(filler)))
         file.write(json.dumps(last) + "\n")
 
@@ -616,8 +640,9 @@ def letter_to_turn(pyz, work):
             run("join", "codex", inside={"CODEX_THREAD_ID": thread})
             woken.append(one("codex", pair.codex_model, in_claude))
             # Then loaded by the daemon, which codex queue reaches: once its turn has ended, idle.
-            rollout = codex_room.rollouts(pair.codex_home.home, thread)
-            _wait(lambda rollout=rollout: codex_room.open_turn(max(rollout, key=os.path.getmtime)) is None, "idle")
+            rollout = codex_records.rollouts(pair.codex_home.home, thread)
+            newest = max(rollout, key=os.path.getmtime)
+            _wait(lambda newest=newest: codex_records.turn_now(newest) == codex_records.TURN_ENDED, "idle")
             by_daemon.append(one("codex", pair.codex_model, in_claude))
         figures["codex, woken through its daemon: from the start of send"] = woken
         figures["codex, idle, loaded by its daemon: from the start of send"] = by_daemon
