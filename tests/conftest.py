@@ -180,6 +180,16 @@ class Postbag:
 
         return RawServer([*self.command, "mcp"], self.environment(inside, env))
 
+    def status(self, inside="claude"):
+        """What the MCP status tool answers `inside`'s session, through a server of its own:
+        (its text, whether it is an error)."""
+        server = self.mcp(inside)
+        server.handshake()
+        try:
+            return server.tool("status")
+        finally:
+            server.close()
+
     def place(self, inside=None, env=None):
         """What a command run in this process gets of it (here.Here), inside `inside`'s session."""
         from postbag.here import Here

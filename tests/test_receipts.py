@@ -156,12 +156,7 @@ def test_the_mcp_status_tells_an_agent_whether_the_other_door_can_take_a_letter(
     _, codex_files, _, _ = exchange
     codex_files.lock_file()
     codex_files.settings("on-request")
-    server = postbag.mcp("claude")
-    server.handshake()
-    try:
-        lines = server.tool("status")[0].splitlines()
-    finally:
-        server.close()
+    lines = postbag.status()[0].splitlines()
     assert lines[1] == (
         "codex's letters will wait: no running codex has its thread loaded, and postbag does not wake it: the "
         "thread asks for approvals (approval_policy on-request), and nobody could give one to a woken turn; it is "

@@ -110,29 +110,27 @@ def run_everything(postbag):
         else:
             assert result.returncode == 1 and text.endswith("; stop and ask the human\n")
         words.append(text)
-    server = postbag.mcp("claude")
-    server.handshake()
-    try:
-        text, error = server.tool("status")
-    finally:
-        server.close()
+    text, error = postbag.status()
     assert not error and "Traceback" not in text and not (set(text) & UNSAFE)
     words.append(text)
     return "\n".join(words)
 
 
-@pytest.mark.parametrize(
-    "place",
-    [
-        "claude settings",
-        "claude session file",
-        "claude transcript",
-        "codex rollout",
-        "codex queue",
-        "codex queue journal",
-        "codex daemon record",
-    ],
-)
+PLACES = [
+    "claude settings",
+    "claude project settings",
+    "claude managed settings",
+    "claude session file",
+    "claude transcript",
+    "codex rollout",
+    "codex queue",
+    "codex queue journal",
+    "codex daemon record",
+    "codex thread lock",
+]
+
+
+@pytest.mark.parametrize("place", PLACES)
 def test_a_pipe_where_a_vendor_file_should_be_hangs_no_verb(postbag, damaged, within, place):
     plant(damaged[place], "pipe", b"")
     words = run_everything(postbag)
@@ -203,12 +201,7 @@ def test_a_policy_from_a_rollout_is_shown_escaped_and_cut_short_and_the_letter_i
         "could give one to a woken turn; it is taken when the thread is resumed where a person can approve "
         f"{RESUMED_WHERE}\n"
     )
-    server = postbag.mcp("claude")
-    server.handshake()
-    try:
-        text, _ = server.tool("status")
-    finally:
-        server.close()
+    text, _ = postbag.status()
     assert f"(approval_policy {shown})" in text
 
 
@@ -302,20 +295,6 @@ CONTENT = st.one_of(
     st.lists(JSON, max_size=4).map(lambda values: ("lines", b"\n".join(json.dumps(v).encode() for v in values))),
     st.sampled_from(["pipe", "directory", "link to nothing", "link to a pipe", "huge"]).map(lambda kind: (kind, b"")),
 )
-
-
-PLACES = [
-    "claude settings",
-    "claude project settings",
-    "claude managed settings",
-    "claude session file",
-    "claude transcript",
-    "codex rollout",
-    "codex queue",
-    "codex queue journal",
-    "codex daemon record",
-    "codex thread lock",
-]
 
 
 def remove(path):

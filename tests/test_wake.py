@@ -149,12 +149,7 @@ def test_an_exchange_opened_not_to_wake_leaves_the_letter_waiting_and_says_so(po
         f"loaded, and {not_waking}"
     )
     assert codex.resumed()[-1] is False
-    server = postbag.mcp("claude")
-    server.handshake()
-    try:
-        status = server.tool("status")[0].splitlines()
-    finally:
-        server.close()
+    status = postbag.status()[0].splitlines()
     assert "exchange of 4 letters, 1 sent, 3 left, waking no codex thread; claude joined " in status[0]
     assert status[1] == f"codex's letters will wait: no running codex has its thread loaded, and {not_waking}"
     postbag.open("4")  # the next exchange wakes again, as an open of 1.0 does

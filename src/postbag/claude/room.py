@@ -7,8 +7,7 @@ transcript and files (records.py), and from what Claude Code lets in from other 
 
 import time
 
-from postbag.claude import CLIENT, NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
-from postbag.claude import setup as configuration
+from postbag.claude import CLIENT, NAME, SESSION, SOCKET, TOKEN, inside, setup, without_an_inbox
 from postbag.claude.acceptance import CANNOT_TELL, HOLD, REFUSE, Settings, permission_class, verdict
 from postbag.claude.door import DROPPED, HELD, REFUSED, knock, require_a_socket
 from postbag.claude.records import (
@@ -57,6 +56,7 @@ class Claude(Room):
     SESSION_NAME = "a Claude Code session"
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN
+    SETUP = setup
 
     @property
     def config(self):
@@ -93,22 +93,6 @@ class Claude(Room):
 
     def post(self, joined):
         return _Post(self, joined)
-
-    def client(self):
-        return configuration.find(self.here)
-
-    def version(self):
-        found = self.client()
-        return None if found.program is None else configuration.version(self.here, found)
-
-    def registered(self):
-        return configuration.registered(self.here)
-
-    def setup(self, server, *, removing=False):
-        return configuration.plan(self.here, self.client(), server, removing=removing)
-
-    def checks(self):
-        return configuration.checks(self.here)
 
     def receipt(self, letter, joined):
         session = _session_of(joined)

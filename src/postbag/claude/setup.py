@@ -50,7 +50,9 @@ def global_config(env):
     return os.path.join(env.get("CLAUDE_CONFIG_DIR") or home_of(env), ".claude.json")
 
 
-def registered(here):
+def registered(here, client):
+    """What .claude.json registers as postbag, read whether `client` was found or not: the
+    file outlives an uninstalled claude, and a later one starts what it says."""
     try:
         servers = table(record(read_json(global_config(here.env), 64 << 20)), "mcpServers")
     except FileNotFoundError:
@@ -69,7 +71,7 @@ def registered(here):
 
 def plan(here, client, server, *, removing):
     """Register `server` with Claude Code and let its tools run, or take out both."""
-    found = registered(here)
+    found = registered(here, client)
     changes, notes = [], []
     if isinstance(found, Refusal):
         return Plan(blocked=str(found))

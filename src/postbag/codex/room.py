@@ -7,8 +7,7 @@ _meta, since it gives its MCP servers none of the thread's variables. A letter g
 rollout (records.py), whether a running Codex has the thread loaded (loaded.py), and,
 for a thread nobody has loaded, whether the letter wakes it (wake.py)."""
 
-from postbag.codex import CLIENT, NAME, SESSION, THREAD, in_sandbox, inside
-from postbag.codex import setup as configuration
+from postbag.codex import CLIENT, NAME, SESSION, THREAD, in_sandbox, inside, setup
 from postbag.codex.door import Resume, find_codex, knock
 from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
 from postbag.codex.records import (
@@ -76,6 +75,7 @@ class Codex(Room):
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN
     SWITCHES = (NO_WAKE,)
+    SETUP = setup
 
     @property
     def home(self):
@@ -117,23 +117,6 @@ class Codex(Room):
 
     def sandbox(self):
         return SANDBOX if in_sandbox(self.here.env) else None
-
-    def client(self):
-        return configuration.find(self.here)
-
-    def version(self):
-        found = self.client()
-        return None if found.program is None else configuration.version(self.here, found)
-
-    def registered(self):
-        found = self.client()
-        return None if found.program is None else configuration.registered(self.here, found)
-
-    def setup(self, server, *, removing=False):
-        return configuration.plan(self.here, self.client(), server, removing=removing)
-
-    def checks(self):
-        return configuration.checks(self.here)
 
     def receipt(self, letter, joined):
         thread = _thread_of(joined)

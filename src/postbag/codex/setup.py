@@ -39,6 +39,8 @@ def version(here, client):
 
 
 def registered(here, client):
+    if client.program is None:
+        return None
     get = [client.program, "mcp", "get", NAME, "--json"]
     status, said, err = children.ask(get, for_a_child(here.env), COMMAND_TIMEOUT)
     if status != 0:
