@@ -148,11 +148,11 @@ class FakeInbox:
             raw = b"".join(iter(lambda: connection.recv(65536), b""))
         if self.mode == "discard":
             return
-        if self.says is not None:
-            _say_of(raw, self.says)
-        with self._changed:
+        with self._changed:  # kept before any word of it is said: a sender that heard one finds it here
             self.received.append(raw.decode())
             self._changed.notify_all()
+        if self.says is not None:
+            _say_of(raw, self.says)
         if self.on_letter is not None:
             [auth, user] = [json.loads(line) for line in raw.splitlines()]
             if auth == {"type": "auth", "token": self.token}:

@@ -55,9 +55,14 @@ class Claude:
         record = {"type": "user", "message": {"role": "user", "content": "go on"}, "permissionMode": mode}
         write_lines(self.transcript, [{**record, "timestamp": at or now(), "version": "2.1.332"}])
 
-    def runs(self, cwd, pid=None):
-        record = {"pid": pid or os.getpid(), "sessionId": self.session, "cwd": str(cwd), "version": "2.1.328"}
-        write_lines(os.path.join(self.config, "sessions", f"{record['pid']}.json"), [record])
+    def runs(self, cwd, pid=None, **more):
+        """The session's file, as Claude Code writes it while the session runs: its process
+        (default this one), its folder, and `more` (procStart, the process's start time)."""
+        record = {"pid": pid or os.getpid(), "sessionId": self.session, "cwd": str(cwd), "version": "2.1.328", **more}
+        path = os.path.join(self.config, "sessions", f"{record['pid']}.json")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as file:  # written whole, as Claude Code writes it
+            json.dump(record, file)
 
     def settings(self, directory, inbound=None, *, since_sent=False, **more):
         """crossSessionInbound (None: unset) and `more` in the settings.json of `directory`,

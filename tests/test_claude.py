@@ -3,7 +3,6 @@ what Claude Code lets in from another session (its acceptance policy), what Clau
 itself says of a letter it does not take, and what `open` and a send say of its door;
 records written as Claude Code writes them (tests/records.py)."""
 
-import json
 import os
 import subprocess
 import sys
@@ -96,6 +95,24 @@ def test_a_letter_to_a_session_that_has_ended_is_not_taken_and_says_so(postbag, 
     claude, *_ = exchange
     claude.runs("/work/repo", pid=2**22 + 7)  # a pid no process has: the session's file outlived it
     assert postbag.receipts(inside="codex") == [ENDED]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="only /proc tells when a process started")
+def test_a_session_file_whose_process_started_at_another_time_names_a_pid_another_process_has_since(
+    postbag, exchange, tmp_path
+):
+    claude, *_ = exchange
+    with open("/proc/self/stat", "rb") as file:
+        started = file.read().rpartition(b")")[2].split()[19].decode()  # field 22, counted after the name
+    claude.settings(claude.config, "accept")
+    claude.runs(tmp_path / "repo", procStart=str(int(started) + 1))
+    assert postbag.door_now("claude") == (
+        "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
+    )
+    claude.runs(tmp_path / "repo", procStart=started)
+    assert postbag.door_now("claude").startswith("claude can take a letter now: its session runs")
+    claude.runs(tmp_path / "repo", procStart="in a form postbag does not know")
+    assert postbag.door_now("claude").startswith("claude can take a letter now: its session runs")
 
 
 def test_a_session_resumed_in_a_new_process_runs_though_its_old_process_left_a_file(postbag, exchange, tmp_path):
@@ -191,7 +208,7 @@ def test_a_session_that_bypasses_prompts_holds_postbags_letter_and_every_word_sa
     assert sent == f"letter 7 delivered to claude, 2 left; but {held}\n"
     letter = postbag.records()[-1]
     assert letter["recipient_said"] == "held"  # Claude's own word, kept with the letter
-    frame = json.loads(inbox.received[-1].splitlines()[1])
+    _, frame = inbox.wait_for(2)[-1]
     assert frame["from"].startswith("uds:") and not os.path.exists(frame["from"][4:])  # heard, and gone
     assert postbag.receipts(inside="codex") == [
         f"letter 7 codex -> claude: not taken: claude holds it for the person's review, since {BYPASSES}; {WAITS}"
@@ -221,12 +238,26 @@ def test_claudes_own_word_that_it_refused_or_dropped_a_letter_is_said_and_kept(p
     ]
 
 
+@pytest.mark.parametrize("says", [None, {"status": "delivered"}, {"status": "queued-for-later"}])
+def test_where_claude_says_no_word_postbag_knows_the_send_says_what_its_records_foretell(postbag, running, inbox, says):
+    """Claude's silence within the wait, a status that is not a refusal, a hold or a drop,
+    and one postbag does not know are no word: the records' foretelling is said, as such."""
+    claude, *_ = running
+    claude.turn("bypassPermissions")
+    inbox.says = says
+    sent = postbag.ok("send", "claude", "Are you there?", inside="codex")
+    held = f"claude holds it for the person's review, since {BYPASSES}; {WAITS}"
+    assert sent == f"letter 6 delivered to claude, 9 left; but {held}\n"
+    assert "recipient_said" not in postbag.records()[-1]
+
+
 def test_a_session_whose_latest_turn_prompts_takes_the_letter_and_nothing_waits_for_its_word(postbag, running, inbox):
     claude, *_ = running
     claude.turn("bypassPermissions", at="2026-12-01T00:00:00.000Z")
     claude.turn("acceptEdits")  # the person changed mode since: the latest turn decides
     assert postbag.ok("send", "claude", "hello", inside="codex") == "letter 6 delivered to claude, 9 left\n"
-    assert "from" not in json.loads(inbox.received[-1].splitlines()[1])  # no socket named: nothing to hear
+    _, frame = inbox.wait_for(2)[-1]
+    assert frame["message"]["content"].endswith("hello") and "from" not in frame  # no socket named: nothing to hear
 
 
 def test_a_held_letter_nobody_approved_within_dialogexpiry_is_dropped(postbag, inbox, codex, tmp_path):

@@ -112,3 +112,67 @@ def test_a_server_is_started_as_its_client_would_and_must_answer_as_postbag(post
     assert answers(Server([sys.executable, "-c", "pass"]), env) == "it answered what is not JSON"
     other = 'import json; input(); print(json.dumps({"result": {"serverInfo": {"name": "another"}}}))'
     assert answers(Server([sys.executable, "-c", other]), env) == "it answered as another server"
+
+
+def test_a_client_newer_than_proven_or_whose_version_cannot_be_told_is_noted_not_refused(postbag, tmp_path):
+    newer = FakeClaude(str(tmp_path / "newer"), version="2.2.0")
+    lines = doctor(postbag, env={"PATH": newer.directory})
+    assert "note  Claude Code: 2.2.0 is newer than postbag is proven on (2.1.248 to 2.1.332)" in lines
+    unnamed = FakeClaude(str(tmp_path / "unnamed"), version="")  # says "(Claude Code)", and no version
+    lines = doctor(postbag, env={"PATH": unnamed.directory})
+    assert "note  Claude Code: its version cannot be told; postbag is proven on 2.1.248 to 2.1.332" in lines
+
+
+def test_a_registration_or_settings_that_cannot_be_read_are_each_named_with_the_fix(postbag, clients):
+    home = postbag.env["HOME"]
+    os.makedirs(os.path.join(home, ".claude", "settings.json"))  # a folder where the file should be
+    with open(os.path.join(home, ".claude.json"), "w") as file:
+        file.write("{not json")
+    lines = doctor(postbag, env={**clients, "FAKE_CLIENT_FAILS": "get"}, status=1)
+    assert (
+        "fix   Claude Code's MCP server: Claude Code's .claude.json cannot be read (it is not JSON): mend it, then "
+        "run postbag setup"
+    ) in lines
+    assert (
+        "fix   the permission rule: claude's settings.json cannot be read (it is not a regular file): mend it, then "
+        "run postbag setup"
+    ) in lines
+    assert (
+        "fix   Codex's MCP server: codex mcp get postbag --json failed (exit 1): mend it, then run postbag setup"
+    ) in lines
+
+
+def test_sessions_that_start_bypassing_prompts_are_a_fix_for_letters_to_get_in(postbag, clients):
+    settings = os.path.join(postbag.env["HOME"], ".claude", "settings.json")
+    os.makedirs(os.path.dirname(settings))
+    with open(settings, "w") as file:
+        json.dump({"permissions": {"defaultMode": "bypassPermissions"}}, file)
+    assert (
+        "fix   letters from another session: sessions start bypassing permission prompts "
+        "(permissions.defaultMode), and such a session holds postbag's letters for your review while "
+        "crossSessionInbound is unset: set crossSessionInbound to accept in claude's settings.json"
+    ) in doctor(postbag, env=clients, status=1)
+
+
+def test_a_running_codex_daemon_is_ok_for_waking(postbag, clients, exchange):
+    _, codex_files, _, _ = exchange
+    codex_files.daemon()
+    lines = doctor(postbag, env=clients)
+    runs = "Codex's daemon runs, and takes a letter for such a thread at once"
+    assert f"ok    waking a thread nobody has loaded: {runs}" in lines
+
+
+def test_a_ledger_doctor_cannot_locate_or_look_at_is_named_with_why(postbag, clients, tmp_path):
+    assert postbag.run("setup", env=clients).returncode == 0
+    lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": "bag/ledger.jsonl"}, status=1)
+    unknown = "whether it starts this postbag cannot be told until the ledger is mended"
+    assert [line for line in lines if "MCP server" in line or "the ledger" in line] == [
+        f"fix   Claude Code's MCP server: {unknown}",
+        f"fix   Codex's MCP server: {unknown}",
+        "fix   the ledger: POSTBAG_LEDGER is a relative path (bag/ledger.jsonl); give the ledger's absolute path, "
+        "the same in both sessions and in your terminal",
+    ]
+    (tmp_path / "a-file").write_text("")
+    beneath = str(tmp_path / "a-file" / "ledger.jsonl")
+    lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": beneath}, status=1)
+    assert f"fix   the ledger: {beneath} cannot be looked at (Not a directory)" in lines

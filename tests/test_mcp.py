@@ -631,3 +631,9 @@ def test_typed_in_a_terminal_the_server_says_what_it_is_and_how_to_end_it(postba
         "and stdout: a person need not run it (postbag setup registers it with both). It ends at the end of its "
         "input: press Ctrl-D\n"
     )
+
+
+def test_the_read_tool_before_any_ledger_says_so_as_read_does(postbag):
+    said = postbag.run("read")
+    assert said.returncode == 0 and said.stdout == ""
+    assert _dispatch(postbag.place("claude"), "read", {}) == (said.stderr.removeprefix("postbag: ").rstrip("\n"), False)

@@ -229,3 +229,33 @@ def test_setup_says_what_would_stop_letters_and_changes_no_such_setting(postbag,
         "refuse): set crossSessionInbound to accept in claude's settings.json (setup leaves that to you)\n"
     ) in result.stderr
     assert settings(postbag)["crossSessionInbound"] == "refuse"
+
+
+def test_remove_leaves_a_registration_of_another_postbag_and_says_so(postbag, clients):
+    env, claude_config, codex_config = clients
+    for path in (claude_config, codex_config):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as file:
+            json.dump({"mcpServers": {"postbag": {"command": "/opt/old/postbag", "args": ["mcp"], "env": {}}}}, file)
+    result = postbag.run("setup", "--remove", env=env)
+    assert result.returncode == 0 and result.stdout == "setup finds nothing to take out\n"
+    assert result.stderr == (
+        "postbag: Claude Code's MCP server postbag starts /opt/old/postbag mcp, not this postbag: left\n"
+        "postbag: Codex's MCP server postbag starts /opt/old/postbag mcp, not this postbag: left\n"
+    )
+    assert servers(claude_config)["postbag"]["command"] == servers(codex_config)["postbag"]["command"]
+
+
+def test_a_registration_setup_cannot_read_changes_nothing_anywhere(postbag, clients):
+    env, claude_config, codex_config = clients
+    assert postbag.refused("setup", env={**env, "FAKE_CLIENT_FAILS": "get"}) == (
+        "setup changed nothing: codex mcp get postbag --json failed (exit 1)"
+    )
+    os.makedirs(os.path.dirname(claude_config), exist_ok=True)
+    with open(claude_config, "w") as file:
+        file.write("{not json")
+    assert postbag.refused("setup", env=env) == (
+        "setup changed nothing: Claude Code's .claude.json cannot be read (it is not JSON)"
+    )
+    assert not os.path.exists(codex_config)
+    assert not os.path.exists(os.path.join(postbag.env["HOME"], ".claude", "settings.json"))

@@ -29,11 +29,15 @@ SETUP = "run postbag setup"
 
 def doctor(here, program):
     """Every Check, in the order a first exchange needs them."""
-    server = server_of(here, program)
+    try:
+        server = server_of(here, program)
+    except Refusal:
+        server = None  # the ledger the server is to carry cannot be told: the ledger's line says why
+    command = server or server_of(here.with_env({}), program)  # how it starts, whatever ledger it carries
     with ThreadPoolExecutor(max_workers=4) as pool:  # the clients take their time to start; in turn, seconds
         rooms = [pool.submit(_client_checks, room(peer, here), here, server) for peer in PEERS]
         ledger = pool.submit(_ledger_checks, here)
-        found = [Check(OK, "Python", sys.version.split()[0]), _this_postbag(here, server)]
+        found = [Check(OK, "Python", sys.version.split()[0]), _this_postbag(here, command)]
         found += [check for each in rooms for check in each.result()]
         return found + ledger.result()
 
@@ -63,6 +67,8 @@ def _client_checks(each, here, server):
         found.append(Check(FIX, what, f"{registered}: mend it, then {SETUP}"))
     elif registered is None:
         found.append(Check(FIX, what, f"postbag is not registered: {SETUP}"))
+    elif server is None:
+        found.append(Check(FIX, what, "whether it starts this postbag cannot be told until the ledger is mended"))
     elif registered != server:
         found.append(Check(FIX, what, f"postbag starts {quoted(registered.words())}, not this postbag: {SETUP}"))
     else:
