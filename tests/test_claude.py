@@ -321,6 +321,18 @@ def test_where_the_flags_cannot_be_read_whether_claude_takes_a_letter_cannot_be_
     )
 
 
+def test_a_transcript_that_cannot_be_read_back_to_the_latest_turn_leaves_the_class_untold(postbag, running):
+    """Its latest turn may lie where postbag could not read: the flags the session started
+    with would then be a guess, for a person may have changed the mode since."""
+    claude, *_ = running
+    os.makedirs(claude.transcript)  # a folder where the transcript should be
+    assert postbag.door_now("claude") == (
+        "whether claude can take a letter now cannot be told: while crossSessionInbound is unset it holds letters "
+        "if it bypasses permission prompts, and whether it does is not known: the mode of its latest turn cannot "
+        f"be read: cannot read claude's transcript (it is not a regular file); {LETS_IN}"
+    )
+
+
 # Other sessions, restarted on the same socket
 
 

@@ -179,9 +179,11 @@ def permission_class(settings, transcript, session, seconds=None):
     with and the settings."""
     flags = _flags(session.pid) if session is not None else None
     offered = None if flags is None else flags[1]
-    mode = mode_at(transcript, seconds) if transcript else None
+    mode, unread = mode_at(transcript, seconds) if transcript else (None, None)
     if mode is not None:
         return _class_of(mode, offered, f"its latest turn ran in permission mode {quoted(mode)}")
+    if unread is not None:  # a turn may lie beyond what was read: the flags would be a guess
+        return None, f"the mode of its latest turn cannot be read: {unread}"
     if flags is None:
         return None, "its transcript records no turn yet, and how its process was started cannot be read here"
     started = flags[0]

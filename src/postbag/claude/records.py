@@ -109,16 +109,17 @@ def _has_version(entry):
 
 
 def mode_at(transcript, seconds):
-    """The permission mode the session's latest turn before `seconds` (since the epoch;
-    None: now) ran in, as its transcript records it, or None where none says."""
+    """(The permission mode the session's latest turn before `seconds` (since the epoch;
+    None: now) ran in, as its transcript records it, or None where none says; why the
+    transcript could not be read far enough to tell, or None)."""
 
     def said_mode(entry):
         if text(entry, "permissionMode") is None:
             return False
         return seconds is None or (moment(entry.get("timestamp")) or 0) <= seconds + SLACK
 
-    found, _ = find_back(transcript, THE_TRANSCRIPT, b'"permissionMode"', said_mode, None)
-    return None if found is None else found["permissionMode"]
+    found, unread = find_back(transcript, THE_TRANSCRIPT, b'"permissionMode"', said_mode, None)
+    return (None, unread) if found is None else (found["permissionMode"], None)
 
 
 def taken_by_another(config, own, letter, clock):
