@@ -186,7 +186,12 @@ def permission_class(settings, transcript, session, seconds=None):
         return None, f"the mode of its latest turn cannot be read: {unread}"
     if flags is None:
         return None, "its transcript records no turn yet, and how its process was started cannot be read here"
-    started = flags[0]
+    return _class_at_start(flags, settings)
+
+
+def _class_at_start(flags, settings):
+    """The class a session with no turn yet runs in: its flags', else its settings' mode."""
+    started, offered = flags
     if started is _CONFLICTING:
         return None, "it was started with --dangerously-skip-permissions and another --permission-mode"
     if started is not None:
