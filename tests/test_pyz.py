@@ -74,13 +74,34 @@ def test_the_archive_holds_the_package_sources_and_their_compiled_code_with_fixe
         assert [i.filename for i in infos] == sorted(
             ["__main__.py"] + [f"postbag/{n}" for n in PACKAGE_SOURCES] + compiled
         )
+        # Deflated, but for the compiled code of the quickest answers (the test after this).
+        stored = [i.filename for i in infos if i.compress_type == zipfile.ZIP_STORED]
+        assert stored and all(name.endswith(".pyc") for name in stored)
+        assert {i.compress_type for i in infos} == {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
         for info in infos:
-            assert info.compress_type == zipfile.ZIP_DEFLATED
             assert info.date_time == (2026, 1, 1, 0, 0, 0)
             assert (info.create_system, info.external_attr >> 16) == (3, 0o100644)
         source = os.path.join(ROOT, "src", "postbag", "__main__.py")
         with open(source, "rb") as file:
             assert archive.read("__main__.py") == file.read()
+
+
+@pytest.mark.parametrize("args", [["--version"], ["open", "3"], ["close"], ["setup", "--dry-run"]])
+def test_the_quickest_answers_read_only_stored_code_and_load_no_zlib(pyz, bin_dir, args):
+    """--version, and a human's verb refused in a session, are answered from code the
+    archive stores undeflated: run as a program, they import no zlib."""
+    with open(pyz, "rb") as file:
+        data = file.read()
+    launcher = data[: data.index(b"PK\x03\x04")].decode()
+    command = launcher.partition("exec python3 ")[2].partition(" -c '")[0].split()
+    code = launcher.partition(" -c '")[2].rpartition('\' "$0"')[0]
+    env = clean_env(bin_dir, CLAUDECODE="1")
+    result = subprocess.run(
+        ["python3", "-X", "importtime", *command, "-c", code, pyz, *args], env=env, capture_output=True, text=True
+    )
+    imported = [line.rpartition("|")[2].strip() for line in result.stderr.splitlines() if "import time:" in line]
+    assert "postbag" in imported and "zlib" not in imported, imported
+    assert result.returncode == (0 if args == ["--version"] else 1)
 
 
 def _rewritten(pyz, target, change):

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from postbag import __version__, guards, listing, mcp, verbs
+from postbag import __version__, guards, listing, verbs
 from postbag.envelope import program_of
 from postbag.escape import one_line
 from postbag.guards import require_inside
@@ -141,6 +141,8 @@ def look_over(args, here):
 
 
 def serve_mcp(args, here):
+    from postbag import mcp  # a client's verb, and once a session: the agents' verbs need none of it
+
     if sys.stdin is not None and sys.stdin.isatty():
         say(
             "this is postbag's MCP server, which Claude Code and Codex start for a session and speak to on stdin "

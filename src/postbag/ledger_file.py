@@ -7,11 +7,10 @@ Everything here is about the file, nothing about what its lines mean (ledger.py)
 import errno
 import fcntl
 import os
-import signal
 import stat
 
 from postbag.refusal import Refusal
-from postbag.signals import Held
+from postbag.signals import FileSizeAsError, Held
 
 
 def open_to_follow(path):
@@ -162,18 +161,12 @@ def append_whole(fd, line, size):
     stopped by one never leaves half a record. SIGKILL cannot wait; the next writer cuts
     what it left (ledger.py).
     """
-    # Past RLIMIT_FSIZE the kernel would kill the process mid-append; ignoring the signal
-    # turns it into an EFBIG that can be answered. A long-lived caller gets its own back.
-    file_size_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    try:
-        with Held():
-            try:
-                _write_durably(fd, line)
-            except OSError:
-                _cut_back(fd, size)
-                raise
-    finally:
-        signal.signal(signal.SIGXFSZ, file_size_handler)
+    with FileSizeAsError(), Held():  # past the file size limit: an EFBIG, not a killed process
+        try:
+            _write_durably(fd, line)
+        except OSError:
+            _cut_back(fd, size)
+            raise
 
 
 def _write_durably(fd, line):

@@ -168,10 +168,11 @@ class Room(abc.ABC):
     SEND_TOOL = ""  # the MCP door's send tool as this client names it to its model
     PROVEN = ("", "")  # the oldest and newest versions the real-client tier proves
     SWITCHES = ()  # the human's switches for an exchange that this room honours
-    # Its setup module: how its client is found (find), asked its version (version), asked
-    # what it starts as postbag's MCP server (registered), made to start this postbag (plan)
-    # and looked over (checks), each given `here` (and the Client found, but checks).
-    SETUP = None
+    # The name of its setup module: how its client is found (find), asked its version
+    # (version), asked what it starts as postbag's MCP server (registered), made to start
+    # this postbag (plan) and looked over (checks), each given `here` (and the Client found,
+    # but checks). Imported when first asked, which only the human's setup and doctor do.
+    SETUP = ""
 
     def __init__(self, here, switches=None):
         self.here, self.switches = here, switches or {}
@@ -203,25 +204,30 @@ class Room(abc.ABC):
         """The Sandbox this vendor runs this process's commands in, or None."""
         return None
 
+    def _setup(self):
+        import importlib
+
+        return importlib.import_module(self.SETUP)
+
     def client(self):
         """This vendor's Client, as this process finds it."""
-        return self.SETUP.find(self.here)
+        return self._setup().find(self.here)
 
     def version(self):
         """The version of the client that is installed, as its own --version says it, or None."""
         found = self.client()
-        return None if found.program is None else self.SETUP.version(self.here, found)
+        return None if found.program is None else self._setup().version(self.here, found)
 
     def registered(self):
         """The Server the client starts as postbag's MCP server; None where it starts none;
         a Refusal (made, not raised) where that cannot be told."""
-        return self.SETUP.registered(self.here, self.client())
+        return self._setup().registered(self.here, self.client())
 
     def setup(self, server, *, removing=False):
         """The Plan by which the client starts `server` as postbag's MCP server, and lets
         the agent call its tools, or, `removing`, by which it stops doing what setup made it do."""
-        return self.SETUP.plan(self.here, self.client(), server, removing=removing)
+        return self._setup().plan(self.here, self.client(), server, removing=removing)
 
     def checks(self):
         """What doctor checks of the client beyond its version and registration: Checks."""
-        return self.SETUP.checks(self.here)
+        return self._setup().checks(self.here)

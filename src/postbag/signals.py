@@ -20,6 +20,21 @@ class Held:
         _c.pthread_sigmask(_c.SIG_SETMASK, self._previous)
 
 
+class FileSizeAsError:
+    """Past RLIMIT_FSIZE the kernel kills a process that writes on (SIGXFSZ); in this block
+    the signal is ignored, so that the write fails with EFBIG instead, which can be
+    answered. The handler before it comes back after: a long-lived caller keeps its own."""
+
+    __slots__ = ("_previous",)
+
+    def __enter__(self):
+        self._previous = _c.signal(_c.SIGXFSZ, _c.SIG_IGN)
+        return self
+
+    def __exit__(self, *exc_info):
+        _c.signal(_c.SIGXFSZ, self._previous)
+
+
 def start_beside(work):
     """Start `work` on a daemon thread born with every signal blocked: a signal sent to the
     process must reach the main thread, which holds it back while it appends. Taken by

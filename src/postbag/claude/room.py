@@ -7,7 +7,7 @@ transcript and files (records.py), and from what Claude Code lets in from other 
 
 import time
 
-from postbag.claude import CLIENT, NAME, SESSION, SOCKET, TOKEN, inside, setup, without_an_inbox
+from postbag.claude import CLIENT, NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
 from postbag.claude.acceptance import CANNOT_TELL, HOLD, REFUSE, Settings, permission_class, verdict
 from postbag.claude.door import DROPPED, HELD, REFUSED, knock, require_a_socket
 from postbag.claude.records import (
@@ -56,7 +56,7 @@ class Claude(Room):
     SESSION_NAME = "a Claude Code session"
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN
-    SETUP = setup
+    SETUP = "postbag.claude.setup"
 
     @property
     def config(self):

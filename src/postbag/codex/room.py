@@ -7,7 +7,7 @@ _meta, since it gives its MCP servers none of the thread's variables. A letter g
 rollout (records.py), whether a running Codex has the thread loaded (loaded.py), and,
 for a thread nobody has loaded, whether the letter wakes it (wake.py)."""
 
-from postbag.codex import CLIENT, NAME, SESSION, THREAD, in_sandbox, inside, setup
+from postbag.codex import CLIENT, NAME, SESSION, THREAD, in_sandbox, inside
 from postbag.codex.door import Resume, find_codex, knock
 from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
 from postbag.codex.records import (
@@ -75,7 +75,7 @@ class Codex(Room):
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN
     SWITCHES = (NO_WAKE,)
-    SETUP = setup
+    SETUP = "postbag.codex.setup"
 
     @property
     def home(self):
