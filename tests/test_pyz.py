@@ -208,6 +208,17 @@ def test_an_old_python_is_refused_politely(pyz, version, python, tmp_path):
         assert result.stderr == f"postbag needs Python 3.10 or later (this is {version})\n", way
 
 
+@pytest.mark.parametrize(
+    ("version", "python"),
+    [(v, p) for v, p in old_pythons() if v.startswith("3.")] or [pytest.param("none", "", marks=pytest.mark.skip)],
+)
+def test_the_demo_on_an_old_python_is_refused_politely(version, python):
+    """Python 3 before 3.10 parses the demo far enough to be told, as postbag tells it."""
+    result = subprocess.run([python, os.path.join(ROOT, "scripts", "demo.py")], capture_output=True, text=True)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"the demo needs Python 3.10 or later, as postbag does (this is {version})\n"
+
+
 @pytest.fixture
 def bin_dir(tmp_path):
     """A bin directory first on PATH, whose python3 is the interpreter under test."""
