@@ -4,6 +4,7 @@ configuration where the real ones do (tests/real/test_real_setup.py runs the rea
 
 import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -62,6 +63,18 @@ def test_doctor_speaks_json_lines_for_scripts(postbag, clients):
     said = "postbag is not registered: run postbag setup"
     assert {"check": "Codex's MCP server", "state": "fix", "said": said} in found
     assert all(set(each) == {"check", "state", "said"} for each in found)
+
+
+@pytest.mark.process  # its stdout a pipe nobody reads
+def test_doctor_into_a_pipe_nobody_reads_is_quiet_as_read_is(postbag, clients):
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        env = postbag.environment(None, clients)
+        result = subprocess.run([*postbag.command, "doctor", "--json"], env=env, stdout=writer, stderr=subprocess.PIPE)
+    finally:
+        os.close(writer)
+    assert (result.returncode, result.stderr) == (141, b"")
 
 
 def test_a_client_not_installed_or_too_old_or_registering_another_postbag_is_named_with_its_fix(postbag, tmp_path):

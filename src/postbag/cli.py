@@ -131,11 +131,11 @@ def look_over(args, here):
     from postbag.room import FIX
 
     found = doctor(here, args.argv_program)
-    for check in found:
-        if args.json:
-            _tell(json.dumps({"check": check.what, "state": check.state, "said": check.said}))
-        else:
-            _tell(f"{check.state:<5} {check.what}: {check.said}")
+    if args.json:
+        lines = (json.dumps({"check": check.what, "state": check.state, "said": check.said}) for check in found)
+    else:
+        lines = (f"{check.state:<5} {check.what}: {check.said}" for check in found)
+    _stream(one_line(line) + "\n" for line in lines)  # like read's: a reader that went away ends it quietly
     if any(check.state == FIX for check in found):
         raise SystemExit(1)
 
