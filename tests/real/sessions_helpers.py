@@ -40,3 +40,10 @@ def join_both(real, session, thread):
     """Each peer joins from the environment its real session exports."""
     assert real.ok("join", "claude", env=claude_variables(session)) == "claude joined\n"
     assert real.ok("join", "codex", env={"CODEX_THREAD_ID": thread}) == "codex joined\n"
+
+
+def mcp_server(real):
+    """How a client starts postbag's MCP server here: the program under test, and for
+    Codex, which passes a server none of its own variables, what the server needs."""
+    passed = ("POSTBAG_LEDGER", "PYTHONPATH", "COVERAGE_")  # the ledger; the tree's sources and coverage
+    return [*real.command, "mcp"], {k: v for k, v in real.env.items() if k.startswith(passed)}

@@ -6,14 +6,7 @@ import uuid
 
 import clients
 import pytest
-from sessions_helpers import LAST, claude_variables
-
-
-def mcp_server(real):
-    """How a client starts postbag's MCP server here: the program under test, and for
-    Codex, which passes a server none of its own variables, what the server needs."""
-    passed = ("POSTBAG_LEDGER", "PYTHONPATH", "COVERAGE_")  # the ledger; the tree's sources and coverage
-    return [*real.command, "mcp"], {k: v for k, v in real.env.items() if k.startswith(passed)}
+from sessions_helpers import LAST, claude_variables, mcp_server
 
 
 @pytest.fixture

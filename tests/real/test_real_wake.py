@@ -7,8 +7,7 @@ import re
 
 import pytest
 from helpers import TIMESTAMP
-from sessions_helpers import NO_DAEMON, WAKING, claude_variables, join_both
-from test_real_mcp import mcp_server
+from sessions_helpers import NO_DAEMON, WAKING, claude_variables, join_both, mcp_server
 
 from postbag.codex.records import TURN_AT_A_CALL, approval_policy, turn_now
 from postbag.codex.wake import RUNS, STOPPED, daemon_runs
