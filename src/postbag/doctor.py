@@ -18,13 +18,12 @@ from postbag.ledger import Ledger, locate
 from postbag.peers import room
 from postbag.receipts import numbers
 from postbag.refusal import Refusal
-from postbag.room import FIX, NOTE, OK, Check
+from postbag.room import FIX, NOTE, OK, RUN_SETUP, Check
 from postbag.sessions import PEERS, for_a_child
 from postbag.setup import server_of
 from postbag.vendor_files import json_of, quoted, record, table
 
 ANSWER_WAIT = 10.0  # seconds a server started here has to answer: it answers in milliseconds
-SETUP = "run postbag setup"
 
 
 def doctor(here, program):
@@ -49,9 +48,9 @@ def _this_postbag(here, server):
     try:
         status, said, _ = children.ask([*server.argv[:-1], "--version"], for_a_child(here.env), ANSWER_WAIT)
     except OSError as error:
-        return Check(FIX, "postbag", f"{server.words()} does not start ({error.strerror}): {SETUP} from it")
+        return Check(FIX, "postbag", f"{server.words()} does not start ({error.strerror}): {RUN_SETUP} from it")
     if status != 0 or said.strip() != f"postbag {__version__}":
-        return Check(FIX, "postbag", f"{quoted(server.words())} does not start as this postbag: {SETUP} from it")
+        return Check(FIX, "postbag", f"{quoted(server.words())} does not start as this postbag: {RUN_SETUP} from it")
     return Check(OK, "postbag", f"{__version__}, which the clients start as {server.words()}")
 
 
@@ -59,18 +58,18 @@ def _client_checks(each, here, server):
     """A client's checks: installed, its version, postbag as its MCP server, and its room's own."""
     client = each.client()
     if client.program is None:
-        return [Check(FIX, client.name, f"not installed here ({client.missing}): install it, then {SETUP}")]
+        return [Check(FIX, client.name, f"not installed here ({client.missing}): install it, then {RUN_SETUP}")]
     found = [_version(each, client)]
     registered = each.registered()
     what = f"{client.name}'s MCP server"
     if isinstance(registered, Refusal):
-        found.append(Check(FIX, what, f"{registered}: mend it, then {SETUP}"))
+        found.append(Check(FIX, what, f"{registered}: mend it, then {RUN_SETUP}"))
     elif registered is None:
-        found.append(Check(FIX, what, f"postbag is not registered: {SETUP}"))
+        found.append(Check(FIX, what, f"postbag is not registered: {RUN_SETUP}"))
     elif server is None:
         found.append(Check(FIX, what, "whether it starts this postbag cannot be told until the ledger is mended"))
     elif registered != server:
-        found.append(Check(FIX, what, f"postbag starts {quoted(registered.words())}, not this postbag: {SETUP}"))
+        found.append(Check(FIX, what, f"postbag starts {quoted(registered.words())}, not this postbag: {RUN_SETUP}"))
     else:
         why_not = answers(registered, here.env)
         said = "postbag, registered, starts and answers" if why_not is None else f"postbag does not start: {why_not}"
@@ -81,7 +80,7 @@ def _client_checks(each, here, server):
 def _version(each, client):
     oldest, newest = each.PROVEN
     installed = each.version()
-    what = f"{client.name}"
+    what = client.name
     if numbers(installed) is None:
         return Check(NOTE, what, f"its version cannot be told; postbag is proven on {oldest} to {newest}")
     if numbers(installed) < numbers(oldest):

@@ -87,6 +87,7 @@ class Plan:
 
 COMMAND_TIMEOUT = 60.0  # seconds one of a client's own commands may take: they start a whole client
 OK, FIX, NOTE = "ok", "fix", "note"  # a check: fine; blocks a first exchange, with its one fix; worth knowing
+RUN_SETUP = "run postbag setup"  # the fix for whatever setup puts right
 
 
 class Check:
@@ -120,10 +121,24 @@ def command(client, env, said, argv):
     def make():
         status, _, err = children.ask([client.program, *argv], env, COMMAND_TIMEOUT)
         if status != 0:
-            why = f"no answer within {COMMAND_TIMEOUT:g} s" if status is None else f"exit {status}"
-            raise Refusal(f"{shown} failed ({why}): {quoted(err.strip()[-200:] or 'it said nothing')}")
+            raise Refusal(f"{shown} failed ({failure(status)}): {quoted(err.strip()[-200:] or 'it said nothing')}")
 
     return Change(f"{said}: {shown}", make)
+
+
+def failure(status):
+    """Why one of a client's commands failed, given its exit `status` (None: it ran past COMMAND_TIMEOUT)."""
+    return f"no answer within {COMMAND_TIMEOUT:g} s" if status is None else f"exit {status}"
+
+
+def server_from(command, args, env):
+    """The Server a client's registration names, from its `command`, `args` and `env` as
+    read from the client's own record; None where they are not text, a list of text and
+    a table of text."""
+    words = args if type(args) is list else [None]
+    if type(command) is not str or not all(type(each) is str for each in [*words, *env.values()]):
+        return None
+    return Server([command, *words], env)
 
 
 def version_words(client, env):

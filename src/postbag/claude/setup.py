@@ -17,11 +17,11 @@ import os
 from postbag.children import which
 from postbag.claude import CLIENT
 from postbag.claude import NAME as NAME_TYPED
-from postbag.claude.acceptance import ACCEPT, HOLD, REFUSE, Settings
+from postbag.claude.acceptance import ACCEPT, BYPASSES, HOLD, REFUSE, Settings
 from postbag.claude.records import config_directory
 from postbag.homes import home_of
 from postbag.refusal import Refusal
-from postbag.room import FIX, NOTE, OK, Change, Check, Client, Plan, Server, command, version_words
+from postbag.room import FIX, NOTE, OK, RUN_SETUP, Change, Check, Client, Plan, command, server_from, version_words
 from postbag.sessions import for_a_child
 from postbag.vendor_files import quoted, read_json, record, table, text
 
@@ -29,7 +29,7 @@ NAME = "postbag"  # the name the MCP server is registered under: letters name it
 RULE = f"mcp__{NAME}"  # the permission rule that lets every tool of the server run without asking
 RULES = (RULE, f"{RULE}__*")  # what counts as that rule already
 KEPT = ".before-postbag"  # the settings file as it was before setup changed it, beside it
-SETUP = "run postbag setup"
+CLAUDE_JSON_MOST = 64 << 20  # bytes of .claude.json read: it keeps every project's history, and grows
 LETS_IN = "set crossSessionInbound to accept in claude's settings.json"
 
 
@@ -54,7 +54,7 @@ def registered(here, client):
     """What .claude.json registers as postbag, read whether `client` was found or not: the
     file outlives an uninstalled claude, and a later one starts what it says."""
     try:
-        servers = table(record(read_json(global_config(here.env), 64 << 20)), "mcpServers")
+        servers = table(record(read_json(global_config(here.env), CLAUDE_JSON_MOST)), "mcpServers")
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as error:
@@ -63,10 +63,10 @@ def registered(here, client):
     if entry is None:
         return None
     entry = record(entry)
-    command, args, env = text(entry, "command"), entry.get("args", []), table(entry, "env")
-    if command is None or type(args) is not list or not all(type(each) is str for each in [*args, *env.values()]):
+    found = server_from(text(entry, "command"), entry.get("args", []), table(entry, "env"))
+    if found is None:
         return Refusal("Claude Code's MCP server postbag is of a shape postbag does not know")
-    return Server([command, *args], env)
+    return found
 
 
 def plan(here, client, server, *, removing):
@@ -99,11 +99,11 @@ def checks(here):
     path = os.path.join(config_directory(here.env), "settings.json")
     found = _allowed(path)
     if isinstance(found, Refusal):
-        rule = Check(FIX, "the permission rule", f"{found}: mend it, then {SETUP}")
+        rule = Check(FIX, "the permission rule", f"{found}: mend it, then {RUN_SETUP}")
     elif found:
         rule = Check(OK, "the permission rule", f"Claude Code runs postbag's tools without asking ({RULE} is allowed)")
     else:
-        rule = Check(FIX, "the permission rule", f"Claude Code would ask before each of postbag's tools: {SETUP}")
+        rule = Check(FIX, "the permission rule", f"Claude Code would ask before each of postbag's tools: {RUN_SETUP}")
     return [rule, _acceptance(here)]
 
 
@@ -116,7 +116,7 @@ def _acceptance(here):
     if value in (HOLD, REFUSE):
         verb = "holds them for your review" if value == HOLD else "refuses them"
         return Check(FIX, what, f"Claude Code {verb} (crossSessionInbound {value}): {LETS_IN}")
-    if settings.default_mode() == "bypassPermissions":
+    if settings.default_mode() == BYPASSES:
         return Check(
             FIX,
             what,

@@ -19,7 +19,7 @@ from postbag.codex.door import find_codex
 from postbag.codex.records import home_directory
 from postbag.codex.wake import DAEMON_START, RUNS, STOPPED, daemon_runs
 from postbag.refusal import Refusal
-from postbag.room import COMMAND_TIMEOUT, NOTE, OK, Check, Client, Plan, Server, command, version_words
+from postbag.room import COMMAND_TIMEOUT, NOTE, OK, Check, Client, Plan, command, failure, server_from, version_words
 from postbag.sessions import for_a_child
 from postbag.vendor_files import json_of, quoted, record, table, text
 
@@ -46,17 +46,15 @@ def registered(here, client):
     if status != 0:
         if "no mcp server named" in err.lower():
             return None
-        why = f"no answer within {COMMAND_TIMEOUT:g} s" if status is None else f"exit {status}"
-        return Refusal(f"codex mcp get postbag --json failed ({why})")
+        return Refusal(f"codex mcp get postbag --json failed ({failure(status)})")
     try:
         shown = record(json_of(said))
     except ValueError:
         return Refusal("codex mcp get postbag --json said what postbag does not know")
     transport = table(shown, "transport")
-    command, args, env = text(transport, "command"), transport.get("args") or [], table(transport, "env")
-    if command is None or type(args) is not list or not all(type(each) is str for each in [*args, *env.values()]):
+    found = server_from(text(transport, "command"), transport.get("args") or [], table(transport, "env"))
+    if found is None:
         return Refusal("Codex's MCP server postbag is of a shape postbag does not know")
-    found = Server([command, *args], env)
     return found if shown.get("enabled", True) is not False else Refusal("Codex's MCP server postbag is disabled")
 
 
