@@ -127,6 +127,21 @@ def test_a_server_is_started_as_its_client_would_and_must_answer_as_postbag(post
     assert answers(Server([sys.executable, "-c", other]), env) == "it answered as another server"
 
 
+def test_a_server_that_writes_half_a_line_and_waits_does_not_hold_doctor_up(postbag, monkeypatch):
+    import threading
+
+    from postbag import doctor
+    from postbag.room import Server
+
+    monkeypatch.setattr(doctor, "ANSWER_WAIT", 0.5)
+    stalls = [sys.executable, "-c", "import sys, time; sys.stdout.write('{'); sys.stdout.flush(); time.sleep(60)"]
+    said = []
+    asking = threading.Thread(target=lambda: said.append(doctor.answers(Server(stalls), postbag.environment())))
+    asking.start()
+    asking.join(20)  # a doctor that waited for the rest of the line would still be waiting
+    assert said == ["no answer within 0.5 s"]
+
+
 def test_a_client_newer_than_proven_or_whose_version_cannot_be_told_is_noted_not_refused(postbag, tmp_path):
     newer = FakeClaude(str(tmp_path / "newer"), version="2.2.0")
     lines = doctor(postbag, env={"PATH": newer.directory})

@@ -24,6 +24,7 @@ from postbag.setup import server_of
 from postbag.vendor_files import json_of, quoted, record, table
 
 ANSWER_WAIT = 10.0  # seconds a server started here has to answer: it answers in milliseconds
+ANSWER_MOST = 1 << 20  # bytes of its answer read: an initialize result is a few hundred
 
 
 def doctor(here, program):
@@ -95,8 +96,8 @@ def answers(server, env):
     would start it (this terminal's environment less the sessions', and the server's own
     variables); else why not, in words."""
     import json
-    import select
     import subprocess
+    import time
 
     asked = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "postbag doctor"}}
     request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": asked}
@@ -114,10 +115,11 @@ def answers(server, env):
     try:
         child.stdin.write((json.dumps(request) + "\n").encode())
         child.stdin.flush()
-        if not select.select([child.stdout], [], [], ANSWER_WAIT)[0]:
+        line = _first_line(child.stdout.fileno(), time.monotonic() + ANSWER_WAIT)
+        if line is None:
             return f"no answer within {ANSWER_WAIT:g} s"
         try:
-            answer = record(json_of(child.stdout.readline(1 << 20)))
+            answer = record(json_of(line))
         except ValueError:
             return "it answered what is not JSON"
         name = table(table(answer, "result"), "serverInfo").get("name")
@@ -127,6 +129,25 @@ def answers(server, env):
     finally:
         child.kill()
         child.wait()
+
+
+def _first_line(fd, deadline):
+    """The first line read from `fd` (at most ANSWER_MOST bytes of it, or what came before
+    its end), or None where none is whole by `deadline`: a program that writes half a line
+    and waits must not hold doctor up."""
+    import select
+    import time
+
+    data = b""
+    while b"\n" not in data and len(data) < ANSWER_MOST:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            return None
+        more = os.read(fd, ANSWER_MOST)
+        if not more:
+            break
+        data += more
+    return data.partition(b"\n")[0][:ANSWER_MOST]
 
 
 def _ledger_checks(here):
