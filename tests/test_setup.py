@@ -155,7 +155,8 @@ def test_a_client_that_is_not_installed_is_left_alone_and_the_other_is_set_up(po
         "PATH): install them, then run postbag setup again; stop and ask the human\n"
     )
     result = postbag.run("setup", env={"PATH": env["PATH"], "POSTBAG_CODEX": None})
-    assert result.returncode == 0 and "codex" not in result.stdout.replace("Codex again", "")
+    assert result.returncode == 0 and "codex" not in result.stdout.lower()
+    assert result.stdout.endswith("; start Claude Code again: it reads its MCP servers as it starts\n")
     assert "postbag: Codex is not installed here (no codex on PATH): setup leaves it alone\n" in result.stderr
     assert servers(claude_config)["postbag"] and not os.path.exists(codex_config)
 

@@ -18,8 +18,6 @@ from postbag.room import RUN_SETUP, Server
 from postbag.sessions import PEERS
 from postbag.verbs import Done
 
-RESTART = "start Claude Code and Codex again: each reads its MCP servers as it starts"
-
 
 def server_of(here, program):
     """postbag's MCP server as the clients are to start it: `program` (this postbag, by its
@@ -57,4 +55,7 @@ def setup(here, program, *, removing=False, dry_run=False):
         except Refusal as failed:
             before = f"; the {made} before it were made" if made else "; nothing was changed"
             raise Refusal(f"{failed}{before}") from None
-    return Done("\n".join([*steps, f"setup made these {many}; {RESTART}"]), *notes)
+    changed = list(dict.fromkeys(each.CLIENT for each, plan in plans if plan.changes))
+    reads = "each reads its" if len(changed) > 1 else "it reads its"
+    restart = f"start {' and '.join(changed)} again: {reads} MCP servers as it starts"
+    return Done("\n".join([*steps, f"setup made these {many}; {restart}"]), *notes)
