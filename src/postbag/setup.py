@@ -14,7 +14,7 @@ from postbag.human import require_human
 from postbag.ledger import locate
 from postbag.peers import room
 from postbag.refusal import Refusal
-from postbag.room import RUN_SETUP, Server
+from postbag.room import Server
 from postbag.sessions import PEERS
 from postbag.verbs import Done
 
@@ -35,7 +35,7 @@ def setup(here, program, *, removing=False, dry_run=False):
     found = [each for each, client in clients if client.program is not None]
     absent = [f"{client.name} is not installed here ({client.missing})" for _, client in clients if not client.program]
     if not found:
-        raise Refusal(f"{'; '.join(absent)}: install them, then {RUN_SETUP} again")
+        raise Refusal(f"{'; '.join(absent)}: install them, then run postbag setup again")
     plans = [(each, each.setup(server, removing=removing)) for each in found]
     blocked = [plan.blocked for _, plan in plans if plan.blocked]
     if blocked:
