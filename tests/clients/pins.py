@@ -16,6 +16,7 @@ only after the tier has passed on the new version (CONTRIBUTING.md says how). Th
 import glob
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -60,18 +61,52 @@ PINS = {peer: (PACKAGES[peer], PAIR[peer]) for peer in PACKAGES}
 
 
 def install(pair=PINS):
-    """npm-install a pair of clients and the SDK into .cache/clients, unless they are there already."""
+    """npm-install a pair of clients and the SDK into .cache/clients, unless they are there
+    already. A Claude Code its vendor has published only as this machine's own build (its
+    Linux builds run ahead of the package that wraps them) is installed from that build,
+    and said so."""
     for name, version in [*pair.values(), SDK]:
         if installed_version(name, version) == version:
             continue
         if shutil.which("npm") is None:
             raise SystemExit("npm is not installed")
+        package = name
+        if name == PACKAGES["claude"] and not published(name, version):
+            package = _platform_only(name, version)
         prefix = _prefix(name, version)
         os.makedirs(prefix, exist_ok=True)
-        subprocess.run(
-            ["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", f"{name}@{version}"],
-            check=True,
-        )
+        npm = ["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error"]
+        subprocess.run([*npm, f"{package}@{version}"], check=True)
+
+
+def _platform_only(name, version):
+    """The package of this machine's build of Claude Code `version`, which its vendor has
+    published as that build alone, said so; SystemExit where it has not."""
+    build = platform_build()
+    if build is None or not published(build, version):
+        raise SystemExit(f"{name}@{version} is published neither whole nor as this machine's build")
+    platform_name = build.removeprefix(f"{name}-")
+    print(f"{name}@{version} is not published, only its {platform_name} build: installing {build}@{version}")
+    return build
+
+
+def published(package, version):
+    """Whether npm's registry holds `package` at `version`."""
+    shown = subprocess.run(["npm", "view", f"{package}@{version}", "version"], capture_output=True, text=True)
+    return shown.returncode == 0 and version in shown.stdout.split()
+
+
+def platform_build(system=sys.platform, machine=None, musl=None):
+    """The npm package of Claude Code's native build for this machine (the one the wrapper
+    package installs beside itself), or None where it has none."""
+    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(
+        (machine or platform.machine()).lower()
+    )
+    if machine is None or system not in ("linux", "darwin"):
+        return None
+    if musl is None:
+        musl = system == "linux" and bool(glob.glob("/lib/ld-musl-*.so.1"))
+    return f"{PACKAGES['claude']}-{system}-{machine}" + ("-musl" if musl else "")
 
 
 def latest():
@@ -99,11 +134,16 @@ def installed_version(package, version=None):
     if package in PINS:
         package, version = PINS[package]
     version = version or dict([*PINS.values(), SDK]).get(package)
-    try:
-        with open(os.path.join(_package_folder(package, version), "package.json")) as file:
-            return json.load(file)["version"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    folders = [_package_folder(package, version)]
+    if package == PACKAGES["claude"]:  # or installed as this machine's build alone
+        folders += glob.glob(os.path.join(_prefix(package, version), "node_modules", "@anthropic-ai", "claude-code-*"))
+    for folder in folders:
+        try:
+            with open(os.path.join(folder, "package.json")) as file:
+                return json.load(file)["version"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return None
 
 
 def missing():
