@@ -18,17 +18,47 @@ import time
 import uuid
 
 WAIT = 10.0  # generous: a wait only ends early when what it waits for has arrived
-# The variables that place a process inside an agent session or point postbag elsewhere:
-# none of them may leak from the shell that runs the tests into what they start. Nor may
-# PYTHONUNBUFFERED, which a person's terminal rarely has and which would hide from the
-# tests what postbag's own buffered output does.
-NOT_A_TERMINAL = ("CLAUDE", "CODEX", "POSTBAG_", "PYTHONUNBUFFERED")
+# The programs the suite, and the real clients it starts, run by name. A test's PATH holds
+# these alone (and python3, the suite's own interpreter): never a claude, a codex or a
+# postbag of the machine's, wherever the person who runs the suite keeps theirs.
+TOOLS = ("sh", "bash", "env", "cat", "ls", "mv", "rm", "mkdir", "sleep", "git", "ip", "nsenter", "node")
+# Of this process's own variables, only coverage's reach what the suite starts: they start
+# the measurement in each child. Everything else a child gets, a test names.
+MEASURING = ("COVERAGE_", "COV_CORE_")
+_SUITE = {}  # the folder of this process's tools and throwaway home, made when first asked
 
 
 def terminal_environment(*, without=(), **extra):
-    """This process's environment as a person's terminal has it, outside any agent session,
-    less the variables starting with `without`, plus `extra`."""
-    return {**less(os.environ, *NOT_A_TERMINAL, *without), **extra}
+    """A person's terminal outside any agent's session, made from nothing but what the suite
+    names: PATH holds the suite's tools, HOME a throwaway folder (a test names its own),
+    and of this process's variables only coverage's come along, unless `without` names
+    them; then `extra`."""
+    measuring = {k: v for k, v in os.environ.items() if k.startswith(MEASURING) and not k.startswith(without)}
+    return {"PATH": tools_path(), "HOME": os.path.join(_suite(), "home"), **measuring, **extra}
+
+
+def tools_path():
+    """PATH for a test: the folder of the suite's tools, python3 among them."""
+    return os.path.join(_suite(), "bin")
+
+
+def _suite():
+    """The folder of this process's tools and throwaway home, made once, removed at exit."""
+    if "folder" not in _SUITE:
+        import atexit
+        import shutil
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="postbag-suite-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        os.makedirs(os.path.join(folder, "bin"))
+        os.symlink(sys.executable, os.path.join(folder, "bin", "python3"))
+        for name in TOOLS:
+            found = shutil.which(name)
+            if found is not None:
+                os.symlink(found, os.path.join(folder, "bin", name))
+        _SUITE["folder"] = folder
+    return _SUITE["folder"]
 
 
 def less(env, *prefixes):
@@ -41,7 +71,7 @@ def path_with_python3(directory, python=sys.executable):
     starts whatever `python3` PATH finds, so this is how it runs on a chosen interpreter."""
     os.makedirs(directory, exist_ok=True)
     os.symlink(python, os.path.join(directory, "python3"))
-    return f"{directory}{os.pathsep}{os.environ.get('PATH', '')}"
+    return f"{directory}{os.pathsep}{tools_path()}"
 
 
 class UnixServer:

@@ -16,7 +16,7 @@ import pytest
 from fakes import FakeInbox
 from helpers import BODY_MAX
 
-from postbag import children
+from postbag import processes
 from postbag.claude import door as claude
 from postbag.here import Here
 from postbag.refusal import Refusal
@@ -59,9 +59,10 @@ def test_a_missing_or_unexecutable_codex_is_named_and_nothing_is_recorded(postba
 def test_without_codex_on_path_send_says_to_set_postbag_codex(postbag, codex, tmp_path):
     postbag.ready()
     del postbag.env["POSTBAG_CODEX"]
+    path = postbag.env["PATH"]
     postbag.env["PATH"] = os.pathsep.join(d for d in (postbag.python_bin, str(tmp_path / "empty")) if d)
     assert postbag.refused("send", "codex", "hi", inside="claude") == "no codex on PATH; set POSTBAG_CODEX"
-    postbag.env["PATH"] = codex.directory + os.pathsep + os.environ["PATH"]
+    postbag.env["PATH"] = codex.directory + os.pathsep + path
     assert_unrecorded_then_recovers(postbag, postbag.ledger_bytes(), "codex")
 
 
@@ -331,7 +332,7 @@ def test_codex_is_found_in_the_chatgpt_app_before_path(tmp_path):
 
 
 def test_a_program_is_found_on_path_as_shutil_would_find_it(tmp_path):
-    """children.which stands in for shutil.which, whose import would cost every send: each
+    """processes.which stands in for shutil.which, whose import would cost every send: each
     answer the same, for names and paths, in order along PATH, skipping what cannot run."""
     import shutil
 
@@ -346,8 +347,8 @@ def test_a_program_is_found_on_path_as_shutil_would_find_it(tmp_path):
     search = os.pathsep.join(map(str, (plain, first, second)))
     names = ["tool", "only-first", "missing", str(second / "tool"), str(first / "tool"), str(plain / "tool"), "./x"]
     for path in (search, "", str(tmp_path / "nowhere")):
-        assert [children.which(name, path) for name in names] == [shutil.which(name, path=path) for name in names]
-    assert children.which("tool", search) == str(second / "tool")
+        assert [processes.which(name, path) for name in names] == [shutil.which(name, path=path) for name in names]
+    assert processes.which("tool", search) == str(second / "tool")
 
 
 def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(tmp_path, monkeypatch):

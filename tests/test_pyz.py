@@ -12,7 +12,7 @@ import sys
 import zipfile
 
 import pytest
-from fakes import path_with_python3, terminal_environment
+from fakes import path_with_python3, terminal_environment, tools_path
 from helpers import ROOT
 
 from postbag import __version__
@@ -228,7 +228,7 @@ def bin_dir(tmp_path):
 
 
 def clean_env(bin_dir, **extra):
-    path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    path = f"{bin_dir}{os.pathsep}{tools_path()}"
     return terminal_environment(without=("PYTHON", "COVERAGE_"), PATH=path, **extra)  # the zipapp runs on its own
 
 

@@ -156,6 +156,17 @@ def test_a_pipe_where_a_vendor_file_should_be_hangs_no_verb(postbag, damaged, wi
         ),
         ('{"type": "user", "permissionMode": {"x": 1}, "timestamp": 5}', "claude transcript"),
     ],
+    ids=[
+        "a list",
+        "a string",
+        "nested too deep",
+        "a pid past a C long",
+        "a pid of text",
+        "a float pid",
+        "settings of other types",
+        "settings that are a number",
+        "a mode that is an object",
+    ],
 )
 def test_a_record_of_another_shape_is_no_sign_and_no_traceback(postbag, damaged, within, record, place):
     write_lines(damaged[place], [record])
@@ -179,6 +190,7 @@ def test_after_the_daemons_record_is_damaged_open_records_the_exchange_and_says_
         ("x" * 65536, "x" * 79 + "…"),
         ("on-\ud800request", "on-\\ud800request"),  # a lone surrogate, as JSON's \ud800 escape gives one
     ],
+    ids=["escapes", "64 KB", "a lone surrogate"],
 )
 def test_a_policy_from_a_rollout_is_shown_escaped_and_cut_short_and_the_letter_is_said_delivered(
     postbag, damaged, policy, shown

@@ -1,5 +1,7 @@
 """python3 tests/clients install [PAIR]: a pair of clients and the TypeScript SDK, into .cache/clients.
-python3 tests/clients latest: the pair npm calls latest now, as POSTBAG_CLIENTS spells it."""
+python3 tests/clients latest: the pair npm calls latest now, as POSTBAG_CLIENTS spells it.
+python3 tests/clients link DIR: claude and codex of the pair (POSTBAG_CLIENTS), linked into DIR,
+as a person's PATH has them."""
 
 import os
 import sys
@@ -7,9 +9,22 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "src"))  # the rooms' PROVEN
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))  # tests/, for helpers
 
-from clients.pins import CHOOSER, PACKAGES, SDK, install, installed_version, latest, pair_of
+from clients.pins import (
+    CHOOSER,
+    PACKAGES,
+    SDK,
+    claude_binary,
+    codex_binary,
+    install,
+    installed_version,
+    latest,
+    pair_of,
+)
 
-USAGE = "usage: python3 tests/clients install [newest | oldest | oldest-whole | claude@VERSION,codex@VERSION] | latest"
+USAGE = (
+    "usage: python3 tests/clients install [newest | oldest | oldest-whole | claude@VERSION,codex@VERSION] "
+    "| latest | link DIR"
+)
 arguments = sys.argv[1:]
 if arguments == ["latest"]:
     print(latest())
@@ -18,5 +33,9 @@ elif arguments[:1] == ["install"] and len(arguments) <= 2:
     wanted = {PACKAGES[peer]: version for peer, version in pair.items()}
     install({peer: (PACKAGES[peer], version) for peer, version in pair.items()})
     print(", ".join(f"{name}@{installed_version(name, version)}" for name, version in [*wanted.items(), SDK]))
+elif arguments[:1] == ["link"] and len(arguments) == 2:
+    os.makedirs(arguments[1], exist_ok=True)
+    for name, binary in (("claude", claude_binary()), ("codex", codex_binary())):
+        os.symlink(os.path.abspath(binary), os.path.join(arguments[1], name))
 else:
     raise SystemExit(USAGE)
