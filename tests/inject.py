@@ -15,6 +15,10 @@ WHERE is `src` or the path of a postbag.pyz; FAULTS is a comma-separated list of
   linger            the thread that waits for codex queue's exit stays alive a while after it
   flushes=FILE      each flush to disk (fsync, or F_FULLFSYNC on macOS) is logged to FILE as the
                     device and inode of what it flushed, then done as usual
+  kill-at=N         the process is killed (SIGKILL) as it takes the Nth step of writing a
+                    person's file whole (each call whole_file.py makes of os), before the step
+  file-short-write  each write of a person's file reaches the disk a byte at a time, as a disk
+                    that takes part of a write does
 These are failures a test cannot provoke for real on every machine; everything else runs
 the shipped code unchanged.
 """
@@ -39,9 +43,9 @@ def main():
 
 
 def _timeout(value):
-    from postbag import children
+    from postbag import processes
 
-    children.TIMEOUT = float(value)
+    processes.TIMEOUT = float(value)
 
 
 def _sndbuf(_):
@@ -181,7 +185,50 @@ def _log_flushes(value):
     os.fsync, fcntl.fcntl = logged_fsync, logged_fcntl
 
 
+class _Steps:
+    """os, as whole_file.py sees it: each call a step, counted, its function `step` wraps."""
+
+    def __init__(self, step):
+        self._step = step
+
+    def __getattr__(self, name):
+        found = getattr(os, name)
+        return self._step(name, found) if callable(found) else found
+
+
+def _kill_at(value):
+    import signal
+
+    from postbag import whole_file
+
+    taken = [0]
+
+    def step(name, function):
+        def counted(*args, **kwargs):
+            taken[0] += 1
+            if taken[0] == int(value):
+                os.kill(os.getpid(), signal.SIGKILL)
+            return function(*args, **kwargs)
+
+        return counted
+
+    whole_file.os = _Steps(step)
+
+
+def _file_short_write(_):
+    from postbag import whole_file
+
+    def step(name, function):
+        if name != "write":
+            return function
+        return lambda fd, data: function(fd, bytes(data[:1]))
+
+    whole_file.os = _Steps(step)
+
+
 INJECT = {
+    "kill-at": _kill_at,
+    "file-short-write": _file_short_write,
     "flushes": _log_flushes,
     "lock": _lock_fails,
     "timeout": _timeout,

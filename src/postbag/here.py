@@ -29,3 +29,13 @@ class Here:
     def with_env(self, env):
         """The same place, with another environment: what a client gives a server it starts."""
         return Here(env, self.cwd, self.clock, self.root)
+
+
+def home_of(env):
+    """The HOME of `env`, else the user's home directory from the password database."""
+    home = env.get("HOME")
+    if not home:
+        import pwd  # only without HOME, which a person's shell always sets
+
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    return home
