@@ -11,6 +11,7 @@ import stat
 
 from postbag.refusal import Refusal
 from postbag.signals import FileSizeAsError, Held
+from postbag.whole_file import flush, sync_directory
 
 
 def open_to_follow(path):
@@ -94,15 +95,6 @@ def _create(path, flags):
     return Made(path, made[0] if made else None)
 
 
-def sync_directory(path):
-    """Make the names in the directory at `path` durable."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        flush(fd)
-    finally:
-        os.close(fd)
-
-
 def _user_name(uid):
     import pwd
 
@@ -174,19 +166,6 @@ def _write_durably(fd, line):
     if os.write(fd, line) != len(line):
         raise OSError(errno.EIO, "the disk took only part of the record")
     flush(fd)
-
-
-def flush(fd):
-    """Make what was written to `fd` durable: on macOS fsync alone stops at the drive's
-    cache, so F_FULLFSYNC is asked first, where the file system takes it."""
-    full_sync = getattr(fcntl, "F_FULLFSYNC", None)
-    if full_sync is not None:
-        try:
-            fcntl.fcntl(fd, full_sync)
-            return
-        except OSError:  # not every file system takes it
-            pass
-    os.fsync(fd)
 
 
 def _cut_back(fd, size):

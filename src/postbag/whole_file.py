@@ -1,0 +1,88 @@
+"""Every file postbag writes but the ledger, written whole or not at all: a person's file
+(Claude Code's settings.json) and the copy of it kept as it was found.
+
+The new bytes go to a file beside the old one, every one of them (a short write goes on
+where it stopped, and past the file size limit it fails, as EFBIG, rather than stopping
+the process), made durable, and renamed over the old: whoever reads the file, after a
+crash or a kill at any moment, finds the old bytes or the whole of the new. Then the
+directory, which holds the name, is made durable too. A link is written through, to the
+file it names; a file keeps its mode. What fails is an OSError, and the file is as it was.
+"""
+
+import errno
+import fcntl
+import os
+import stat
+
+from postbag.signals import FileSizeAsError, Held
+
+
+def write(path, data, mode=0o600):
+    """`data` as the whole of the file at `path` (or the file a link there names), which
+    keeps its mode; a file made here gets `mode`."""
+    target = os.path.realpath(path)
+    folder, name = os.path.split(target)
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        pass
+    aside = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.part")
+    with FileSizeAsError(), Held():  # a signal that can wait does; SIGKILL leaves only the part file
+        fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            try:
+                os.fchmod(fd, mode)
+                _write_all(fd, data)
+                flush(fd)
+            finally:
+                os.close(fd)
+            os.replace(aside, target)
+        except OSError:
+            _remove_quietly(aside)
+            raise
+    sync_directory(folder)
+
+
+def remove(path):
+    """Remove the file at `path`, and make its directory's loss of the name durable."""
+    os.unlink(path)
+    sync_directory(os.path.dirname(os.path.abspath(path)))
+
+
+def _write_all(fd, data):
+    """Write every byte of `data`: a write the disk took only part of goes on from there."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:  # no byte taken and no error: never seen, but it must not loop for ever
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[written:]
+
+
+def flush(fd):
+    """Make what was written to `fd` durable: on macOS fsync alone stops at the drive's
+    cache, so F_FULLFSYNC is asked first, where the file system takes it."""
+    full_sync = getattr(fcntl, "F_FULLFSYNC", None)
+    if full_sync is not None:
+        try:
+            fcntl.fcntl(fd, full_sync)
+            return
+        except OSError:  # not every file system takes it
+            pass
+    os.fsync(fd)
+
+
+def sync_directory(path):
+    """Make the names in the directory at `path` durable."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        flush(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove_quietly(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
