@@ -18,7 +18,7 @@ import uuid
 
 import pytest
 from fakes import FakeCodex, FakeInbox, less, path_with_python3, terminal_environment
-from helpers import DOOR_NOW, REPLACES, ROOT, SRC, STOP
+from helpers import DOOR_NOW, PERSONS_VERBS, REPLACES, ROOT, SESSION_VARIABLES, SRC, STOP
 from hypothesis import settings
 from inprocess import run_cli
 from records import Claude, Codex
@@ -69,6 +69,17 @@ def pytest_addoption(parser):
     )
 
 
+# A test's id goes to every process it starts (PYTEST_CURRENT_TEST, where a test passes its
+# own environment on), to the terminal and to CI's logs: it fits on a line.
+ID_MOST = 80
+
+
+def pytest_collection_modifyitems(config, items):
+    long = [item.nodeid for item in items if len(item.nodeid.partition("[")[2]) > ID_MOST]
+    if long:
+        raise pytest.UsageError(f"a test id is longer than {ID_MOST} characters: name it (ids=): {long[0][:200]}")
+
+
 def pytest_generate_tests(metafunc):
     if "target" in metafunc.fixturenames:
         chosen = metafunc.config.getoption("--target")
@@ -117,19 +128,14 @@ class Postbag:
         self.root = str(tmp_path / "system")
         self.inbox, self.codex = inbox, codex
         self.python_bin = None  # for the zipapp: the folder on PATH that holds its python3
-        env = terminal_environment()
+        env = terminal_environment(HOME=str(tmp_path / "home"), POSTBAG_LEDGER=self.ledger, POSTBAG_CODEX=codex.path)
         if target == "src":
             env["PYTHONPATH"] = SRC  # the zipapp must run on its own, so only the tree gets this
         else:
-            env.pop("PYTHONPATH", None)
             # Coverage is measured on the tree; measuring the zipapp too would only double the time.
             env = less(env, "COVERAGE_")
             self.python_bin = str(tmp_path / "python-bin")
             env["PATH"] = path_with_python3(self.python_bin)
-        env["HOME"] = str(tmp_path / "home")
-        env["POSTBAG_LEDGER"] = self.ledger
-        env["POSTBAG_CODEX"] = codex.path
-        env.pop("PYTHONSAFEPATH", None)
         self.env = env
 
     @property
@@ -247,17 +253,26 @@ class Postbag:
         return result.stdout
 
     def refused(self, *args, streamed="", **kwargs):
-        """Run and insist on a refusal; return the reason, without prefix and stop.
+        """Run and insist on a refusal; return the reason, without prefix and ending. An
+        agent's refusal ends with the agents' stop; a person's verb refused in a terminal
+        of no agent's session ends in words for the person, which are returned whole.
 
         `streamed` is what a full `read` may print before it meets a damaged line.
         """
         result = self.run(*args, **kwargs)
         stderr, stdout = (o if isinstance(o, str) else o.decode() for o in (result.stderr, result.stdout))
         assert result.returncode == 1, (result.returncode, stderr)
-        assert stderr.startswith("postbag: ") and stderr.endswith(STOP), stderr
-        assert stderr.count("\n") == 1, stderr
+        assert stderr.startswith("postbag: ") and stderr.count("\n") == 1, stderr
         assert stdout == streamed, stdout
+        if self.to_the_person(*args, **kwargs):
+            assert not stderr.endswith(STOP), stderr
+            return stderr[len("postbag: ") : -1]
+        assert stderr.endswith(STOP), stderr
         return stderr[len("postbag: ") : -len(STOP)]
+
+    def to_the_person(self, verb, *args, inside=None, env=None, **kwargs):
+        """Whether `postbag VERB` speaks to the person: a person's verb in a terminal of no agent's session."""
+        return verb in PERSONS_VERBS and not set(SESSION_VARIABLES) & set(self.environment(inside, env))
 
     def records(self):
         """The ledger's records, as written: each line parsed."""

@@ -296,13 +296,30 @@ def test_send_with_no_ledger_at_all_creates_none(postbag):
         ),
         (
             ("open", "--limit", "0"),
-            "postbag open [N] [--limit N] [--no-wake]",
+            "postbag open [N] [--limit N] [--afresh] [--no-wake]",
             "the number of letters is a whole number of at least 1, not '0'",
         ),
         (
             ("open", "--limit", "many"),
-            "postbag open [N] [--limit N] [--no-wake]",
+            "postbag open [N] [--limit N] [--afresh] [--no-wake]",
             "the number of letters is a whole number of at least 1, not 'many'",
+        ),
+        (
+            ("open", "9" * 5000),  # past what int() takes from text, and echoed cut short
+            "postbag open [N] [--limit N] [--afresh] [--no-wake]",
+            "the number of letters is at most 9,007,199,254,740,991, the most every reader of the ledger keeps "
+            "exact, not '9999999999999999999…'",
+        ),
+        (
+            ("open", str(2**53)),
+            "postbag open [N] [--limit N] [--afresh] [--no-wake]",
+            "the number of letters is at most 9,007,199,254,740,991, the most every reader of the ledger keeps "
+            "exact, not '9007199254740992'",
+        ),
+        (
+            ("read", "x" * 5000),
+            "postbag read [N] [--json] [-f]",
+            "the number of records is a whole number of at least 1, not 'xxxxxxxxxxxxxxxxxxx…'",
         ),
         (
             ("send",),
@@ -331,7 +348,7 @@ def test_send_with_no_ledger_at_all_creates_none(postbag):
             "receipts does not take '--xml' (postbag receipts --help says what it takes)",
         ),
     ],
-    ids=lambda value: "_".join(value).replace("-", "") or "nothing" if isinstance(value, tuple) else "",
+    ids=lambda value: "_".join(value).replace("-", "")[:40] or "nothing" if isinstance(value, tuple) else "",
 )
 def test_a_usage_mistake_shows_that_verbs_usage_and_says_what_was_wrong_in_postbags_words(postbag, args, usage, said):
     result = postbag.run(*args)

@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from helpers import AT, ROOT, line
+from fakes import terminal_environment
+from helpers import AFRESH, AT, ROOT, line
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -56,7 +57,7 @@ def test_a_body_of_whitespace_needs_text(postbag, codex, body):
 def test_postbag_codex_may_name_a_program_on_path(postbag, codex):
     postbag.ready()
     os.rename(codex.path, os.path.join(codex.directory, "codex-beta"))
-    env = {"POSTBAG_CODEX": "codex-beta", "PATH": f"{codex.directory}{os.pathsep}{os.environ['PATH']}"}
+    env = {"POSTBAG_CODEX": "codex-beta", "PATH": f"{codex.directory}{os.pathsep}{postbag.env['PATH']}"}
     assert postbag.ok("send", "codex", "hi", inside="claude", env=env) == "letter 4 delivered to codex, 11 left\n"
     assert postbag.refused("send", "codex", "hi", inside="claude", env={"POSTBAG_CODEX": "codex-gamma"}) == (
         "no codex at codex-gamma; set POSTBAG_CODEX"
@@ -83,8 +84,9 @@ def test_the_first_line_out_of_place_is_named_by_every_verb(postbag, damage, fir
     postbag.write_ledger(b"".join(lines))
     expected = f"ledger line {first_bad} is not a record ({postbag.ledger})"
     assert postbag.refused("read", streamed=postbag.run("read").stdout) == expected
-    for args, inside in [(("read", "1"), None), (("open",), None), (("send", "codex", "hi"), "claude")]:
+    for args, inside in [(("read", "1"), None), (("send", "codex", "hi"), "claude")]:
         assert postbag.refused(*args, inside=inside) == expected
+    assert postbag.refused("open") == expected + AFRESH  # to the person, who opens: the reason, and the fix
 
 
 def test_crlf_endings_and_spaces_around_a_record_read_and_continue(postbag, codex):
@@ -110,6 +112,7 @@ def test_crlf_endings_and_spaces_around_a_record_read_and_continue(postbag, code
         (AT + "\n   9  " + AT, AT + "\\x0a   9  " + AT),  # cannot forge a line of read
         ("\x1b[2J" + AT + "\t", "\\x1b[2J" + AT + "\\x09"),
     ],
+    ids=["a space", "slashes", "microseconds", "a newline", "escapes"],
 )
 def test_any_timestamp_1_0_took_reads_as_written_with_unsafe_characters_escaped(postbag, at, shown):
     postbag.write_ledger(line(n=1, at=at, kind="open", limit=2))
@@ -222,7 +225,7 @@ def test_a_ledger_whose_peers_joined_through_the_mcp_door_reads_and_sends_in_1_0
 
 @pytest.mark.parametrize("switch", [["--target", "src"], ["--target=pyz"]])
 def test_the_documented_target_switch_works(switch):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_", "COVERAGE_"))}
+    env = terminal_environment(without=("COV_", "COVERAGE_"))
     result = subprocess.run(
         [sys.executable, "-m", "pytest", *switch, "-p", "no:cacheprovider", "-q", "--co", "tests/test_cli.py"],
         cwd=ROOT,

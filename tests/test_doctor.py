@@ -9,6 +9,7 @@ import sys
 
 import pytest
 from fakes import FakeClaude
+from helpers import AFRESH
 
 
 @pytest.fixture
@@ -45,8 +46,8 @@ def test_on_a_fresh_home_doctor_names_each_fix_and_after_setup_says_ok(postbag, 
         "them in, set crossSessionInbound to accept in claude's settings.json",
         "ok    Codex: 0.171.0, within the versions postbag is proven on (0.153.0 to 0.171.0)",
         "fix   Codex's MCP server: postbag is not registered: run postbag setup",
-        "note  waking a thread nobody has loaded: Codex's daemon is not running: such a thread's letters wait until "
-        "codex app-server daemon start",
+        "note  waking a thread nobody has loaded: Codex's daemon is not running, so such a thread keeps its letters "
+        "until it runs: start it with codex app-server daemon start",
         f"ok    the ledger: none yet at {postbag.ledger}: the first join or open makes it, private to you",
     ]
     assert postbag.run("setup", env=clients).returncode == 0
@@ -85,8 +86,9 @@ def test_a_client_not_installed_or_too_old_or_registering_another_postbag_is_nam
     os.makedirs(postbag.env["HOME"], exist_ok=True)
     with open(os.path.join(postbag.env["HOME"], ".claude.json"), "w") as file:
         json.dump({"mcpServers": {"postbag": {"command": "/opt/old/postbag", "args": ["mcp"], "env": {}}}}, file)
-    assert (
-        "fix   Claude Code's MCP server: postbag starts /opt/old/postbag mcp, not this postbag: run postbag setup"
+    assert (  # the one fix, which setup would otherwise refuse for it: no loop of untrue words
+        "fix   Claude Code's MCP server: postbag starts /opt/old/postbag mcp, not this postbag: take it out with "
+        "claude mcp remove postbag -s user, then run postbag setup"
     ) in doctor(postbag, env={"PATH": old.directory})
 
 
@@ -112,12 +114,12 @@ def test_what_claude_lets_in_and_the_ledger_are_checked_and_each_joined_door_nam
     assert any(line.startswith(codex_door) for line in lines)
     with open(postbag.ledger, "a") as file:
         file.write("not a record\n")
-    assert f"fix   the ledger: ledger line 4 is not a record ({postbag.ledger})" in doctor(postbag, env=clients)
+    assert f"fix   the ledger: ledger line 4 is not a record ({postbag.ledger}){AFRESH}" in doctor(postbag, env=clients)
 
 
 def test_a_server_is_started_as_its_client_would_and_must_answer_as_postbag(postbag, tmp_path):
     from postbag.doctor import answers
-    from postbag.room import Server
+    from postbag.registration import Server
 
     env = postbag.environment()
     assert answers(Server([sys.executable, "-m", "postbag", "mcp"]), env) is None
@@ -131,7 +133,7 @@ def test_a_server_that_writes_half_a_line_and_waits_does_not_hold_doctor_up(post
     import threading
 
     from postbag import doctor
-    from postbag.room import Server
+    from postbag.registration import Server
 
     monkeypatch.setattr(doctor, "ANSWER_WAIT", 0.5)
     stalls = [sys.executable, "-c", "import sys, time; sys.stdout.write('{'); sys.stdout.flush(); time.sleep(60)"]
@@ -204,3 +206,101 @@ def test_a_ledger_doctor_cannot_locate_or_look_at_is_named_with_why(postbag, cli
     beneath = str(tmp_path / "a-file" / "ledger.jsonl")
     lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": beneath}, status=1)
     assert f"fix   the ledger: {beneath} cannot be looked at (Not a directory)" in lines
+
+
+@pytest.mark.shipped
+def test_a_ledger_named_after_setup_is_told_as_such_with_both_ledgers_and_the_one_fix(postbag, clients, tmp_path):
+    assert postbag.run("setup", env={**clients, "POSTBAG_LEDGER": None}).returncode == 0
+    default = os.path.join(postbag.env["HOME"], ".postbag", "ledger.jsonl")
+    lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": default})  # the default, written out
+    assert "ok    Claude Code's MCP server: postbag, registered, starts and answers" in lines
+    assert "ok    Codex's MCP server: postbag, registered, starts and answers" in lines
+    shared = str(tmp_path / "shared" / "ledger.jsonl")
+    lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": shared}, status=1)
+    for client in ("Claude Code", "Codex"):
+        assert (
+            f"fix   {client}'s MCP server: it starts this postbag on the ledger {default}, and this terminal names "
+            f"the ledger {shared}: run postbag setup, which points it at this one"
+        ) in lines
+    assert postbag.run("setup", env={**clients, "POSTBAG_LEDGER": shared}).returncode == 0
+    lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": shared}, status=0)
+    assert "ok    Codex's MCP server: postbag, registered, starts and answers" in lines
+
+
+def damaged(postbag, path):
+    """A ledger two good records long, then lines that are none, the last unfinished."""
+    postbag.ok("join", "claude", inside="claude")
+    postbag.ok("join", "codex", inside="codex")
+    with open(path, "ab") as file:
+        file.write(b"garbage one\ngarbage two\npartial")
+
+
+def ledger_at(where, postbag, folder):
+    """A ledger where a person's terminal may name one: its path."""
+    if where == "a fresh home":
+        return os.path.join(folder, "fresh", "bag", "ledger.jsonl")
+    if where == "beneath a file":
+        with open(os.path.join(folder, "a-file"), "w"):
+            return os.path.join(folder, "a-file", "ledger.jsonl")
+    if where == "in /proc":
+        return "/proc/x/ledger.jsonl"
+    if where == "a folder in its place":
+        os.makedirs(os.path.join(folder, "folder", "ledger.jsonl"))
+        return os.path.join(folder, "folder", "ledger.jsonl")
+    if where == "a link in its place":
+        os.symlink("/dev/null", os.path.join(folder, "link.jsonl"))
+        return os.path.join(folder, "link.jsonl")
+    if where == "damaged":
+        damaged(postbag, postbag.ledger)
+    elif where == "its last record unfinished":  # a send killed mid-append: the next writer mends it
+        postbag.ready()
+        with open(postbag.ledger, "ab") as file:
+            file.write(b'{"n": 4, "at": ')
+    return postbag.ledger
+
+
+LEDGERS = {  # where a person's terminal names a ledger, and whether open takes it
+    "a fresh home": True,
+    "beneath a file": False,
+    "in /proc": False,
+    "a folder in its place": False,
+    "a link in its place": False,
+    "damaged": False,
+    "its last record unfinished": True,
+}
+
+
+@pytest.mark.parametrize("where", LEDGERS, ids=list(LEDGERS))
+def test_doctor_says_ok_to_a_ledger_only_where_open_takes_it(postbag, clients, tmp_path, where):
+    taken, path = LEDGERS[where], ledger_at(where, postbag, str(tmp_path))
+    env = {**clients, "POSTBAG_LEDGER": path}
+    [line] = [line for line in doctor(postbag, env=env) if line.split(":")[0].endswith("the ledger")]
+    opened = postbag.run("open", env=env)
+    assert (line.startswith("ok "), opened.returncode == 0) == (taken, taken), (line, opened.stderr)
+    if not taken:
+        assert not os.path.exists(os.path.join(str(tmp_path), "fresh"))
+
+
+def test_a_damaged_ledger_names_its_first_bad_line_and_open_afresh_sets_it_aside_whole(postbag, clients):
+    damaged(postbag, postbag.ledger)
+    before = postbag.ledger_bytes()
+    bad = f"ledger line 3 is not a record ({postbag.ledger})"
+    assert f"fix   the ledger: {bad}{AFRESH}" in doctor(postbag, env=clients, status=1)
+    assert postbag.refused("read") == bad  # an agent's verb, the agents' words
+    assert postbag.refused("open") == bad + AFRESH
+    result = postbag.run("open", "4", "--afresh")
+    [aside] = [name for name in os.listdir(os.path.dirname(postbag.ledger)) if ".damaged-" in name]
+    aside = os.path.join(os.path.dirname(postbag.ledger), aside)
+    assert (result.returncode, result.stdout) == (0, "exchange open: 4 letters\n")
+    assert result.stderr.startswith(
+        f"postbag: set the damaged ledger aside, whole and private, as {aside}\n"
+        f"postbag: created the ledger {postbag.ledger}\n"
+        "postbag: neither agent has joined yet"
+    )
+    with open(aside, "rb") as file:
+        assert file.read() == before
+    assert os.stat(aside).st_mode & 0o777 == 0o600
+    assert [record["kind"] for record in postbag.records()] == ["open"]
+    assert postbag.refused("open", "--afresh") == (
+        f"the ledger {postbag.ledger} is not damaged, so nothing was set aside: open it without --afresh"
+    )

@@ -66,7 +66,7 @@ def test_the_refusal_names_the_variables_never_their_values(postbag):
 
 def test_open_help_still_helps_inside_a_session_and_opens_nothing(postbag):
     shown = postbag.ok("open", "--help", inside="claude")
-    assert shown.startswith("usage: postbag open [N] [--limit N] [--no-wake]\n")
+    assert shown.startswith("usage: postbag open [N] [--limit N] [--afresh] [--no-wake]\n")
     assert "letters granted (default 12)" in shown
     assert postbag.ledger_bytes() == b""
 

@@ -113,7 +113,7 @@ def test_open_takes_its_number_as_read_does_or_as_an_option_but_not_both(postbag
     assert both.returncode == 2
     assert both.stderr.endswith("postbag open: error: give the number of letters once: open N, or open --limit N\n")
     assert postbag.run("open", "0").stderr == (
-        "usage: postbag open [N] [--limit N] [--no-wake]\n"
+        "usage: postbag open [N] [--limit N] [--afresh] [--no-wake]\n"
         "postbag open: error: the number of letters is a whole number of at least 1, not '0'\n"
     )
     assert [record["limit"] for record in postbag.records()] == [4, 5]

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import AT, line, many_opens
+from helpers import AFRESH, AT, line, many_opens
 
 from postbag import ledger, ledger_file
 from postbag.refusal import Refusal
@@ -166,7 +166,7 @@ def test_a_damaged_line_is_refused_by_number_by_every_verb_before_any_knock(post
     expected = f"ledger line 4 is not a record ({postbag.ledger})"
     assert postbag.refused("read", "1") == expected
     assert postbag.refused("send", "codex", "hi", inside="claude") == expected
-    assert postbag.refused("open") == expected
+    assert postbag.refused("open") == expected + AFRESH
     assert codex.calls() == []
 
 
@@ -179,7 +179,7 @@ def test_invalid_utf8_in_the_file_is_refused(postbag, codex):
 def test_a_deleted_line_anywhere_is_refused(postbag, codex):
     lines = legacy_ledger(thread=codex.thread).splitlines(keepends=True)
     postbag.write_ledger(lines[0] + lines[2])
-    assert postbag.refused("open") == f"ledger line 2 is not a record ({postbag.ledger})"
+    assert postbag.refused("open") == f"ledger line 2 is not a record ({postbag.ledger})" + AFRESH
     assert (
         postbag.refused("send", "codex", "hi", inside="claude") == f"ledger line 2 is not a record ({postbag.ledger})"
     )
@@ -231,7 +231,7 @@ def test_a_ledger_of_another_user_is_refused_by_name_untouched(postbag):
 def test_a_file_that_is_no_ledger_keeps_its_mode_and_content(postbag):
     postbag.write_ledger("my notes\n")
     os.chmod(postbag.ledger, 0o644)
-    assert postbag.refused("open") == f"ledger line 1 is not a record ({postbag.ledger})"
+    assert postbag.refused("open") == f"ledger line 1 is not a record ({postbag.ledger})" + AFRESH
     assert postbag.ledger_bytes() == b"my notes\n"
     assert stat.S_IMODE(os.stat(postbag.ledger).st_mode) == 0o644
 
@@ -372,7 +372,7 @@ def test_an_appended_line_that_is_no_record_is_refused_by_every_verb(postbag):
     expected = f"ledger line 4 is not a record ({postbag.ledger})"
     assert postbag.refused("read") == expected
     assert postbag.refused("read", "1") == expected
-    assert postbag.refused("open") == expected
+    assert postbag.refused("open") == expected + AFRESH
     assert postbag.refused("send", "codex", "hi", inside="claude") == expected
 
 
@@ -381,8 +381,9 @@ def test_a_last_line_that_is_no_record_of_ours_is_refused_as_truncated(postbag):
     postbag.write_ledger(postbag.ledger_bytes() + b"garbage without its newline")
     expected = f"ledger is truncated after line 3 ({postbag.ledger})"
     before = postbag.ledger_bytes()
-    for args, inside in [(("read",), None), (("open",), None), (("send", "codex", "hi"), "claude")]:
+    for args, inside in [(("read",), None), (("send", "codex", "hi"), "claude")]:
         assert postbag.refused(*args, inside=inside) == expected
+    assert postbag.refused("open") == expected + AFRESH
     assert postbag.ledger_bytes() == before  # nothing but an unfinished record is ever cut
 
 
@@ -575,7 +576,7 @@ def _named(uid):
 def test_without_home_a_persons_home_is_the_one_the_password_database_holds():
     import pwd
 
-    from postbag.homes import home_of
+    from postbag.here import home_of
 
     assert home_of({}) == pwd.getpwuid(os.getuid()).pw_dir
     assert home_of({"HOME": ""}) == pwd.getpwuid(os.getuid()).pw_dir

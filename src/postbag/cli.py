@@ -11,13 +11,17 @@ from postbag.envelope import program_of
 from postbag.escape import one_line
 from postbag.guards import require_inside
 from postbag.here import Here
-from postbag.human import require_human_first
+from postbag.human import PERSONS_VERBS, in_a_persons_terminal, require_human_first
 from postbag.ledger import locate, not_there
 from postbag.peers import switches
 from postbag.refusal import Refusal, say, silence, stop
 from postbag.sessions import PEERS, other, whose
 
 DEFAULT_LIMIT = 12  # letters an exchange grants when the human names no number
+# Letters an exchange may grant at most: the largest whole number every JSON reader of the
+# ledger keeps exact (jq's and JavaScript's numbers are doubles). Past it is no budget.
+LIMIT_MOST = 2**53 - 1
+SHOWN_MOST = 20  # characters of a number the command line echoes back in a usage error
 FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person, idle for the machine
 AGENTS = " and ".join(PEERS)
 
@@ -28,20 +32,22 @@ def main(argv=None, env=None, program=None, here=None):
     as `program` (the words that start this postbag, for a letter's reply command;
     default: as this process was started); return the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    to_the_person = False  # a refusal is the agents' words until a person's verb is known to run in their terminal
     try:
         here = here or Here(os.environ if env is None else env, os.getcwd())
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse
         args = _parse(argv, _columns(here.env))
+        to_the_person = args.name in PERSONS_VERBS and in_a_persons_terminal(here.env)
         args.program = this_program(here) if program is None else program
         args.argv_program = this_program(here, quoted=False) if program is None else program
         args.verb(args, here)
     except Refusal as refusal:
-        return stop(refusal)
+        return stop(refusal, to_the_person=to_the_person)
     except BrokenPipeError:
         silence(sys.stdout)  # the reader went away, as in `postbag read | head`
         return 141
     except OSError as error:  # what no verb foresaw still fails closed, without a traceback
-        return stop(Refusal(error.strerror or "the system refused an operation"))
+        return stop(Refusal(error.strerror or "the system refused an operation"), to_the_person=to_the_person)
     except KeyboardInterrupt:
         return 130
     return 0
@@ -57,9 +63,9 @@ def join(args, here):
 def open_exchange(args, here):
     if args.count is not None and args.limit is not None:
         args.usage_error("give the number of letters once: open N, or open --limit N")
-    limit = _number(args, args.count or args.limit, "the number of letters") or DEFAULT_LIMIT
+    limit = _number(args, args.count or args.limit, "the number of letters", LIMIT_MOST) or DEFAULT_LIMIT
     chosen = {switch.field: switch.value for switch in switches() if getattr(args, _dest(switch))}
-    _show(verbs.open_exchange(here, limit, chosen))
+    _show(verbs.open_exchange(here, limit, chosen, afresh=args.afresh))
 
 
 def close_exchange(args, here):
@@ -128,7 +134,7 @@ def look_over(args, here):
     import json
 
     from postbag.doctor import doctor
-    from postbag.room import FIX
+    from postbag.registration import FIX
 
     found = doctor(here, args.argv_program)
     if args.json:
@@ -226,16 +232,24 @@ def _agent(args, missing):
     return args.peer
 
 
-def _number(args, text, what):
-    """`text`, a whole number of at least 1, or None where it is None; else a usage error naming `what`."""
+def _number(args, text, what, most=None):
+    """`text`, a whole number of at least 1 (and at most `most`), or None where it is None;
+    else a usage error naming `what`, which echoes `text` cut short."""
     if text is None:
         return None
-    try:
-        number = int(text)
-    except ValueError:
-        number = 0
+    shown = repr(text if len(text) <= SHOWN_MOST else text[: SHOWN_MOST - 1] + "…")
+    digits = text.strip().removeprefix("+")
+    if len(digits) > SHOWN_MOST and digits.isascii() and digits.isdigit():
+        number = sys.maxsize  # past any count, and past what int() takes from text
+    else:
+        try:
+            number = int(text)
+        except ValueError:
+            number = 0
     if number < 1:
-        args.usage_error(f"{what} is a whole number of at least 1, not {text!r}")
+        args.usage_error(f"{what} is a whole number of at least 1, not {shown}")
+    if most is not None and number > most:
+        args.usage_error(f"{what} is at most {most:,}, the most every reader of the ledger keeps exact, not {shown}")
     return number
 
 
@@ -360,7 +374,7 @@ def _parser(columns=80):
         columns,
         "open",
         open_exchange,
-        usage="[N] [--limit N] " + " ".join(f"[{switch.flag}]" for switch in switches()),
+        usage="[N] [--limit N] [--afresh] " + " ".join(f"[{switch.flag}]" for switch in switches()),
         help="grant an exchange of N letters (the human's verb)",
         description="Open an exchange: the next N letters, in either direction. Run it from a terminal "
         "of your own; it refuses inside either agent's session. It says which agents have yet to join, and "
@@ -368,6 +382,11 @@ def _parser(columns=80):
     )
     verb.add_argument("count", nargs="?", metavar="N", help=f"letters granted (default {DEFAULT_LIMIT})")
     verb.add_argument("--limit", metavar="N", help="the same, as an option: open 6 is open --limit 6")
+    verb.add_argument(
+        "--afresh",
+        action="store_true",
+        help="set a damaged ledger aside, whole, and open the exchange on a new one (both agents join it again)",
+    )
     for switch in switches():
         verb.add_argument(switch.flag, action="store_true", dest=_dest(switch), help=switch.help)
 

@@ -13,14 +13,14 @@ import stat
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from postbag import __version__
-from postbag.ledger import Ledger, locate
+from postbag import __version__, ledger_file
+from postbag.ledger import Ledger, damage, locate
 from postbag.peers import room
 from postbag.receipts import numbers
-from postbag.refusal import Refusal
-from postbag.room import FIX, NOTE, OK, RUN_SETUP, Check
+from postbag.refusal import Refusal, to_the_persons_ears
+from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check
 from postbag.sessions import PEERS, for_a_child
-from postbag.setup import server_of
+from postbag.setup import ANOTHER, ELSEWHERE, ledger_of, server_of, standing
 from postbag.vendor_files import json_of, quoted, record, table
 
 ANSWER_WAIT = 10.0  # seconds a server started here has to answer: it answers in milliseconds
@@ -44,10 +44,10 @@ def doctor(here, program):
 
 def _this_postbag(here, server):
     """Whether this postbag starts as the clients are to start it."""
-    from postbag import children
+    from postbag import processes
 
     try:
-        status, said, _ = children.ask([*server.argv[:-1], "--version"], for_a_child(here.env), ANSWER_WAIT)
+        status, said, _ = processes.ask([*server.argv[:-1], "--version"], for_a_child(here.env), ANSWER_WAIT)
     except OSError as error:
         return Check(FIX, "postbag", f"{server.words()} does not start ({error.strerror}): {RUN_SETUP} from it")
     if status != 0 or said.strip() != f"postbag {__version__}":
@@ -69,13 +69,31 @@ def _client_checks(each, here, server):
         found.append(Check(FIX, what, f"postbag is not registered: {RUN_SETUP}"))
     elif server is None:
         found.append(Check(FIX, what, "whether it starts this postbag cannot be told until the ledger is mended"))
-    elif registered != server:
-        found.append(Check(FIX, what, f"postbag starts {quoted(registered.words())}, not this postbag: {RUN_SETUP}"))
     else:
-        why_not = answers(registered, here.env)
-        said = "postbag, registered, starts and answers" if why_not is None else f"postbag does not start: {why_not}"
-        found.append(Check(OK if why_not is None else FIX, what, said))
+        found.append(_registration(each, registered, server, here, what))
     return [*found, *each.checks()]
+
+
+def _registration(each, registered, server, here, what):
+    """The check of a registration of postbag: this postbag on this terminal's ledger, answering."""
+    state = standing(registered, server, here)
+    if state == ANOTHER:
+        return Check(
+            FIX,
+            what,
+            f"postbag starts {quoted(registered.words())}, not this postbag: take it out with "
+            f"{each.unregistering().shown}, then {RUN_SETUP}",
+        )
+    if state == ELSEWHERE:
+        return Check(
+            FIX,
+            what,
+            f"it starts this postbag on the ledger {ledger_of(registered, here)}, and this terminal names the ledger "
+            f"{ledger_of(server, here)}: {RUN_SETUP}, which points it at this one",
+        )
+    why_not = answers(registered, here.env)
+    said = "postbag, registered, starts and answers" if why_not is None else f"postbag does not start: {why_not}"
+    return Check(OK if why_not is None else FIX, what, said)
 
 
 def _version(each, client):
@@ -151,31 +169,76 @@ def _first_line(fd, deadline):
 
 
 def _ledger_checks(here):
-    """The ledger (owner, mode, readable), and each door that has joined it, in `open`'s words."""
+    """The ledger as `open` would find it, and each door that has joined it, in `open`'s words."""
     from postbag import verbs
 
-    what = "the ledger"
-    try:
-        path = locate(here.env)
-    except Refusal as refusal:
-        return [Check(FIX, what, str(refusal))]
-    try:
-        status = os.lstat(path)
-    except FileNotFoundError:
-        return [Check(OK, what, f"none yet at {path}: the first join or open makes it, private to you")]
-    except OSError as error:
-        return [Check(FIX, what, f"{path} cannot be looked at ({error.strerror})")]
-    if stat.S_ISREG(status.st_mode) and stat.S_IMODE(status.st_mode) & 0o077:
-        mode = f"{stat.S_IMODE(status.st_mode):o}"
-        return [Check(FIX, what, f"{path} can be read by others (mode {mode}): chmod 600 {path}")]
-    try:
-        with Ledger(path) as bag:
-            count, joins, exchange = bag.count, bag.latest_joins(), bag.exchange()
-    except Refusal as refusal:
-        return [Check(FIX, what, str(refusal))]
-    found = [Check(OK, what, f"{path}, yours and private, {count} records")]
+    check, found = _the_ledger(here)
+    if found is None:
+        return [check]
+    joins, exchange = found
+    doors = []
     for peer, joined in joins.items():
         if joined is not None:
             words = verbs.door_now(peer, joined, here, exchange)
-            found.append(Check(OK if words.startswith(f"{peer} can take") else NOTE, f"{peer}'s door", words))
-    return found
+            doors.append(Check(OK if words.startswith(f"{peer} can take") else NOTE, f"{peer}'s door", words))
+    return [check, *doors]
+
+
+def _the_ledger(here):
+    """The ledger's Check: where it can be made, or opened to write as `open` opens it; its
+    owner and mode; every line a record. With it, where it is there and whole, its latest
+    joins and exchange; else None."""
+    what = "the ledger"
+    try:
+        path = locate(here.env)
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return _none_yet(path), None
+    except OSError as error:
+        return Check(FIX, what, f"{path} cannot be looked at ({error.strerror})"), None
+    except Refusal as refusal:
+        return Check(FIX, what, to_the_persons_ears(refusal)), None
+    if stat.S_ISREG(status.st_mode) and stat.S_IMODE(status.st_mode) & 0o077:
+        mode = f"{stat.S_IMODE(status.st_mode):o}"
+        return Check(FIX, what, f"{path} can be read by others (mode {mode}): chmod 600 {path}"), None
+    try:
+        fd, _, _ = ledger_file.open_checked(path, write=True, create=False, sandbox=None)  # as open opens it
+        os.close(fd)
+        damaged = damage(path)
+        if damaged is not None:
+            raise damaged
+        with Ledger(path) as bag:
+            count, joins, exchange = bag.count, bag.latest_joins(), bag.exchange()
+    except Refusal as refusal:
+        return Check(FIX, what, to_the_persons_ears(refusal)), None
+    return Check(OK, what, f"{path}, yours and private, {count} records"), (joins, exchange)
+
+
+def _none_yet(path):
+    """The Check of a ledger that is not there yet: whether open can make it."""
+    why_not = _cannot_make(path)
+    if why_not is not None:
+        return Check(FIX, "the ledger", f"none yet at {path}, and open could not make it: {why_not}")
+    return Check(OK, "the ledger", f"none yet at {path}: the first join or open makes it, private to you")
+
+
+def _cannot_make(path):
+    """Why open could not make the ledger at `path` (which is not there), in words; None
+    where it could. The nearest folder above it that is there is tried: a probe of the
+    same kind as open would make first (a folder, or the file) is made in it and removed."""
+    folder = os.path.dirname(path)
+    while not os.path.lexists(folder):
+        folder = os.path.dirname(folder)
+    if not os.path.isdir(folder):
+        return f"{folder} is not a folder"
+    probe = os.path.join(folder, f".postbag-doctor-{os.getpid()}-{os.urandom(4).hex()}")
+    try:
+        if folder == os.path.dirname(path):
+            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+            os.unlink(probe)
+        else:
+            os.mkdir(probe, 0o700)
+            os.rmdir(probe)
+    except OSError as error:
+        return f"{error.strerror} in {folder}"
+    return None

@@ -7,7 +7,7 @@ it who wrote, and how to reply or that it must not.
 import os
 import shlex
 
-from postbag.children import which
+from postbag.processes import which
 from postbag.refusal import Refusal
 
 # Linux passes at most 128 KiB in one argument, and `codex queue` takes the envelope as

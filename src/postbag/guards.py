@@ -5,9 +5,10 @@ This is a guardrail against mixed-up roles, not authentication: any program of t
 user can set or unset these variables. Every function takes what it judges.
 """
 
+from postbag.human import in_a_persons_terminal
 from postbag.peers import ROOMS, room
 from postbag.refusal import Refusal
-from postbag.sessions import PEERS, VARIABLES, inside, other
+from postbag.sessions import PEERS, inside, other
 
 # How a person sets up the MCP door, for a server that cannot tell whose session calls it.
 REGISTER = (
@@ -26,7 +27,7 @@ def require_inside(peer, verb, env):
     here = other(peer)
     if inside(here, env):
         reason += f" (this is a {here} session: to write to {peer}, run postbag send {peer})"
-    elif _a_persons(env):
+    elif in_a_persons_terminal(env):
         reason += BY_A_PERSON.format(peer=peer)
     raise Refusal(reason)
 
@@ -37,14 +38,9 @@ def door_of_this_session(peer, here):
     try:
         return room(peer, here).door_of_session()
     except Refusal as refusal:
-        if _a_persons(here.env):
+        if in_a_persons_terminal(here.env):
             raise Refusal(f"{refusal}{BY_A_PERSON.format(peer=peer)}") from None
         raise
-
-
-def _a_persons(env):
-    """Whether `env` is a terminal of no agent's session: it holds none of their variables."""
-    return not any(name in env for name in VARIABLES)
 
 
 def caller_of_mcp(here, meta):

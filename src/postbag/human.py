@@ -8,6 +8,9 @@ from postbag.refusal import Refusal
 from postbag.sessions import VARIABLES
 
 HUMAN_VERBS = ("open", "close", "setup")
+# The verbs a person runs, whose refusals in a terminal of no agent's session are told to
+# the person: why, and what to do, not the agents' "stop and ask the human".
+PERSONS_VERBS = (*HUMAN_VERBS, "doctor")
 
 
 def require_human(verb, env):
@@ -25,3 +28,8 @@ def require_human_first(argv, env):
     whatever else the command line holds, the answer is the same; only help passes."""
     if argv[:1] and argv[0] in HUMAN_VERBS and "-h" not in argv and "--help" not in argv:
         require_human(argv[0], env)
+
+
+def in_a_persons_terminal(env):
+    """Whether `env` is a terminal of no agent's session: it holds none of their variables."""
+    return not any(name in env for name in VARIABLES)

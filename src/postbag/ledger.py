@@ -15,7 +15,7 @@ import time
 from postbag import ledger_file, records
 from postbag.blocks import Blocks
 from postbag.escape import has_unsafe
-from postbag.homes import home_of
+from postbag.here import home_of
 from postbag.refusal import Refusal, say
 from postbag.sessions import PEERS
 
@@ -58,6 +58,48 @@ def _expand_home(path, env):
 
 def truncated(count, path):
     return f"ledger is truncated after line {count} ({path})"
+
+
+def cut_short(count, path):
+    """The refusal of a ledger whose complete lines are records, but whose last line is
+    unfinished and not as postbag writes one: something else cut it short."""
+    return Refusal(truncated(count, path), records.AFRESH)
+
+
+def damage(path):
+    """The refusal every verb gives the ledger at `path` where it is damaged: its first line
+    that is not a record, or its last line cut short by something other than postbag.
+    None where it is whole, where there is none, and where only its last record is
+    unfinished, which the next writer removes. Every line is read."""
+    try:
+        with Ledger(path) as bag:
+            for _ in bag.records():
+                pass
+    except Refusal as refusal:
+        if refusal.fix == records.AFRESH:
+            return refusal
+        raise
+    return None
+
+
+def set_aside(path, clock):
+    """Move the damaged ledger at `path` aside, whole, to a name beside it that says so and
+    when (its bytes and its mode kept, so it stays private); the name. A Refusal where it
+    is not damaged, for then nothing needs setting aside."""
+    if damage(path) is None:
+        raise Refusal(f"the ledger {path} is not damaged, so nothing was set aside: open it without --afresh")
+    stamp = clock.stamp()[:19].replace(":", "")
+    aside = f"{path}.damaged-{stamp}"
+    tried = 1
+    while os.path.lexists(aside):
+        tried += 1
+        aside = f"{path}.damaged-{stamp}-{tried}"
+    try:
+        os.rename(path, aside)
+        ledger_file.sync_directory(os.path.dirname(path))
+    except OSError as error:
+        raise Refusal(f"cannot set the ledger aside ({error.strerror}: {path})") from None
+    return aside
 
 
 def not_there(path):
@@ -208,12 +250,13 @@ class Ledger:
 
     def _set_aside_unfinished_line(self):
         """Keep only the complete lines of a file whose last line lacks its newline, when that
-        line is the start of the record a send was appending; otherwise refuse the file."""
+        line is the start of the record a send was appending; otherwise refuse the file,
+        naming its first line that is not a record, wherever it is."""
         unended = self._blocks.unended_line()
-        if not unended.startswith(records.line_start(self.next_number)):
-            raise Refusal(truncated(self.count, self.path))
-        self.unfinished = self.count
         self._blocks.set_aside(unended)
+        if not unended.startswith(records.line_start(self.next_number)):
+            raise self._first_damage(cut_short(self.count, self.path))
+        self.unfinished = self.count
 
     def _cut_unfinished_line(self):
         os.ftruncate(self.fd, self._blocks.size)
@@ -247,21 +290,22 @@ class Ledger:
         try:
             text = self._blocks.bytes(start, end).decode()
         except UnicodeDecodeError:
-            raise self._first_damage(number) from None
+            raise self._first_damage(records.not_a_record(number, self.path)) from None
         record = records.parse(text, 0, len(text), number)
         if record is None:
-            raise self._first_damage(number)
+            raise self._first_damage(records.not_a_record(number, self.path))
         return record
 
-    def _first_damage(self, number):
-        """The refusal for a check that failed at line `number`: it names the first line of
-        the file that is not a record in its place, which may come earlier."""
+    def _first_damage(self, found):
+        """The refusal for a check that failed: the first line of the file that is not a
+        record in its place, which may come before what the check found (`found`, the
+        refusal given where every line is a record)."""
         try:
             for _ in self.records():
                 pass
         except Refusal as refusal:
             return refusal
-        return records.not_a_record(number, self.path)
+        return found
 
 
 class Exchange:

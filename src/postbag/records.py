@@ -30,8 +30,12 @@ def line_start(number):
     return line_of({"n": number})[: -len(b"}\n")] + b", "
 
 
+# What a person does about a damaged ledger: the one way to start afresh without an editor.
+AFRESH = "run postbag open --afresh to set it aside, whole, and start a new one, which both agents then join"
+
+
 def not_a_record(number, path):
-    return Refusal(f"ledger line {number} is not a record ({path})")
+    return Refusal(f"ledger line {number} is not a record ({path})", AFRESH)
 
 
 def from_bytes(data, number, path):

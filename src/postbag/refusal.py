@@ -12,19 +12,30 @@ _STOP = "; stop and ask the human"
 
 
 class Refusal(Exception):
-    """A verb declined to act. The message says why; `stop` adds the rest."""
+    """A verb declined to act. The message says why; `fix`, where given, what a person
+    does about it; `stop` adds the rest."""
+
+    def __init__(self, why, fix=None):
+        super().__init__(why)
+        self.fix = fix
 
 
-def stop(refusal):
+def stop(refusal, *, to_the_person=False):
     """Show a refusal on stderr, the way every refusal is shown, and return the exit status."""
-    say(sentence(refusal))
+    say(to_the_persons_ears(refusal) if to_the_person else sentence(refusal))
     return 1
 
 
 def sentence(refusal):
-    """A refusal in the words it is always given in. Every refusal ends by telling the
-    agent to stop, so a failure never turns into a retry loop."""
+    """A refusal in the words an agent is always given it in: it ends by telling the agent
+    to stop, so a failure never turns into a retry loop."""
     return f"{refusal}{_STOP}"
+
+
+def to_the_persons_ears(refusal):
+    """A refusal of the person's own verb, in a terminal of their own: why, and what to do
+    about it, where the why alone does not say."""
+    return f"{refusal}: {refusal.fix}" if refusal.fix else str(refusal)
 
 
 def told(message):

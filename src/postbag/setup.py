@@ -2,28 +2,64 @@
 
 It registers this very postbag, by its absolute path, as the MCP server `postbag` of each
 client installed here, through the client's own command, and lets the agent call its
-tools without asking, as each room's plan says; it carries POSTBAG_LEDGER where the
-terminal sets it. It changes no setting that decides what an agent lets in: where one
-would stop letters, it says so and names the setting. Every plan is made before any
-change, so that a client whose configuration setup cannot change safely leaves every
-client as it was; `--dry-run` says the changes and makes none; a second run finds
-nothing to change; `--remove` takes out what setup puts in.
+tools without asking, as each room says; it carries POSTBAG_LEDGER where the terminal
+names a ledger other than the default. It changes no setting that decides what an agent
+lets in: where one would stop letters, it says so and names the setting. Every plan is
+made before any change, so that a client whose configuration setup cannot change safely
+leaves every client as it was; a person's own file is changed first, so that a write the
+disk refuses leaves everything as it was; `--dry-run` says the changes and makes none; a
+second run finds nothing to change; `--remove` takes out what setup puts in.
 """
 
 from postbag.human import require_human
-from postbag.ledger import locate
+from postbag.ledger import is_default, locate
 from postbag.peers import room
 from postbag.refusal import Refusal
-from postbag.room import Server
+from postbag.registration import LEDGER_VARIABLE, Change, Server
 from postbag.sessions import PEERS
+from postbag.vendor_files import quoted
 from postbag.verbs import Done
+
+# How a registration of postbag stands against this postbag, as `standing` tells.
+NONE, ANOTHER, ELSEWHERE, THIS = "none", "another program", "another ledger", "this postbag"
+
+
+class Plan:
+    """What setup does with one client: its `changes`; `blocked`, why it must change
+    nothing anywhere (in words, or None); and `notes`, what the person should know, a
+    setting setup leaves to them among them."""
+
+    __slots__ = ("blocked", "changes", "notes")
+
+    def __init__(self, changes=(), *, blocked=None, notes=()):
+        self.changes, self.blocked, self.notes = [each for each in changes if each], blocked, list(notes)
 
 
 def server_of(here, program):
     """postbag's MCP server as the clients are to start it: `program` (this postbag, by its
-    absolute path), `mcp`, and the ledger the terminal names, if it names one."""
-    named = {"POSTBAG_LEDGER": locate(here.env)} if here.env.get("POSTBAG_LEDGER") else {}
-    return Server([*program, "mcp"], named)
+    absolute path), `mcp`, and the ledger the terminal names, where it names one other
+    than the default (written out or not, the default is the default)."""
+    path = locate(here.env)
+    return Server([*program, "mcp"], {} if is_default(path, here.env) else {LEDGER_VARIABLE: path})
+
+
+def ledger_of(server, here):
+    """The ledger the `server` a client starts writes: the one its POSTBAG_LEDGER names, else the default."""
+    named = server.env.get(LEDGER_VARIABLE, "")
+    try:
+        return locate({**here.env, LEDGER_VARIABLE: named})
+    except Refusal:
+        return named  # a path postbag would refuse: the server refuses it too, and it differs from this one
+
+
+def standing(registered, server, here):
+    """How `registered`, the Server a client starts as postbag (or None), stands against
+    `server`, this postbag's: NONE, ANOTHER program, this one on ANOTHER ledger (ELSEWHERE), or THIS."""
+    if registered is None:
+        return NONE
+    if registered.argv != server.argv:
+        return ANOTHER
+    return THIS if ledger_of(registered, here) == ledger_of(server, here) else ELSEWHERE
 
 
 def setup(here, program, *, removing=False, dry_run=False):
@@ -36,7 +72,7 @@ def setup(here, program, *, removing=False, dry_run=False):
     absent = [f"{client.name} is not installed here ({client.missing})" for _, client in clients if not client.program]
     if not found:
         raise Refusal(f"{'; '.join(absent)}: install them, then run postbag setup again")
-    plans = [(each, each.setup(server, removing=removing)) for each in found]
+    plans = [(each, _plan(each, server, here, removing)) for each in found]
     blocked = [plan.blocked for _, plan in plans if plan.blocked]
     if blocked:
         raise Refusal(f"setup changed nothing: {'; '.join(blocked)}")
@@ -53,9 +89,82 @@ def setup(here, program, *, removing=False, dry_run=False):
         try:
             change.make()
         except Refusal as failed:
-            before = f"; the {made} before it were made" if made else "; nothing was changed"
-            raise Refusal(f"{failed}{before}") from None
+            raise Refusal(f"{failed}; {_undone([change for _, change in changes[:made]])}") from None
     changed = list(dict.fromkeys(each.CLIENT for each, plan in plans if plan.changes))
     reads = "each reads its" if len(changed) > 1 else "it reads its"
     restart = f"start {' and '.join(changed)} again: {reads} MCP servers as it starts"
     return Done("\n".join([*steps, f"setup made these {many}; {restart}"]), *notes)
+
+
+def _undone(made):
+    """Undo the changes `made`, the last first, so that a failed setup leaves all as it
+    was; in words, what came of it."""
+    for change in reversed(made):
+        try:
+            change.undo()
+        except Refusal as failed:
+            return f"the {len(made)} before it were made, and undoing them failed ({failed})"
+    return "nothing was changed"
+
+
+def _plan(each, server, here, removing):
+    """The Plan for the client of the room `each`: the person's file first, then the client's commands."""
+    registered = each.registered()
+    if isinstance(registered, Refusal):
+        return Plan(blocked=str(registered))
+    try:
+        allowing = each.allowing_tools(removing=removing)
+    except Refusal as refusal:
+        return Plan(blocked=str(refusal))
+    state = standing(registered, server, here)
+    if state == ANOTHER:
+        starts = quoted(registered.words(), 200)
+        if removing:
+            left = f"{each.CLIENT}'s MCP server postbag starts {starts}, not this postbag: left"
+            return Plan([allowing], notes=[left])
+        return Plan(
+            blocked=f"{each.CLIENT}'s MCP server postbag starts {starts}, not this postbag: take it out with "
+            f"{each.unregistering().shown}, or run setup from the postbag it starts"
+        )
+    if removing:
+        taking_out = _undone_by(each.unregistering(), each.registering(registered)) if registered else None
+        return Plan([allowing, taking_out])
+    registering = None
+    if state == NONE:
+        registering = _undone_by(each.registering(server), each.unregistering())
+    elif state == ELSEWHERE:
+        registering = _moving(each, registered, server, here)
+    return Plan([allowing, registering], notes=each.setup_notes())
+
+
+def _moving(each, registered, server, here):
+    """The Change that points the client's registration of this postbag, which names
+    another ledger, at the one this terminal names: the registration taken out and made
+    again, with whatever else it names; put back as it was where the new one fails."""
+    others = {name: value for name, value in registered.env.items() if name != LEDGER_VARIABLE}
+    wanted = Server(server.argv, {**others, **server.env})
+    out, back_in, as_it_was = each.unregistering(), each.registering(wanted), each.registering(registered)
+
+    def make():
+        out.make()
+        try:
+            back_in.make()
+        except Refusal:
+            try:
+                as_it_was.make()  # the registration back as it was, so that nothing is lost
+            except Refusal:
+                pass  # what failed first is what the person must hear
+            raise
+
+    def undo():
+        out.make()
+        as_it_was.make()
+
+    said = f"points postbag's MCP server at the ledger this terminal names, {ledger_of(server, here)}"
+    return Change(f"{said}: {out.shown}, then {back_in.shown}", make, undo=undo)
+
+
+def _undone_by(change, opposite):
+    """`change`, undone by making its `opposite`."""
+    change.undo = opposite.make
+    return change

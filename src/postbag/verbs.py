@@ -72,12 +72,16 @@ def join(here, peer, door, *, again=True):
     return Done(f"{peer} joined", which_ledger(bag, here.env))
 
 
-def open_exchange(here, limit, chosen=None):
-    """Grant `limit` letters, with the switches `chosen` (room.Switch fields and values);
-    its news says what it replaces, who has yet to join, and whether each joined door can
-    take a letter."""
+def open_exchange(here, limit, chosen=None, *, afresh=False):
+    """Grant `limit` letters, with the switches `chosen` (room.Switch fields and values),
+    `afresh` on a new ledger, the damaged one set aside; its news says what it replaces,
+    who has yet to join, and whether each joined door can take a letter."""
     require_human("open", here.env)
     chosen = chosen or {}
+    aside = None
+    if afresh:
+        aside = ledger.set_aside(ledger.locate(here.env), here.clock)
+        aside = f"set the damaged ledger aside, whole and private, as {aside}"
     with _ledger(here, write=True, create=True) as bag:
         replaced = _replaced(bag.exchange())
         _write_record(bag, "open", limit=limit, **chosen)
@@ -86,7 +90,7 @@ def open_exchange(here, limit, chosen=None):
     absent = [peer for peer, joined in joins.items() if joined is None]
     doors = [door_now(peer, joined, here, exchange) for peer, joined in joins.items() if joined is not None]
     opened = ", ".join([f"exchange open: {limit} letters", *(s.opened for s in switches() if s.set_in(chosen))])
-    return Done(opened, which_ledger(bag, here.env), replaced, _not_joined(absent), *doors)
+    return Done(opened, aside, which_ledger(bag, here.env), replaced, _not_joined(absent), *doors)
 
 
 def _replaced(exchange):

@@ -5,6 +5,7 @@ it), door.py (the inbox socket), records.py and acceptance.py (what its files sa
 
 NAME = "claude"
 CLIENT = "Claude Code"  # its vendor's name for the program
+PROGRAM = "claude"  # the program's name, as a person types it
 SOCKET = "CLAUDE_CODE_MESSAGING_SOCKET"
 TOKEN = "CLAUDE_CODE_MESSAGING_TOKEN"
 SESSION = "CLAUDE_CODE_SESSION_ID"

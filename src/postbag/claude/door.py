@@ -14,7 +14,7 @@ import errno
 import os
 import sys
 
-from postbag import children
+from postbag import processes
 from postbag.doors import maybe_delivered, not_answered
 from postbag.refusal import Refusal
 from postbag.vendor_files import json_of, record, text
@@ -87,7 +87,7 @@ def knock(door, envelope, *, sandbox=None, hear=False):
     payload = (json.dumps(auth) + "\n" + json.dumps(message) + "\n").encode()
     inbox = socket(AF_UNIX, SOCK_STREAM)
     try:
-        inbox.settimeout(children.TIMEOUT)
+        inbox.settimeout(processes.TIMEOUT)
         try:
             _connect(inbox, door["socket"])
         except OSError as error:
@@ -231,7 +231,7 @@ def _connect(inbox, path):
 
 def _socket_failure(error):
     if isinstance(error, TimeoutError) or error.errno == errno.ETIMEDOUT:
-        return f"no answer within {children.TIMEOUT:g} s"
+        return f"no answer within {processes.TIMEOUT:g} s"
     if isinstance(error, FileNotFoundError):
         return "its socket is gone"
     if error.errno == errno.ENOTSOCK:

@@ -17,7 +17,7 @@ no sign of anything.
 
 import os
 
-from postbag.homes import home_of
+from postbag.here import home_of
 from postbag.receipts import SLACK, TAKEN, UNKNOWN, Receipt, is_the_letter, taken_in
 from postbag.times import moment
 from postbag.vendor_files import find_back, read_json, record, text, whole

@@ -56,7 +56,6 @@ class Claude(Room):
     SESSION_NAME = "a Claude Code session"
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN
-    SETUP = "postbag.claude.setup"
 
     @property
     def config(self):
@@ -165,6 +164,40 @@ class Claude(Room):
         settings = Settings(self.here, self.config, running.cwd if running else None)
         found = transcripts(self.config, session)
         return verdict(settings, lambda: permission_class(settings, newest(found) if found else None, running))
+
+    # What setup and doctor ask (setup.py, imported when asked: only the human's verbs ask it).
+
+    @staticmethod
+    def _setup():
+        from postbag.claude import setup
+
+        return setup
+
+    def client(self):
+        return self._setup().find(self.here)
+
+    def version(self):
+        found = self.client()
+        return None if found.program is None else self._setup().version(self.here, found)
+
+    def registered(self):
+        setup = self._setup()
+        return setup.registered(self.here)
+
+    def registering(self, server):
+        return self._setup().registering(self.here, self.client(), server)
+
+    def unregistering(self):
+        return self._setup().unregistering(self.here, self.client())
+
+    def allowing_tools(self, *, removing=False):
+        return self._setup().allowing_tools(self.here, removing)
+
+    def setup_notes(self):
+        return self._setup().notes(self.here)
+
+    def checks(self):
+        return self._setup().checks(self.here)
 
 
 class _Post(Post):

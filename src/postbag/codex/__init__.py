@@ -6,6 +6,7 @@ thread nobody has loaded) and loaded.py (whether somebody has)."""
 
 NAME = "codex"
 CLIENT = "Codex"  # its vendor's name for the program
+PROGRAM = "codex"  # the program's name, as a person types it
 THREAD = "CODEX_THREAD_ID"
 SESSION = "CODEX_SESSION_ID"
 DOOR_VARIABLES = (SESSION, THREAD)  # what marks a Codex session, and names its door

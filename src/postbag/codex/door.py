@@ -9,7 +9,7 @@ import errno
 import os
 import re
 
-from postbag import children
+from postbag import processes
 from postbag.doors import maybe_delivered, not_answered
 from postbag.refusal import Refusal
 
@@ -48,14 +48,14 @@ def find_codex(here):
     search = here.env.get("PATH", os.defpath)
     named = here.env.get("POSTBAG_CODEX")
     if named:
-        found = children.which(here.absolute(named) if os.path.dirname(named) else named, search)
+        found = processes.which(here.absolute(named) if os.path.dirname(named) else named, search)
         if found is None:
             raise Refusal(f"no codex at {named}; set POSTBAG_CODEX")
         return here.absolute(found)
     app = here.system(APP_CODEX)
     if os.path.isfile(app) and os.access(app, os.X_OK):
         return app
-    found = children.which("codex", search)
+    found = processes.which("codex", search)
     if found is None:
         raise Refusal("no codex on PATH; set POSTBAG_CODEX")
     return here.absolute(found)
@@ -68,16 +68,16 @@ def knock(codex, thread, envelope, env, *, resume):
     argv = [codex, "queue", "--thread", thread, "--message", envelope]
     older = False  # a codex from before --resume refused it, and the letter went without
     try:
-        status, said = children.run([*argv[:2], "--resume", *argv[2:]] if resume else argv, env)
+        status, said = processes.run([*argv[:2], "--resume", *argv[2:]] if resume else argv, env)
         if resume and status == USAGE_ERROR and NO_RESUME_FLAG in said:  # a usage error: nothing was stored
-            status, said = children.run(argv, env)
+            status, said = processes.run(argv, env)
             older = True
     except OSError as error:
         raise _start_failure(error) from None
     if status is None:
-        raise maybe_delivered("codex", f"codex queue gave no answer within {children.TIMEOUT:g} s")
+        raise maybe_delivered("codex", f"codex queue gave no answer within {processes.TIMEOUT:g} s")
     if status < 0:
-        raise maybe_delivered("codex", f"codex queue was killed by {children.signal_name(-status)}")
+        raise maybe_delivered("codex", f"codex queue was killed by {processes.signal_name(-status)}")
     if status > 0:
         # codex queue stores the letter last, once the thread was found: a failure means
         # it took nothing, and what helps is a fresh door.

@@ -17,7 +17,7 @@ no sign of anything.
 
 import os
 
-from postbag.homes import home_of
+from postbag.here import home_of
 from postbag.receipts import is_the_letter
 from postbag.vendor_files import find_back, is_regular, json_of, open_regular, record, table, text
 

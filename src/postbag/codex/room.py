@@ -75,7 +75,6 @@ class Codex(Room):
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN
     SWITCHES = (NO_WAKE,)
-    SETUP = "postbag.codex.setup"
 
     @property
     def home(self):
@@ -168,6 +167,37 @@ class Codex(Room):
         if state == NOT_LOADED:
             return f"{IN_QUEUE}, which no running codex has loaded: {unloaded(self.home, rollout, self.wakes)[1]}"
         return f"{IN_QUEUE}; whether a running codex has it loaded cannot be told here"
+
+    # What setup and doctor ask (setup.py, imported when asked: only the human's verbs ask it).
+
+    @staticmethod
+    def _setup():
+        from postbag.codex import setup
+
+        return setup
+
+    def client(self):
+        return self._setup().find(self.here)
+
+    def version(self):
+        found = self.client()
+        return None if found.program is None else self._setup().version(self.here, found)
+
+    def registered(self):
+        setup = self._setup()
+        return setup.registered(self.here, self.client())
+
+    def registering(self, server):
+        return self._setup().registering(self.here, self.client(), server)
+
+    def unregistering(self):
+        return self._setup().unregistering(self.here, self.client())
+
+    def setup_notes(self):
+        return self._setup().notes(self.here)
+
+    def checks(self):
+        return self._setup().checks(self.here)
 
 
 class _Post(Post):

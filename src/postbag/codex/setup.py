@@ -12,25 +12,27 @@
   setup never starts.
 """
 
-from postbag import children
-from postbag.codex import CLIENT
-from postbag.codex import NAME as NAME_TYPED
+from postbag import processes
+from postbag.codex import CLIENT, PROGRAM
 from postbag.codex.door import find_codex
 from postbag.codex.records import home_directory
 from postbag.codex.wake import DAEMON_START, RUNS, STOPPED, daemon_runs
 from postbag.refusal import Refusal
-from postbag.room import COMMAND_TIMEOUT, NOTE, OK, Check, Client, Plan, command, failure, server_from, version_words
+from postbag.registration import COMMAND_TIMEOUT, NOTE, OK, Check, Client, command, failure, server_from, version_words
 from postbag.sessions import for_a_child
-from postbag.vendor_files import json_of, quoted, record, table, text
+from postbag.vendor_files import json_of, record, table, text
 
-NAME = "postbag"  # the name the MCP server is registered under: letters name its tools by it
+SERVER_NAME = "postbag"  # the name postbag's MCP server is registered under: letters name its tools by it
+# What doctor (of "such a thread") and setup (of "a thread nobody has loaded") say of a daemon not running.
+DAEMON_DOWN = "Codex's daemon is not running, so {} keeps its letters until it runs: start it with " + DAEMON_START
+UNTOLD = "whether Codex's daemon runs cannot be told from its record"
 
 
 def find(here):
     try:
-        return Client(CLIENT, NAME_TYPED, find_codex(here))
+        return Client(CLIENT, PROGRAM, find_codex(here))
     except Refusal as missing:
-        return Client(CLIENT, NAME_TYPED, missing=str(missing).partition(";")[0])
+        return Client(CLIENT, PROGRAM, missing=str(missing).partition(";")[0])
 
 
 def version(here, client):
@@ -41,8 +43,8 @@ def version(here, client):
 def registered(here, client):
     if client.program is None:
         return None
-    get = [client.program, "mcp", "get", NAME, "--json"]
-    status, said, err = children.ask(get, for_a_child(here.env), COMMAND_TIMEOUT)
+    get = [client.program, "mcp", "get", SERVER_NAME, "--json"]
+    status, said, err = processes.ask(get, for_a_child(here.env), COMMAND_TIMEOUT)
     if status != 0:
         if "no mcp server named" in err.lower():
             return None
@@ -58,29 +60,14 @@ def registered(here, client):
     return found if shown.get("enabled", True) is not False else Refusal("Codex's MCP server postbag is disabled")
 
 
-def plan(here, client, server, *, removing):  # noqa: PLR0911 - one answer a case, removing and adding
-    """Register `server` with Codex, or take it out."""
-    found = registered(here, client)
-    if isinstance(found, Refusal):
-        return Plan(blocked=str(found))
-    if removing:
-        if found == server:
-            remove = ["mcp", "remove", NAME]
-            return Plan([command(client, for_a_child(here.env), "takes out postbag's MCP server", remove)])
-        if found is not None:
-            return Plan(notes=[f"Codex's MCP server postbag starts {quoted(found.words())}, not this postbag: left"])
-        return Plan()
-    if found == server:
-        return Plan(notes=_daemon_notes(here))
-    if found is not None:
-        return Plan(
-            blocked=f"Codex's MCP server postbag starts {quoted(found.words(), 200)}, not this postbag: take it out "
-            "with codex mcp remove postbag, or run setup from the postbag it starts"
-        )
+def registering(here, client, server):
     env = [word for name, value in server.env.items() for word in ("--env", f"{name}={value}")]
-    add = ["mcp", "add", NAME, *env, "--", *server.argv]
-    add = command(client, for_a_child(here.env), "registers postbag's MCP server", add)
-    return Plan([add], notes=_daemon_notes(here))
+    add = ["mcp", "add", SERVER_NAME, *env, "--", *server.argv]
+    return command(client, for_a_child(here.env), "registers postbag's MCP server", add)
+
+
+def unregistering(here, client):
+    return command(client, for_a_child(here.env), "takes out postbag's MCP server", ["mcp", "remove", SERVER_NAME])
 
 
 def checks(here):
@@ -90,10 +77,14 @@ def checks(here):
     if state == RUNS:
         return [Check(OK, what, "Codex's daemon runs, and takes a letter for such a thread at once")]
     if state == STOPPED:
-        return [Check(NOTE, what, f"Codex's daemon is not running: such a thread's letters wait until {DAEMON_START}")]
-    return [Check(NOTE, what, "whether Codex's daemon runs cannot be told from its record")]
+        return [Check(NOTE, what, DAEMON_DOWN.format("such a thread"))]
+    return [Check(NOTE, what, UNTOLD)]
 
 
-def _daemon_notes(here):
-    [check] = checks(here)
-    return [] if check.state == OK else [f"{check.said} (setup starts no daemon)"]
+def notes(here):
+    """What setup says of Codex's daemon, which it leaves to the person."""
+    state = daemon_runs(home_directory(here.env))
+    if state == RUNS:
+        return []
+    said = DAEMON_DOWN.format("a thread nobody has loaded") if state == STOPPED else UNTOLD
+    return [f"{said} (setup starts no daemon)"]

@@ -1,0 +1,105 @@
+"""What a room tells setup and doctor of its client: the program a person installed
+(Client), postbag's MCP server as the client starts it (Server), a change setup makes
+(Change, most often one of the client's own commands) and a line of doctor (Check).
+
+Both rooms make these and the verbs above read them; nothing here knows a vendor.
+"""
+
+from postbag import processes
+from postbag.refusal import Refusal
+
+COMMAND_TIMEOUT = 60.0  # seconds one of a client's own commands may take: they start a whole client
+OK, FIX, NOTE = "ok", "fix", "note"  # a check: fine; blocks a first exchange, with its one fix; worth knowing
+RUN_SETUP = "run postbag setup"  # the fix for whatever setup puts right
+LEDGER_VARIABLE = "POSTBAG_LEDGER"  # what names the ledger to postbag, and so to the server a client starts
+
+
+class Client:
+    """A vendor's program as a person installed it: `name` (as its vendor names it), `word`
+    (as a person types it) and `program` (its path, or None where it is not to be found,
+    with `missing` saying why)."""
+
+    __slots__ = ("missing", "name", "program", "word")
+
+    def __init__(self, name, word, program=None, missing=None):
+        self.name, self.word, self.program, self.missing = name, word, program, missing
+
+
+class Server:
+    """postbag's MCP server as a client starts it: `argv`, its command and arguments, and
+    `env`, the variables the client gives it."""
+
+    __slots__ = ("argv", "env")
+
+    def __init__(self, argv, env=None):
+        self.argv, self.env = list(argv), dict(env or {})
+
+    def __eq__(self, other):
+        return isinstance(other, Server) and (self.argv, self.env) == (other.argv, other.env)
+
+    def __hash__(self):
+        return hash(tuple(self.argv))
+
+    def words(self):
+        """The command, as a person would type it."""
+        import shlex
+
+        return " ".join(map(shlex.quote, self.argv))
+
+
+class Change:
+    """One change setup makes: `said`, what it does, in words that start with a verb;
+    `make`, which makes it, and `undo`, which undoes it once made (each raises a Refusal
+    where it fails); and `shown`, for a change that is one of a client's commands, the
+    command as a person types it."""
+
+    __slots__ = ("make", "said", "shown", "undo")
+
+    def __init__(self, said, make, *, undo=None, shown=None):
+        self.said, self.make, self.undo, self.shown = said, make, undo, shown
+
+
+class Check:
+    """One line of doctor: `state` (OK, FIX or NOTE), `what` it looked at, and `said`, what
+    it found, or the one fix."""
+
+    __slots__ = ("said", "state", "what")
+
+    def __init__(self, state, what, said):
+        self.state, self.what, self.said = state, what, said
+
+
+def command(client, env, said, argv):
+    """A Change that runs one of `client`'s own commands, `argv` after its program, in
+    `env`: `said`, what it does, is followed by the command as a person would type it."""
+    from postbag.vendor_files import quoted
+
+    shown = " ".join([client.word, *(word if word.isprintable() else quoted(word) for word in argv)])
+
+    def make():
+        status, _, err = processes.ask([client.program, *argv], env, COMMAND_TIMEOUT)
+        if status != 0:
+            raise Refusal(f"{shown} failed ({failure(status)}): {quoted(err.strip()[-200:] or 'it said nothing')}")
+
+    return Change(f"{said}: {shown}", make, shown=shown)
+
+
+def failure(status):
+    """Why one of a client's commands failed, given its exit `status` (None: it ran past COMMAND_TIMEOUT)."""
+    return f"no answer within {COMMAND_TIMEOUT:g} s" if status is None else f"exit {status}"
+
+
+def server_from(command, args, env):
+    """The Server a client's registration names, from its `command`, `args` and `env` as
+    read from the client's own record; None where they are not text, a list of text and
+    a table of text."""
+    words = args if type(args) is list else [None]
+    if type(command) is not str or not all(type(each) is str for each in [*words, *env.values()]):
+        return None
+    return Server([command, *words], env)
+
+
+def version_words(client, env):
+    """The words `client`'s own --version prints, or none where it fails."""
+    status, said, _ = processes.ask([client.program, "--version"], env, COMMAND_TIMEOUT)
+    return said.split() if status == 0 else []
