@@ -12,7 +12,7 @@ import signal
 import sqlite3
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from records import write_lines
 
@@ -341,6 +341,7 @@ def plant(path, kind, data):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(place=st.sampled_from(PLACES), content=CONTENT)
+@example(place="claude settings", content=("json", b'{"crossSessionInbound": [], "dialogExpiry": {}}'))  # unhashable
 def test_whatever_stands_in_a_vendors_file_every_verb_ends_and_says_what_it_knows(
     postbag, damaged, within, place, content
 ):

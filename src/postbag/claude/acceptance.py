@@ -77,18 +77,18 @@ class Settings:
             if SETTING in found:
                 value, where = found[SETTING], source
                 break
-        if value is not None and value not in STRICTNESS:
+        if value is not None and (type(value) is not str or value not in STRICTNESS):
             return HOLD, where  # Claude Code holds while a value is not one it knows
         for found in self.project:
             tighter = found.get(SETTING)
-            if tighter in STRICTNESS and STRICTNESS[tighter] > STRICTNESS.get(value, 0):
+            if type(tighter) is str and tighter in STRICTNESS and STRICTNESS[tighter] > STRICTNESS.get(value, 0):
                 value, where = tighter, "project"
         return value, where
 
     def expiry(self):
         """How long a held letter waits, in words and seconds (None: until answered)."""
         named = self._first("dialogExpiry")
-        if named not in EXPIRIES:
+        if type(named) is not str or named not in EXPIRIES:
             return f"{DEFAULT_EXPIRY}, the default", EXPIRIES[DEFAULT_EXPIRY]
         return named, EXPIRIES[named]
 
