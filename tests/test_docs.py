@@ -214,6 +214,9 @@ def test_the_readmes_version_table_says_what_the_tier_proves():
     assert word == [f"{claude.PROVEN[0]} to {claude.PROVEN[1]}", ""]
     [wake] = [versions for name, versions in rows.items() if name.startswith("waking")]
     assert wake == ["", f"{WAKES_SINCE} to {codex.PROVEN[1]}"]
+    # What Install asks for first: the clients, in the range the doors and records are proven on.
+    install = readme[readme.index("## Install") : readme.index("Then download")]
+    assert f"**Claude Code** {proven[0]}," in install and f"**Codex** {proven[1]} " in install
 
 
 def _layers():

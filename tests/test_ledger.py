@@ -581,3 +581,21 @@ def test_without_home_a_persons_home_is_the_one_the_password_database_holds():
     assert home_of({}) == pwd.getpwuid(os.getuid()).pw_dir
     assert home_of({"HOME": ""}) == pwd.getpwuid(os.getuid()).pw_dir
     assert home_of({"HOME": "/home/elsewhere"}) == "/home/elsewhere"
+
+
+@pytest.mark.shipped
+def test_lines_that_are_no_records_before_a_last_one_cut_short_are_named_by_the_first(postbag):
+    postbag.ok("join", "claude", inside="claude")
+    postbag.ok("join", "codex", inside="codex")
+    postbag.write_ledger(postbag.ledger_bytes() + b"garbage one\ngarbage two\npartial")
+    expected = f"ledger line 3 is not a record ({postbag.ledger})"
+    before = postbag.ledger_bytes()
+    for args, inside in [(("read", "1"), None), (("send", "codex", "hi"), "claude"), (("join", "claude"), "claude")]:
+        assert postbag.refused(*args, inside=inside) == expected
+    assert postbag.refused("open") == expected + AFRESH
+    assert postbag.ledger_bytes() == before
+
+
+def test_a_number_of_records_past_any_ledger_reads_them_all(postbag):
+    postbag.ready()
+    assert postbag.ok("read", "9" * 5000) == postbag.ok("read")
