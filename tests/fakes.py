@@ -21,7 +21,11 @@ WAIT = 10.0  # generous: a wait only ends early when what it waits for has arriv
 # The programs the suite, and the real clients it starts, run by name. A test's PATH holds
 # these alone (and python3, the suite's own interpreter): never a claude, a codex or a
 # postbag of the machine's, wherever the person who runs the suite keeps theirs.
-TOOLS = ("sh", "bash", "env", "cat", "ls", "mv", "rm", "mkdir", "sleep", "git", "ip", "nsenter", "node")
+TOOLS = (
+    *("sh", "bash", "env", "cat", "ls", "mv", "cp", "rm", "mkdir", "touch", "chmod", "ln", "sleep", "date", "id"),
+    *("grep", "sed", "head", "tail", "tr", "wc", "sort", "dirname", "basename", "readlink", "uname", "which", "ps"),
+    *("git", "ip", "nsenter", "node", "npm"),
+)
 # Of this process's own variables, only coverage's reach what the suite starts: they start
 # the measurement in each child. Everything else a child gets, a test names.
 MEASURING = ("COVERAGE_", "COV_CORE_")
