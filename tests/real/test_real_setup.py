@@ -63,3 +63,44 @@ def test_setup_registers_postbag_with_the_real_clients_and_doctor_says_what_each
     assert removed.returncode == 0, removed.stderr
     assert run(env, "claude", "mcp", "get", "postbag").returncode == 1
     assert run(env, "codex", "mcp", "get", "postbag", "--json").returncode == 1
+
+
+def test_on_the_real_clients_a_persons_settings_come_back_byte_for_byte_and_a_later_ledger_is_one_change(
+    person, tmp_path
+):
+    env, postbag = person
+    settings = os.path.join(env["HOME"], ".claude", "settings.json")
+    os.makedirs(os.path.dirname(settings))
+    mine = b'{"theme":"dark","permissions":{"allow":["Bash(git status)"]},"model":"opus"}'  # one line, as some keep it
+    with open(settings, "wb") as file:
+        file.write(mine)
+    assert run(env, "postbag", "setup").returncode == 0
+    with open(settings, "rb") as file:
+        assert file.read() == mine.replace(b'"Bash(git status)"]', b'"Bash(git status)","mcp__postbag"]')
+
+    # The ledger named after setup: doctor says which, setup moves both registrations in one change.
+    default = os.path.join(env["HOME"], ".postbag", "ledger.jsonl")
+    assert "fix" not in run({**env, "POSTBAG_LEDGER": default}, "postbag", "doctor").stdout.split()
+    shared = str(tmp_path / "shared" / "ledger.jsonl")
+    named = {**env, "POSTBAG_LEDGER": shared}
+    told = run(named, "postbag", "doctor")
+    assert (
+        f"fix   Claude Code's MCP server: it starts this postbag on the ledger {default}, and this terminal names "
+        f"the ledger {shared}: run postbag setup, which points it at this one"
+    ) in told.stdout.splitlines(), told.stdout
+    moved = run(named, "postbag", "setup")
+    assert moved.returncode == 0, moved.stderr
+    assert moved.stdout.count("points postbag's MCP server at the ledger this terminal names") == 2
+    got = json.loads(run(env, "codex", "mcp", "get", "postbag", "--json").stdout)
+    assert got["transport"]["env"] == {"POSTBAG_LEDGER": shared}
+    assert f"POSTBAG_LEDGER={shared}" in run(env, "claude", "mcp", "get", "postbag").stdout
+    after = run(named, "postbag", "doctor")
+    assert after.returncode == 0, after.stdout
+
+    removed = run(env, "postbag", "setup", "--remove")
+    assert removed.returncode == 0, removed.stderr
+    with open(settings, "rb") as file:
+        assert file.read() == mine
+    assert not os.path.exists(settings + ".before-postbag")
+    assert run(env, "claude", "mcp", "get", "postbag").returncode == 1
+    assert run(env, "codex", "mcp", "get", "postbag", "--json").returncode == 1
