@@ -71,7 +71,10 @@ def test_on_the_real_clients_a_persons_settings_come_back_byte_for_byte_and_a_la
     env, postbag = person
     settings = os.path.join(env["HOME"], ".claude", "settings.json")
     os.makedirs(os.path.dirname(settings))
-    mine = b'{"theme":"dark","permissions":{"allow":["Bash(git status)"]},"model":"opus"}'  # one line, as some keep it
+    # One line, as some keep it. (No "model": "opus": Claude Code 2.1.248 to 2.1.271 rewrite
+    # such a file whenever one of their commands starts, the model made "opus[1m]", the
+    # file laid out anew; that change is Claude Code's, and the kept copy holds the file.)
+    mine = b'{"theme":"dark","permissions":{"allow":["Bash(git status)"]},"cleanupPeriodDays":30}'
     with open(settings, "wb") as file:
         file.write(mine)
     assert run(env, "postbag", "setup").returncode == 0
