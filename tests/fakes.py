@@ -195,14 +195,15 @@ class FakeInbox:
 
 def _say_of(raw, says):
     """Say `says` of the letter in `raw` to the socket its frame names, as Claude Code says
-    what it did with a letter it did not take."""
+    what it did with a letter it did not take: the fields of a peer_message_status frame,
+    or a list of whole lines to write there (what else a newer Claude may write among them)."""
     user = json.loads(raw.splitlines()[-1])
     if not str(user.get("from", "")).startswith("uds:"):
         return
-    frame = {"type": "control", "action": "peer_message_status", "from": "uds:inbox", **says}
+    lines = says if isinstance(says, list) else [{"type": "control", "action": "peer_message_status", **says}]
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as reply:
         reply.connect(user["from"][len("uds:") :])
-        reply.sendall((json.dumps(frame) + "\n").encode())
+        reply.sendall("".join(json.dumps({"from": "uds:inbox", **line}) + "\n" for line in lines).encode())
 
 
 # What a fake client answers of its own configuration, as the real ones do (docs/doors.md,
@@ -277,7 +278,7 @@ class FakeClaude:
     """An executable named claude in its own directory, which answers its configuration
     commands as Claude Code does (it runs no session: FakeInbox stands for one)."""
 
-    def __init__(self, directory, version="2.1.332"):
+    def __init__(self, directory, version="2.1.336"):
         self.directory = directory
         os.makedirs(directory, exist_ok=True)
         with open(os.path.join(directory, "client_commands.py"), "w") as file:

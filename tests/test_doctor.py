@@ -38,7 +38,7 @@ def test_on_a_fresh_home_doctor_names_each_fix_and_after_setup_says_ok(postbag, 
     started = f"ok    postbag: {__version__}, which the clients start as {program(postbag)} mcp"
     assert lines[:2] == [f"ok    Python: {python}", started]
     assert lines[2:] == [
-        "ok    Claude Code: 2.1.332, within the versions postbag is proven on (2.1.248 to 2.1.332)",
+        "ok    Claude Code: 2.1.336, within the versions postbag is proven on (2.1.248 to 2.1.336)",
         "fix   Claude Code's MCP server: postbag is not registered: run postbag setup",
         "fix   the permission rule: Claude Code would ask before each of postbag's tools: run postbag setup",
         "note  letters from another session: a session that prompts for permissions takes them; one started with "
@@ -147,10 +147,10 @@ def test_a_server_that_writes_half_a_line_and_waits_does_not_hold_doctor_up(post
 def test_a_client_newer_than_proven_or_whose_version_cannot_be_told_is_noted_not_refused(postbag, tmp_path):
     newer = FakeClaude(str(tmp_path / "newer"), version="2.2.0")
     lines = doctor(postbag, env={"PATH": newer.directory})
-    assert "note  Claude Code: 2.2.0 is newer than postbag is proven on (2.1.248 to 2.1.332)" in lines
+    assert "note  Claude Code: 2.2.0 is newer than postbag is proven on (2.1.248 to 2.1.336)" in lines
     unnamed = FakeClaude(str(tmp_path / "unnamed"), version="")  # says "(Claude Code)", and no version
     lines = doctor(postbag, env={"PATH": unnamed.directory})
-    assert "note  Claude Code: its version cannot be told; postbag is proven on 2.1.248 to 2.1.332" in lines
+    assert "note  Claude Code: its version cannot be told; postbag is proven on 2.1.248 to 2.1.336" in lines
 
 
 def test_a_registration_or_settings_that_cannot_be_read_are_each_named_with_the_fix(postbag, clients):

@@ -8,6 +8,7 @@ import os
 from postbag.signals import start_beside
 
 TIMEOUT = 30.0  # seconds: what a door may take before the knock gives up on it
+PID_MOST = 2**31 - 1  # a pid_t: a pid a vendor's record names past it names no process
 # The end of stderr that is kept, however much a program writes: a warning comes last,
 # after whatever logs came before it, and this holds it with room to spare.
 STDERR_KEPT = 256 << 10
@@ -126,6 +127,27 @@ def signal_name(number):
         return f"signal {number} ({signal.Signals(number).name})"
     except ValueError:
         return f"signal {number}"
+
+
+def runs(pid, started=None):
+    """Whether the process `pid` runs, and, where /proc tells (Linux) and `started` is given
+    (its start in clock ticks since boot, /proc/PID/stat's 22nd field, as a vendor's record
+    of it keeps it), is that very process, not another given the same pid since. It is
+    only asked, with signal 0."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it runs
+        pass
+    if started is None:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            fields = file.read().rpartition(b")")[2].split()
+    except OSError:
+        return True  # no /proc here (macOS): the pid lives
+    return fields[19:20] == [b"%d" % started]  # field 22, counted after the name
 
 
 def which(name, search):

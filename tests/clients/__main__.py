@@ -1,7 +1,9 @@
 """python3 tests/clients install [PAIR]: a pair of clients and the TypeScript SDK, into .cache/clients.
 python3 tests/clients latest: the pair npm calls latest now, as POSTBAG_CLIENTS spells it.
 python3 tests/clients link DIR: claude and codex of the pair (POSTBAG_CLIENTS), linked into DIR,
-as a person's PATH has them."""
+as a person's PATH has them.
+python3 tests/clients canary [--dry-run]: what npm has published against what postbag claims, and
+the tier on each newest build not claimed yet (canary.py)."""
 
 import os
 import sys
@@ -23,7 +25,7 @@ from clients.pins import (
 
 USAGE = (
     "usage: python3 tests/clients install [newest | oldest | oldest-whole | claude@VERSION,codex@VERSION] "
-    "| latest | link DIR"
+    "| latest | link DIR | canary [--dry-run]"
 )
 arguments = sys.argv[1:]
 if arguments == ["latest"]:
@@ -37,5 +39,9 @@ elif arguments[:1] == ["link"] and len(arguments) == 2:
     os.makedirs(arguments[1], exist_ok=True)
     for name, binary in (("claude", claude_binary()), ("codex", codex_binary())):
         os.symlink(os.path.abspath(binary), os.path.join(arguments[1], name))
+elif arguments[:1] == ["canary"] and arguments[1:] in ([], ["--dry-run"]):
+    from clients.canary import main
+
+    sys.exit(main(dry_run=arguments[1:] == ["--dry-run"]))
 else:
     raise SystemExit(USAGE)

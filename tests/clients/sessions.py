@@ -333,6 +333,9 @@ class ClaudeSession(_Session):
         argv = [claude_binary(), "-p", "--input-format", "stream-json", "--output-format", "stream-json"]
         argv += ["--verbose", "--allowedTools", "Bash", "--messaging-socket-path", self.socket, *args]
         self.output = open(os.path.join(home, "stream.jsonl"), "wb")  # noqa: SIM115 (closed in stop)
+        # A session restarted on another's socket finds what that one exported: its own is waited for.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.exported)
         self.process = subprocess.Popen(
             namespace.inside(argv),
             env=full,
@@ -342,7 +345,13 @@ class ClaudeSession(_Session):
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        self.wait_for(lambda: os.path.exists(self.exported) and _answers(self.socket), "the session's socket")
+        # Started when it has said what it exports, listens, and has written the file of a
+        # running session (what receipts read).
+        own = os.path.join(home, ".claude", "sessions", f"{self.process.pid}.json")
+        self.wait_for(
+            lambda: os.path.exists(self.exported) and os.path.exists(own) and _answers(self.socket),
+            "the session's socket and its file",
+        )
 
     def say(self, text):
         """The person types `text` into the session."""

@@ -2,7 +2,9 @@
 
 import clients
 
+from postbag.claude.acceptance import NOTICE_SINCE
 from postbag.codex import wake
+from postbag.receipts import numbers
 
 LAST = (
     "It is the last letter of the exchange; do not reply.\n"
@@ -30,6 +32,14 @@ UNWOKEN = (
     )
 )
 WAITS = f"but it waits in codex's queue: no running codex has the thread loaded, and {SENT_UNWOKEN}"
+# What becomes of a letter a session of this tier holds: its session file says it runs with
+# no screen (entrypoint "sdk-cli", as `claude -p` does), where nobody can be asked to
+# approve it; from NOTICE_SINCE, Claude tells the session of one that expired.
+TOLD = " and tells that session so" if numbers(clients.PAIR["claude"]) >= numbers(NOTICE_SINCE) else ""
+HELD_WAITS = (
+    "the session has no screen to ask a person on, so unless the person lets letters in, it expires after "
+    f"dialogExpiry (5m, the default): Claude drops it{TOLD}"
+)
 
 
 def claude_variables(session):

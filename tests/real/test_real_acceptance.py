@@ -6,13 +6,13 @@ accept, or in a session that prompts, it takes it. And Claude's inbound limit, w
 postbag's knocks keep to."""
 
 import pytest
-from sessions_helpers import join_both
+from sessions_helpers import HELD_WAITS, join_both
 
 from postbag.claude.room import HOLDS_SINCE
 
 BYPASS = ["--dangerously-skip-permissions"]
 AS_ROOT = {"IS_SANDBOX": "1"}  # Claude Code lets root bypass prompts only with this set
-WAITS = "unless a person approves it in that session within dialogExpiry (5m, the default), Claude drops it"
+WAITS = HELD_WAITS
 BYPASSES = (
     "it bypasses permission prompts (it was started in permission mode bypassPermissions), and a letter from postbag "
     "claims no permission mode, which such a session holds while crossSessionInbound is unset"

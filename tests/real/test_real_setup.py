@@ -68,7 +68,7 @@ def test_setup_registers_postbag_with_the_real_clients_and_doctor_says_what_each
 def test_on_the_real_clients_a_persons_settings_come_back_byte_for_byte_and_a_later_ledger_is_one_change(
     person, tmp_path
 ):
-    env, postbag = person
+    env, _ = person
     settings = os.path.join(env["HOME"], ".claude", "settings.json")
     os.makedirs(os.path.dirname(settings))
     # One line, as some keep it. (No "model": "opus": Claude Code 2.1.248 to 2.1.271 rewrite

@@ -1,5 +1,5 @@
 """Whether Claude Code lets a letter from another session in: its acceptance policy, as
-Claude Code 2.1.248 to 2.1.332 apply it (read from their binaries, and shown on the real
+the versions room.PROVEN names apply it (read from their binaries, and shown on the real
 clients by tests/real), worked out here from the files a session leaves.
 
 1. crossSessionInbound. An administrator's managed settings, else the person's
@@ -12,8 +12,9 @@ clients by tests/real), worked out here from the files a session leaves.
    none (the hold protects such a session from a sender with fewer rights: lifting it is
    the person's decision); a session that prompts lets it in.
 
-A held letter waits for a person to approve it in that session; unapproved within
-dialogExpiry (5m unless the settings say 60s, 10m or never), Claude drops it.
+A held letter waits for a person to approve it in that session, where the app the session
+runs in can ask one; unapproved within dialogExpiry (5m unless the settings say 60s, 10m
+or never), Claude drops it.
 
 The session's permission class is read, in order, from the mode its latest turn ran in
 (each user turn of its transcript records permissionMode), and before its first turn
@@ -25,6 +26,7 @@ is whether a letter gets in while crossSessionInbound is unset.
 import os
 
 from postbag.claude.records import mode_at
+from postbag.receipts import numbers
 from postbag.vendor_files import LIMIT, quoted, read_json, record, table, text
 
 ACCEPT, HOLD, REFUSE, CANNOT_TELL = "accept", "hold", "refuse", "cannot tell"
@@ -42,18 +44,28 @@ BYPASSES = "bypassPermissions"
 PLANS = "plan"  # planning: of the bypass class when bypassing was on offer as the session started
 SETTING = "crossSessionInbound"
 LETS_IN = "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json"
+# Where a held letter waits, by the app a session runs in (its file's "entrypoint"): a
+# terminal asks the person there; VS Code shows Deliver and Deny beside it (from
+# NOTICE_SINCE); the desktop app shows no dialog (anthropics/claude-code#92027), nor can a
+# session without a screen ("sdk-cli" and the like) ask anyone, so there a held letter
+# only expires. From NOTICE_SINCE, Claude tells the session of one that expired unanswered.
+VS_CODE = "claude-vscode"
+NO_DIALOG = ("claude-desktop", "claude-desktop-3p")
+NO_SCREEN = "sdk-"
+NOTICE_SINCE = "2.1.333"
 
 
 class Verdict:
     """What Claude does with a letter from postbag: `policy` (ACCEPT, HOLD, REFUSE or
-    CANNOT_TELL) and `why`, in words that follow "since"; for a letter it may hold, what
-    becomes of it while it waits (`waits`, in words, and `expiry`, the seconds it waits,
-    None for ever) and how the person lets letters in (`remedy`)."""
+    CANNOT_TELL) and `why`, in words that follow "since"; what becomes of a letter held
+    there while it waits (`waits`, in words; `asked`, False where nobody can be asked to
+    approve it there); and, where it may not let a letter in, how the person lets letters
+    in (`remedy`)."""
 
-    __slots__ = ("expiry", "policy", "remedy", "waits", "why")
+    __slots__ = ("asked", "policy", "remedy", "waits", "why")
 
-    def __init__(self, policy, why, *, waits=None, expiry=None, remedy=None):
-        self.policy, self.why, self.waits, self.expiry, self.remedy = policy, why, waits, expiry, remedy
+    def __init__(self, policy, why, *, waits=None, asked=True, remedy=None):
+        self.policy, self.why, self.waits, self.asked, self.remedy = policy, why, waits, asked, remedy
 
 
 class Settings:
@@ -126,21 +138,24 @@ def _read(path):
         return {}
 
 
-def verdict(settings, klass):
+def verdict(settings, klass, session=None):
     """What Claude does with a letter from postbag, given its `settings` and `klass`, a
     function giving the session's permission class as `permission_class` finds it: called
-    only where the settings leave it to the class, for finding it may read far back."""
+    only where the settings leave it to the class, for finding it may read far back.
+    `session`, the running session's records.Session where its file is read, says what a
+    person can do with a letter held there."""
     value, where = settings.inbound()
     named, expiry = settings.expiry()
-    held = {"waits": _waiting(named, expiry), "expiry": expiry}
+    asked = not _cannot_ask(session)
+    held = {"waits": _waiting(named, expiry, session), "asked": asked}
     if value == REFUSE:
         why = "its settings refuse letters from other sessions (crossSessionInbound refuse)"
-        return Verdict(REFUSE, why, remedy=_remedy(where))
+        return Verdict(REFUSE, why, remedy=_remedy(where), **held)
     if value == HOLD:
         why = "its settings hold letters from other sessions (crossSessionInbound hold)"
         return Verdict(HOLD, why, remedy=_remedy(where), **held)
     if value == ACCEPT:
-        return Verdict(ACCEPT, "its settings let letters from other sessions in (crossSessionInbound accept)")
+        return Verdict(ACCEPT, "its settings let letters from other sessions in (crossSessionInbound accept)", **held)
     found, how = klass()
     if found == BYPASS:
         why = (
@@ -150,7 +165,7 @@ def verdict(settings, klass):
         return Verdict(HOLD, why, remedy=LETS_IN, **held)
     if found == PROMPTING:
         why = f"it prompts for permissions ({how}), so letters get in while crossSessionInbound is unset"
-        return Verdict(ACCEPT, why)
+        return Verdict(ACCEPT, why, **held)
     why = (
         "while crossSessionInbound is unset it holds letters if it bypasses permission prompts, and whether it "
         f"does is not known: {how}"
@@ -158,10 +173,37 @@ def verdict(settings, klass):
     return Verdict(CANNOT_TELL, why, remedy=LETS_IN, **held)
 
 
-def _waiting(named, expiry):
+def _waiting(named, expiry, session):
+    """What becomes of a held letter in `session` (a records.Session, or None: its app and
+    version not known, which names no app): what a person can do there, and when Claude
+    drops it, given dialogExpiry's name and seconds (`expiry`, None: never)."""
+    app = session.app if session is not None else None
+    told = session is not None and _at_least(session.version, NOTICE_SINCE)
+    dropped = "Claude drops it" + (" and tells that session so" if told else "")
+    if _cannot_ask(session):
+        where = "its app shows no dialog for it" if app in NO_DIALOG else "the session has no screen to ask a person on"
+        if expiry is None:
+            return f"{where}, so it waits, undelivered, as long as the session lives, unless the person lets letters in"
+        return f"{where}, so unless the person lets letters in, it expires after dialogExpiry ({named}): {dropped}"
+    if app == VS_CODE and told:
+        buttons = "the person can deliver it with the Deliver button VS Code shows beside it, or drop it with Deny"
+        if expiry is None:
+            return f"{buttons}; it waits until they do (dialogExpiry {named})"
+        return f"{buttons}; unanswered within dialogExpiry ({named}), {dropped}"
     if expiry is None:
         return f"a held letter waits until a person answers it in that session (dialogExpiry {named})"
-    return f"unless a person approves it in that session within dialogExpiry ({named}), Claude drops it"
+    return f"unless a person approves it in that session within dialogExpiry ({named}), {dropped}"
+
+
+def _cannot_ask(session):
+    """Whether `session` runs where a held letter shows nobody a dialog to answer."""
+    app = session.app if session is not None else None
+    return app in NO_DIALOG or (app is not None and app.startswith(NO_SCREEN))
+
+
+def _at_least(version, since):
+    found = numbers(version)
+    return found is not None and found >= numbers(since)
 
 
 def _remedy(where):

@@ -43,13 +43,18 @@ BURST, REFILL = 30, 0.5  # letters, and letters a second
 # The rate a process keeps to: a little under Claude's, whose clock starts when it reads a
 # letter, a moment after the knock (at 0.5 exactly, one letter in 33 was still dropped).
 KEPT_TO = 0.9 * REFILL
+# And the burst it starts with: a few letters under Claude's, for Claude's clock starts
+# when it reads the first letter, which a busy machine delays, and a letter it reads
+# later than the one before it finds that much less refilled (with the whole burst,
+# the tier's 33 letters lost one on a loaded machine). Five letters are ten seconds of lag.
+HEADROOM = 5
 
 
 class Pace:
     """The letters this process may knock with at once, as Claude Code counts a sender's."""
 
     def __init__(self):
-        self.tokens, self.at = float(BURST), None
+        self.tokens, self.at = float(BURST - HEADROOM), None
 
     def wait(self):
         """Wait, where Claude would drop the next letter, until it would take it."""
@@ -57,7 +62,7 @@ class Pace:
 
         now = time.monotonic()
         if self.at is not None:
-            self.tokens = min(BURST, self.tokens + (now - self.at) * KEPT_TO)
+            self.tokens = min(BURST - HEADROOM, self.tokens + (now - self.at) * KEPT_TO)
         if self.tokens < 1:
             time.sleep((1 - self.tokens) / KEPT_TO)
             now, self.tokens = time.monotonic(), 1.0

@@ -1,15 +1,16 @@
 """Claude Code's records, as receipts and `open` read them, read-only, under its config
-directory (CLAUDE_CONFIG_DIR, else ~/.claude); Claude Code 2.1.248 to 2.1.332
-(room.PROVEN) writes them so:
+directory (CLAUDE_CONFIG_DIR, else ~/.claude), as the versions room.PROVEN names write
+them:
 
 - projects/<its working directory>/<session id>.jsonl, the transcript: a letter the
   session took is a {"type": "queue-operation", "operation": "enqueue", "content":
-  ENVELOPE, "timestamp": ...} record, within a moment of the knock, then a user turn;
-  each user turn records the permission mode it ran in ("permissionMode") and each line
-  the version that wrote it;
-- sessions/<pid>.json, {"pid", "sessionId", "cwd", "procStart", ...}, there while the
-  session runs and removed when it exits cleanly; its process's start time, on Linux
-  /proc/<pid>/stat's, tells it from another process given the same pid since.
+  ENVELOPE, "timestamp": ...} record, then a user turn, written a moment after the taking
+  (0.1 to 0.3 s); each user turn records the permission mode it ran in
+  ("permissionMode") and each line the version that wrote it;
+- sessions/<pid>.json, {"pid", "sessionId", "cwd", "procStart", "entrypoint", "version",
+  "messagingSocketPath", ...}, there while the session runs and removed when it exits
+  cleanly; its process's start time, on Linux /proc/<pid>/stat's, tells it from another
+  process given the same pid since.
 
 Every file is untrusted input (vendor_files.py): what is not of the shape known here is
 no sign of anything.
@@ -18,23 +19,26 @@ no sign of anything.
 import os
 
 from postbag.here import home_of
+from postbag.processes import PID_MOST, runs
 from postbag.receipts import SLACK, TAKEN, UNKNOWN, Receipt, is_the_letter, taken_in
 from postbag.times import moment
 from postbag.vendor_files import find_back, read_json, record, text, whole
 
 ENDED, RUNS, CANNOT_TELL = "ended", "runs", "cannot tell"  # a session, by its file
 THE_TRANSCRIPT = "claude's transcript"  # how a receipt names it: its file name holds the session id
-_PID_MOST = 2**31 - 1  # a pid_t
 _BLOCK_BACK = 1 << 20  # each line carries the version: the last megabyte holds one
 
 
 class Session:
-    """What a running session's file says: its process (`pid`) and working directory (`cwd`)."""
+    """What a running session's file says: its process (`pid`), working directory (`cwd`),
+    the app it runs in (`app`, its "entrypoint": "cli" in a terminal, "claude-vscode",
+    "claude-desktop", "sdk-cli" without a screen...), the version that wrote the file,
+    and the inbox `socket` it listens on; each None where the file does not say."""
 
-    __slots__ = ("cwd", "pid")
+    __slots__ = ("app", "cwd", "pid", "socket", "version")
 
-    def __init__(self, pid, cwd):
-        self.pid, self.cwd = pid, cwd
+    def __init__(self, pid, cwd, app=None, version=None, socket=None):
+        self.pid, self.cwd, self.app, self.version, self.socket = pid, cwd, app, version, socket
 
 
 def config_directory(env):
@@ -43,7 +47,7 @@ def config_directory(env):
 
 def transcripts(config, session="*"):
     """The paths of the transcripts of `session` (default: every session's) under `config`."""
-    import glob  # only here: a send's own look at the records needs none
+    import glob
 
     return glob.glob(os.path.join(glob.escape(config), "projects", "*", f"{session}.jsonl"))
 
@@ -53,42 +57,46 @@ def live_session(config, session):
     none, or only files whose process is gone (a session that crashed leaves its file, and
     one resumed later in a new process writes another); CANNOT_TELL where there are no
     session files here."""
+    running = _running_sessions(config)
+    if running is None:
+        return CANNOT_TELL
+    return next((found for sessions_id, found in running if sessions_id == session), ENDED)
+
+
+def listener(config, socket):
+    """(session id, Session) of the running session whose file says it listens on the inbox
+    `socket`, or None: a session restarted on the socket of one that ended takes what is
+    sent there."""
+    running = _running_sessions(config)
+    wanted = os.path.normpath(socket)
+    return next((each for each in running or () if each[1].socket and os.path.normpath(each[1].socket) == wanted), None)
+
+
+def _running_sessions(config):
+    """(session id, Session) of each session file under `config` whose process runs, as a
+    generator; None where there are no session files here."""
     directory = os.path.join(config, "sessions")
     try:
         names = os.listdir(directory)
     except OSError:
-        return CANNOT_TELL
-    for name in names:
-        if not name.endswith(".json"):
-            continue
-        try:
-            found = record(read_json(os.path.join(directory, name)))
-        except (OSError, ValueError):
-            continue
-        if found.get("sessionId") == session:
-            pid = whole(found.get("pid"), 1, _PID_MOST)
-            if pid is not None and _running(pid, text(found, "procStart")):
-                return Session(pid, text(found, "cwd"))
-    return ENDED
+        return None
+    return (found for name in names if name.endswith(".json") for found in _running(os.path.join(directory, name)))
 
 
-def _running(pid, started):
-    """Whether the process `pid` runs, and, where /proc tells and `started` is its start
-    time as the session's file recorded it, is the same process."""
+def _running(path):
+    """[(session id, Session)] from the session file at `path`, where its process runs; else []."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: it runs
-        return True
-    if started is None or not (started.isascii() and started.isdigit()):
-        return True  # a start time in a form not known here tells nothing
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            fields = file.read().rpartition(b")")[2].split()
-    except OSError:
-        return True  # no /proc here (macOS): the pid lives
-    return fields[19:20] == [started.encode(errors="replace")]  # field 22, counted after the name
+        found = record(read_json(path))
+    except (OSError, ValueError):
+        return []
+    pid = whole(found.get("pid"), 1, PID_MOST)
+    started = text(found, "procStart")
+    started = int(started) if started and started.isascii() and started.isdigit() and len(started) < 20 else None
+    if pid is None or not runs(pid, started):  # a start time in a form not known here tells nothing
+        return []
+    session = Session(pid, text(found, "cwd"), text(found, "entrypoint"), text(found, "version"))
+    session.socket = text(found, "messagingSocketPath")
+    return [(found.get("sessionId"), session)]
 
 
 def took(entry, letter):

@@ -15,6 +15,7 @@ from postbag.claude.records import (
     THE_TRANSCRIPT,
     Session,
     config_directory,
+    listener,
     live_session,
     taken_by_another,
     took,
@@ -30,7 +31,7 @@ from postbag.vendor_files import newest, quoted, text
 
 # The versions the real-client tier proves postbag on, oldest and newest (tests/clients/pins.py
 # takes its pairs from here); an unknown receipt says so of records from outside them.
-PROVEN = ("2.1.248", "2.1.332")
+PROVEN = ("2.1.248", "2.1.336")
 # The first Claude Code whose crossSessionInbound hold keeps a letter from the model (2.1.270
 # and older, run with -p, hand it over all the same); accept and refuse work across PROVEN.
 HOLDS_SINCE = "2.1.271"
@@ -47,6 +48,8 @@ NO_INBOX = (
 # they say Claude lets in, none, as Claude says nothing of a letter it takes.
 HEARING = {HOLD: 1.0, REFUSE: 1.0, CANNOT_TELL: 0.25}
 NO_SIGN = "claude's transcript holds no sign of the letter"
+# A session restarted on the inbox socket of the one that joined takes what is sent there.
+RESTARTED = "the session that joined has ended, and another claude session, which has not joined, listens on its socket"
 BEFORE_RECEIPTS = "a join from before postbag 1.2"
 
 
@@ -107,6 +110,8 @@ class Claude(Room):
             elsewhere = taken_by_another(config, set(found), letter, clock)
             if elsewhere is not None:
                 return elsewhere
+            if listener(config, joined["socket"]) is not None:  # its transcript is written a moment after
+                return Receipt(UNKNOWN, f"{NO_SIGN} yet: {RESTARTED}")
             return Receipt(NOT_TAKEN, "claude's session has ended, and its transcript holds no sign of the letter")
         why = self._why_not(letter, alive, newest(found) if found else None)
         return why.noting(unproven(NAME, version_of(newest(found)), PROVEN)) if found else why
@@ -118,7 +123,8 @@ class Claude(Room):
         unless its settings changed since the letter was sent."""
         sent = moment(letter["at"])
         settings = Settings(self.here, self.config, alive.cwd if isinstance(alive, Session) else None)
-        found = verdict(settings, lambda: permission_class(settings, transcript, _if_running(alive), sent))
+        running = _if_running(alive)
+        found = verdict(settings, lambda: permission_class(settings, transcript, running, sent), running)
         said = text(letter, "recipient_said")
         if said == DROPPED:
             return Receipt(NOT_TAKEN, "claude dropped it at its inbox: it never reached the session")
@@ -137,13 +143,20 @@ class Claude(Room):
             return Receipt(UNKNOWN, f"{NO_SIGN}, and whether the session let it in cannot be told: {found.why}")
         return Receipt(UNKNOWN, f"{NO_SIGN} (yet), and its records say nothing of why")
 
-    def reachability(self, joined):  # noqa: PLR0911 - one answer a case, in the order Claude decides
+    def reachability(self, joined):
         session = _session_of(joined)
         if session is None:
             return f"whether claude can take a letter now cannot be told: its join names no session ({BEFORE_RECEIPTS})"
         alive = live_session(self.config, session)
-        if alive == ENDED:
+        if alive != ENDED:
+            return self._standing(session, alive)
+        other = listener(self.config, joined["socket"])
+        if other is None:
             return "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
+        return f"{self._standing(*other)} ({RESTARTED}: let it join, so that the ledger names it)"
+
+    def _standing(self, session, alive):
+        """Whether the session `session`, which runs as `alive` says, can take a letter now, in words."""
         found = self._verdict(session, alive)
         if found.policy == REFUSE:
             return f"claude will not take a letter now: it refuses each, since {found.why}; {found.remedy}"
@@ -163,7 +176,7 @@ class Claude(Room):
         running = _if_running(alive)
         settings = Settings(self.here, self.config, running.cwd if running else None)
         found = transcripts(self.config, session)
-        return verdict(settings, lambda: permission_class(settings, newest(found) if found else None, running))
+        return verdict(settings, lambda: permission_class(settings, newest(found) if found else None, running), running)
 
     # What setup and doctor ask (setup.py, imported when asked: only the human's verbs ask it).
 
@@ -257,15 +270,13 @@ def _if_running(alive):
 def _held(found, sent, expiry):
     """What became of a letter Claude held, sent at `sent` (seconds since the epoch), given
     the settings' `expiry` (its name, and its seconds or None): waiting for the person, or,
-    unapproved within dialogExpiry, dropped."""
+    unanswered within dialogExpiry, dropped."""
     why = f", since {found.why}" if found.policy == HOLD else ", for a reason its records do not show"
     named, seconds = expiry
     if sent is not None and seconds is not None and time.time() > sent + seconds:
+        unanswered = "nobody approved it" if found.asked else "nobody could be asked to approve it there"
         return (
-            f"claude held it for the person's review{why}, and nobody approved it within dialogExpiry ({named}): "
+            f"claude held it for the person's review{why}, and {unanswered} within dialogExpiry ({named}): "
             "Claude has dropped it"
         )
-    if seconds is None:
-        return f"claude holds it for the person's review{why}; it waits until a person answers it in that session"
-    waits = f"unless a person approves it in that session within dialogExpiry ({named}), Claude drops it"
-    return f"claude holds it for the person's review{why}; {waits}"
+    return f"claude holds it for the person's review{why}; {found.waits}"

@@ -15,6 +15,7 @@ whether it runs: its pid lives and, on Linux, /proc/N/stat gives the same start 
 import os
 
 from postbag.codex.records import approval_policy, version_of
+from postbag.processes import PID_MOST, runs
 from postbag.receipts import numbers
 from postbag.vendor_files import quoted, read_json, record, table, whole
 
@@ -40,7 +41,6 @@ POLICY_UNSTATED = (
     f"{TAKEN_ON_RESUME}"
 )
 NEXT_LETTER_WAKES = "the next letter wakes it through codex's daemon, with any letters waiting for it"
-_PID_MOST = 2**31 - 1  # a pid_t
 
 
 def why_not_woken(rollout, wakes):
@@ -80,7 +80,7 @@ def unloaded(home, rollout, wakes):
     return WILL_WAKE, NEXT_LETTER_WAKES
 
 
-def daemon_runs(home):  # noqa: PLR0911 - one answer a case, from the record to the process it names
+def daemon_runs(home):
     """Whether codex's app-server daemon for `home` RUNS, is STOPPED, or CANNOT_TELL, from
     the record of its process it keeps. Nothing is connected to or signalled but with
     signal 0, which only asks."""
@@ -90,21 +90,8 @@ def daemon_runs(home):  # noqa: PLR0911 - one answer a case, from the record to 
         return STOPPED
     except (OSError, ValueError):
         return CANNOT_TELL
-    pid = whole(kept.get("pid"), 1, _PID_MOST)
+    pid = whole(kept.get("pid"), 1, PID_MOST)
     if pid is None:
         return CANNOT_TELL
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return STOPPED
-    except OSError:  # a process of another user's: alive
-        pass
-    started = table(kept, "processIdentity").get("startTicks")
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            fields = file.read().rpartition(b")")[2].split()
-    except OSError:
-        return RUNS  # no /proc here (macOS): the pid lives
-    if type(started) is not int:
-        return RUNS
-    return RUNS if fields[19:20] == [b"%d" % started] else STOPPED  # field 22, counted after the name
+    started = whole(table(kept, "processIdentity").get("startTicks"), 0, 2**63 - 1)
+    return RUNS if runs(pid, started) else STOPPED
