@@ -131,7 +131,7 @@ def knock_latency(pyz, work, rounds):
     """Median of how much longer a codex knock takes than a plain blocking run of the same
     child (one that sleeps and exits): the time from the child's exit to the knock's return."""
     from_the_pyz(pyz)
-    from postbag.codex.door import knock
+    from postbag.codex.queue import knock
 
     child = os.path.join(work, "slow-codex")
     with open(child, "w") as file:
@@ -392,8 +392,8 @@ UNPACED_SERVER = """import sys
 sys.path.insert(0, sys.argv[1])
 import postbag.__main__
 postbag.__main__._load_compiled_code()
-from postbag.claude import door
-door.PACE.wait = lambda: None
+from postbag.claude import inbox
+inbox.PACE.wait = lambda: None
 sys.exit(postbag.__main__.run(["mcp"]))"""
 
 
@@ -440,7 +440,7 @@ def asking_for_receipts(pyz, work, rounds):
     check of the recipient's records at once costs it, with settings, live sessions and a
     thread's writer lock where a user has them."""
     from_the_pyz(pyz)
-    from postbag import peers
+    from postbag import rooms
     from postbag.here import Here
 
     home = os.path.join(work, "receipts-home")
@@ -484,12 +484,12 @@ def asking_for_receipts(pyz, work, rounds):
     timed = [
         (
             "a receipt, letter at the end of a 100 MB Claude transcript",
-            in_process(lambda: peers.room("claude", Here(env, work)).receipt(to_claude, claude_join)),
+            in_process(lambda: rooms.room("claude", Here(env, work)).receipt(to_claude, claude_join)),
             50.0,
         ),
         (
             "a receipt, letter at the end of a 100 MB Codex rollout",
-            in_process(lambda: peers.room("codex", Here(env, work)).receipt(to_codex, codex_join)),
+            in_process(lambda: rooms.room("codex", Here(env, work)).receipt(to_codex, codex_join)),
             50.0,
         ),
         (
@@ -553,12 +553,12 @@ AT_ONCE = """import json, socket, subprocess, sys, time
 sys.path.insert(0, sys.argv[1])
 import postbag.__main__
 postbag.__main__._load_compiled_code()  # as the launcher has it: the archive's compiled modules
-from postbag import cli, peers, verbs
+from postbag import cli, rooms, verbs
 from postbag.here import Here
 cli._parser()
 letter, joined, env = map(json.loads, sys.argv[2:5])
 started = time.perf_counter()
-post = peers.room(letter["to"], Here(env, sys.argv[5])).post(joined)
+post = rooms.room(letter["to"], Here(env, sys.argv[5])).post(joined)
 before = time.perf_counter() - started
 post.finish()
 post.said()

@@ -74,7 +74,7 @@ UNIX = 3  # the zip "created by" system
 # human's verb inside a session, which agents meet often. Their compiled code is stored,
 # not deflated, so that those answers never load zlib: half a millisecond of the eleven
 # they take. test_pyz checks that those answers load nothing else from the archive.
-STORED = ("__main__", "__init__", "human", "refusal", "sessions", "claude/__init__", "codex/__init__")
+STORED = ("__main__", "__init__", "human_verbs", "refusal", "vendors", "claude/__init__", "codex/__init__")
 
 
 VERSIONS = ("3.10", "3.11", "3.12", "3.13", "3.14")

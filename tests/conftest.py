@@ -21,7 +21,7 @@ from fakes import FakeCodex, FakeInbox, less, path_with_python3, terminal_enviro
 from helpers import DOOR_NOW, PERSONS_VERBS, REPLACES, ROOT, SESSION_VARIABLES, SRC, STOP
 from hypothesis import settings
 from inprocess import run_cli
-from records import Claude, Codex
+from written import Claude, Codex
 
 
 def ledger_news(ledger):
@@ -204,11 +204,11 @@ class Postbag:
         finally:
             server.close()
 
-    def place(self, inside=None, env=None):
-        """What a command run in this process gets of it (here.Here), inside `inside`'s session."""
+    def place(self, inside=None, env=None, streams=(None, None, None)):
+        """What a command run in this process is given (here.Here), inside `inside`'s session."""
         from postbag.here import Here
 
-        return Here(self.environment(inside, env), os.getcwd(), root=self.root)
+        return Here(self.environment(inside, env), os.getcwd(), root=self.root, platform=sys.platform, streams=streams)
 
     def environment(self, inside=None, env=None):
         """The environment a command gets inside `inside`'s session, with `env` over it."""

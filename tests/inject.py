@@ -51,13 +51,13 @@ def _timeout(value):
 def _sndbuf(_):
     import socket
 
-    from postbag.claude import door as claude
+    from postbag.claude import inbox as claude
 
     connect = claude._connect
 
-    def small_buffer_connect(inbox, path):
+    def small_buffer_connect(inbox, path, most):
         inbox.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1)
-        return connect(inbox, path)
+        return connect(inbox, path, most)
 
     claude._connect = small_buffer_connect
 
@@ -104,9 +104,9 @@ def _signal_mid_append(value):
 
 
 def _connect_fails(value):
-    from postbag.claude import door as claude
+    from postbag.claude import inbox as claude
 
-    def failing_connect(inbox, path):
+    def failing_connect(inbox, path, most):
         raise OSError(getattr(errno, value), os.strerror(getattr(errno, value)))
 
     claude._connect = failing_connect

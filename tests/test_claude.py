@@ -10,7 +10,7 @@ import time
 
 import pytest
 from helpers import line
-from records import Claude, now, write_lines
+from written import Claude, now, write_lines
 
 SESSION = "9e8d7c6b-5a49-4838-9726-151413121110"
 WAITS = "unless a person approves it in that session within dialogExpiry (5m, the default), Claude drops it"
@@ -492,7 +492,7 @@ def test_open_says_a_claude_session_has_ended_when_only_other_sessions_have_file
 def test_a_process_keeps_its_knocks_to_the_rate_claude_takes_a_senders_letters_at(monkeypatch):
     """About 25 at once, then a little under one every two seconds: Claude Code drops what
     comes faster from one sender, and the MCP door's server is one (docs/doors.md)."""
-    from postbag.claude import door
+    from postbag.claude import inbox
 
     clock, slept = [1000.0], []
 
@@ -502,13 +502,13 @@ def test_a_process_keeps_its_knocks_to_the_rate_claude_takes_a_senders_letters_a
 
     monkeypatch.setattr(time, "monotonic", lambda: clock[0])
     monkeypatch.setattr(time, "sleep", sleep)
-    pace = door.Pace()
-    for _ in range(door.BURST - door.HEADROOM):  # a few under Claude's burst: its clock may start late
+    pace = inbox.Pace()
+    for _ in range(inbox.BURST - inbox.HEADROOM):  # a few under Claude's burst: its clock may start late
         pace.wait()
     assert slept == []
     pace.wait()
-    assert slept == [round(1 / door.KEPT_TO, 3)]
-    clock[0] += 5.5 / door.KEPT_TO  # five and a half letters' worth of time, spent elsewhere
+    assert slept == [round(1 / inbox.KEPT_TO, 3)]
+    clock[0] += 5.5 / inbox.KEPT_TO  # five and a half letters' worth of time, spent elsewhere
     for _ in range(5):
         pace.wait()
     assert len(slept) == 1

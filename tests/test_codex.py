@@ -167,15 +167,17 @@ def test_a_thread_whose_rollout_an_older_codex_wrote_is_not_woken_and_open_says_
 
 
 def test_a_thread_without_a_held_lock_is_not_loaded_and_one_whose_locks_cannot_be_read_cannot_be_told(tmp_path):
-    from postbag.codex.loaded import CANNOT_TELL, NOT_LOADED, is_loaded
+    from postbag.codex.loaded import NOT_LOADED, is_loaded
+    from postbag.room import CANNOT_TELL
 
-    assert is_loaded(str(tmp_path), THREAD) == CANNOT_TELL  # no lock folder: this is not that codex's home
+    home, system = str(tmp_path), sys.platform
+    assert is_loaded(home, THREAD, system) == CANNOT_TELL  # no lock folder: this is not that codex's home
     (tmp_path / "thread-writer-locks").mkdir()
-    assert is_loaded(str(tmp_path), THREAD) == NOT_LOADED  # a codex that keeps locks, and none for this thread
+    assert is_loaded(home, THREAD, system) == NOT_LOADED  # a codex that keeps locks, and none for this thread
     (tmp_path / "thread-writer-locks" / f"{THREAD}.lock").write_text("")
-    assert is_loaded(str(tmp_path), THREAD, locks=str(tmp_path / "no-such-proc-locks")) == CANNOT_TELL
-    assert is_loaded(str(tmp_path), THREAD) == NOT_LOADED
-    assert is_loaded(str(tmp_path), THREAD, system="freebsd") == CANNOT_TELL  # no way known there: not guessed
+    assert is_loaded(home, THREAD, system, locks=str(tmp_path / "no-such-proc-locks")) == CANNOT_TELL
+    assert is_loaded(home, THREAD, system) == NOT_LOADED
+    assert is_loaded(home, THREAD, "freebsd") == CANNOT_TELL  # no way known there: not guessed
 
 
 # How codex holds a loaded thread's writer lock: an exclusive flock, for as long as it has
@@ -201,11 +203,11 @@ def test_a_thread_whose_writer_lock_another_process_holds_is_loaded_on_this_syst
     lock.write_text("")
     holder = held(lock)
     try:
-        assert is_loaded(str(tmp_path), THREAD) == LOADED
+        assert is_loaded(str(tmp_path), THREAD, sys.platform) == LOADED
         before = lock.stat()
     finally:
         holder.communicate(b"")
-    assert is_loaded(str(tmp_path), THREAD) == NOT_LOADED  # the lock went with its process
+    assert is_loaded(str(tmp_path), THREAD, sys.platform) == NOT_LOADED  # the lock went with its process
     assert (lock.stat().st_mtime_ns, lock.stat().st_size) == (before.st_mtime_ns, before.st_size)
 
 

@@ -141,7 +141,7 @@ def test_every_refusal_has_a_troubleshooting_row():
 
 def test_every_row_quotes_words_postbag_really_says():
     from postbag.codex.room import SANDBOX
-    from postbag.peers import ROOMS
+    from postbag.rooms import ROOMS
 
     said = said_anywhere()
     # Words a refusal takes from the rooms where the sources hold a placeholder.
@@ -195,7 +195,7 @@ def test_the_readmes_version_table_says_what_the_tier_proves():
     them (tests/clients/pins.py), and an unknown receipt calls them proven."""
     from postbag.claude.room import HOLDS_SINCE
     from postbag.codex.wake import WAKES_SINCE
-    from postbag.peers import ROOMS
+    from postbag.rooms import ROOMS
 
     claude, codex = ROOMS["claude"], ROOMS["codex"]
 

@@ -119,26 +119,26 @@ def test_what_claude_lets_in_and_the_ledger_are_checked_and_each_joined_door_nam
 
 def test_a_server_is_started_as_its_client_would_and_must_answer_as_postbag(postbag, tmp_path):
     from postbag.doctor import answers
-    from postbag.registration import Server
+    from postbag.registration import Registration
 
     env = postbag.environment()
-    assert answers(Server([sys.executable, "-m", "postbag", "mcp"]), env) is None
-    assert answers(Server([str(tmp_path / "nowhere"), "mcp"]), env) == "No such file or directory"
-    assert answers(Server([sys.executable, "-c", "pass"]), env) == "it answered what is not JSON"
+    assert answers(Registration([sys.executable, "-m", "postbag", "mcp"]), env) is None
+    assert answers(Registration([str(tmp_path / "nowhere"), "mcp"]), env) == "No such file or directory"
+    assert answers(Registration([sys.executable, "-c", "pass"]), env) == "it answered what is not JSON"
     other = 'import json; input(); print(json.dumps({"result": {"serverInfo": {"name": "another"}}}))'
-    assert answers(Server([sys.executable, "-c", other]), env) == "it answered as another server"
+    assert answers(Registration([sys.executable, "-c", other]), env) == "it answered as another server"
 
 
 def test_a_server_that_writes_half_a_line_and_waits_does_not_hold_doctor_up(postbag, monkeypatch):
     import threading
 
     from postbag import doctor
-    from postbag.registration import Server
+    from postbag.registration import Registration
 
     monkeypatch.setattr(doctor, "ANSWER_WAIT", 0.5)
     stalls = [sys.executable, "-c", "import sys, time; sys.stdout.write('{'); sys.stdout.flush(); time.sleep(60)"]
     said = []
-    asking = threading.Thread(target=lambda: said.append(doctor.answers(Server(stalls), postbag.environment())))
+    asking = threading.Thread(target=lambda: said.append(doctor.answers(Registration(stalls), postbag.environment())))
     asking.start()
     asking.join(20)  # a doctor that waited for the rest of the line would still be waiting
     assert said == ["no answer within 0.5 s"]

@@ -17,7 +17,7 @@ from fakes import FakeInbox
 from helpers import BODY_MAX
 
 from postbag import processes
-from postbag.claude import door as claude
+from postbag.claude import inbox as claude
 from postbag.here import Here
 from postbag.refusal import Refusal
 
@@ -310,7 +310,7 @@ def test_codex_queue_that_cannot_start_for_size_says_shorten(postbag, codex):
 
 
 def test_codex_is_found_in_the_chatgpt_app_before_path(tmp_path):
-    from postbag.codex.door import APP_CODEX, find_codex
+    from postbag.codex.queue import APP_CODEX, find_codex
 
     root = tmp_path / "system"  # the system's files, where the ChatGPT app is installed on macOS
     (root / APP_CODEX.lstrip("/")).parent.mkdir(parents=True)
@@ -355,7 +355,6 @@ def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(tmp_pa
     """Through the directory's descriptor: the working directory is never borrowed, for the
     look at the recipient's records runs beside the knock, and a relative CLAUDE_CONFIG_DIR
     or CODEX_HOME would resolve against the socket's directory meanwhile."""
-    monkeypatch.setattr(claude, "SOCKET_PATH_MAX", 103)  # macOS: sun_path holds 104 bytes
     directory = tmp_path / ("d" * max(1, 105 - len(str(tmp_path)) - len("/inbox.sock") - 1))
     directory.mkdir()
     path = str(directory / "inbox.sock")
@@ -369,7 +368,8 @@ def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(tmp_pa
     monkeypatch.setattr(os, "fchdir", borrowed)
     here = os.getcwd()
     try:
-        claude.knock({"socket": path, "token": inbox.token}, "Letter 1 from codex via postbag.")
+        macos = Here({}, here, platform="darwin")  # sun_path holds 104 bytes there
+        claude.knock({"socket": path, "token": inbox.token}, "Letter 1 from codex via postbag.", here=macos)
         assert inbox.envelopes(1) == ["Letter 1 from codex via postbag."]
     finally:
         inbox.close()

@@ -4,7 +4,7 @@ every agent session, and the session variables chosen by family, never passed on
 import pytest
 from helpers import SESSION_VARIABLES, STOP
 
-from postbag import guards, human, sessions
+from postbag import guards, human_verbs, vendors
 from postbag.here import Here
 from postbag.refusal import Refusal
 
@@ -29,10 +29,10 @@ def test_join_claude_needs_both_of_its_variables(postbag, inbox):
 def test_any_session_variable_even_empty_marks_a_session_the_humans_verbs_refuse(variable, value):
     for verb in ("open", "close"):
         with pytest.raises(Refusal) as refused:
-            human.require_human(verb, {"PATH": "/usr/bin", variable: value})
+            human_verbs.require_human(verb, {"PATH": "/usr/bin", variable: value})
         marks = f"(this shell has {variable}, which marks an agent's session)"
         assert str(refused.value) == f"{verb} is the human's verb {marks}"
-    human.require_human("open", {"PATH": "/usr/bin", "CODEX_HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})
+    human_verbs.require_human("open", {"PATH": "/usr/bin", "CODEX_HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})
 
 
 @pytest.mark.shipped
@@ -126,7 +126,7 @@ def test_a_door_field_no_door_can_carry_is_refused_at_join_and_records_nothing(p
 
 
 @pytest.mark.parametrize(
-    ("name", "vendors"),
+    ("name", "known"),
     [
         ("CLAUDECODE", True),
         ("CLAUDE_CODE_MESSAGING_TOKEN", True),
@@ -139,8 +139,8 @@ def test_a_door_field_no_door_can_carry_is_refused_at_join_and_records_nothing(p
         ("PATH", False),
     ],
 )
-def test_vendor_session_variables_are_known_by_family(name, vendors):
-    assert sessions.is_session_variable(name) is vendors
+def test_vendor_session_variables_are_known_by_family(name, known):
+    assert vendors.is_session_variable(name) is known
 
 
 @pytest.mark.shipped

@@ -44,6 +44,7 @@ def test_a_new_ledger_and_each_new_directory_is_named_durably_before_the_first_r
     assert [identity.get(tuple(map(int, entry.split()))) for entry in log.read_text().splitlines()] == ["ledger"]
 
 
+@pytest.mark.process  # a umask of its own
 def test_created_private_whatever_the_umask(postbag, tmp_path):
     postbag.env["POSTBAG_LEDGER"] = str(tmp_path / "deep" / "er" / "ledger.jsonl")
     postbag.open(umask=0)
@@ -52,6 +53,7 @@ def test_created_private_whatever_the_umask(postbag, tmp_path):
     assert stat.S_IMODE(os.stat(tmp_path / "deep" / "er" / "ledger.jsonl").st_mode) == 0o600
 
 
+@pytest.mark.process  # a umask of its own
 def test_a_loosened_ledger_is_made_private_again_on_write(postbag):
     postbag.open()
     os.chmod(postbag.ledger, 0o644)

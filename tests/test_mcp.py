@@ -597,14 +597,13 @@ def test_a_tool_that_meets_what_no_verb_foresaw_fails_closed_with_a_sentence(pos
     assert _dispatch(postbag.place("claude"), "read", {}) == (refused(words), True)
 
 
-def test_a_server_started_without_stdin_or_stdout_ends_at_once_with_0(postbag, monkeypatch):
+def test_a_server_started_without_stdin_or_stdout_ends_at_once_with_0(postbag):
     from postbag import mcp
 
-    monkeypatch.setattr("sys.stdin", None)
-    assert mcp.serve(postbag.place("claude"), ["postbag"]) == 0
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"")))
-    monkeypatch.setattr("sys.stdout", None)
-    assert mcp.serve(postbag.place("claude"), ["postbag"]) == 0
+    output = io.TextIOWrapper(io.BytesIO())
+    assert mcp.serve(postbag.place("claude", streams=(None, output, None)), ["postbag"]) == 0
+    assert mcp.serve(postbag.place("claude", streams=(io.TextIOWrapper(io.BytesIO(b"")), None, None)), ["postbag"]) == 0
+    assert output.buffer.getvalue() == b""
 
 
 @pytest.mark.process  # a terminal for stdin

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from postbag import blocks, cli
+from postbag import cli, ledger_index
 from postbag.ledger import Ledger
 
 AT = st.sampled_from(["2026-09-08T10:02:11+02:00", "2026-09-08T10:02:11", "2026-09-08T10:02:11.5-05:30"])
@@ -94,11 +94,8 @@ REPAIRED = re.compile(
 
 
 def _run(argv):
-    """`postbag ARGV` in this process, as a process of its own would run it: a process is
-    the sender whose letters Claude's inbox counts, so each run starts with a fresh count."""
-    from postbag.claude import door
-
-    door.PACE = door.Pace()
+    """`postbag ARGV` in this process, as a process of its own would run it: each run
+    starts with its own count of knocks, which Claude's inbox counts by sender."""
     return cli.main(argv)
 
 
@@ -159,7 +156,7 @@ def test_where_a_read_block_ends_changes_nothing_a_command_says(bag, capsys, led
     commands = (["read"], ["read", "--json", str(tail)], ["send", "claude", "hello"], ["join", "codex"])
     said = {}
     for size in (1 << 20, block):
-        with mock.patch.object(blocks, "BLOCK", size):
+        with mock.patch.object(ledger_index, "BLOCK", size):
             said[size] = []
             for argv in commands:
                 bag.write_bytes(ledger)

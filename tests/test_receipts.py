@@ -7,7 +7,7 @@ import json
 import os
 
 import pytest
-from records import WHEN, local, write_lines
+from written import WHEN, local, write_lines
 
 
 @pytest.mark.shipped
@@ -125,7 +125,7 @@ def test_an_unknown_from_records_a_client_outside_the_proven_range_wrote_says_so
     """The version each client writes in its own records (Claude Code on each transcript
     line, Codex in the rollout's first record) is named where it is not one postbag is
     proven on; a send is never refused for it."""
-    from postbag.peers import ROOMS
+    from postbag.rooms import ROOMS
 
     claude, codex, _, _ = exchange
     claude.runs(tmp_path / "repo")

@@ -479,6 +479,7 @@ def test_a_kill_at_any_step_leaves_the_old_file_or_the_whole_new_one(postbag, cl
         step += 1
         path = write_settings(postbag, WRITTEN_BY_CLAUDE)
         result = postbag.with_faults(f"kill-at={step}").run("setup", env=env)
+        assert result.returncode in (0, -9) and step < 100, (step, result.stderr)  # killed, or done
         found, kept = read_bytes(path), read_bytes(path + ".before-postbag")
         assert found in (WRITTEN_BY_CLAUDE, made), step
         assert kept in (None, WRITTEN_BY_CLAUDE), step  # never part of it, and never postbag's own file

@@ -14,7 +14,7 @@ import sqlite3
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from records import write_lines
+from written import write_lines
 
 RESUMED_WHERE = "(in the app or editor, or with codex resume)"
 # What no output may hold raw: every character escape.py writes as an escape, but the newline.

@@ -15,13 +15,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 from postbag import __version__, ledger_file
 from postbag.ledger import Ledger, damage, locate
-from postbag.peers import room
 from postbag.receipts import numbers
 from postbag.refusal import Refusal, to_the_persons_ears
 from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check
-from postbag.sessions import PEERS, for_a_child
-from postbag.setup import ANOTHER, ELSEWHERE, ledger_of, server_of, standing
+from postbag.room import TAKES
+from postbag.rooms import room
+from postbag.setup import ANOTHER, ELSEWHERE, ledger_of, registration_of, standing
 from postbag.vendor_files import json_of, quoted, record, table
+from postbag.vendors import PEERS, for_a_child
 
 ANSWER_WAIT = 10.0  # seconds a server started here has to answer: it answers in milliseconds
 ANSWER_MOST = 1 << 20  # bytes of its answer read: an initialize result is a few hundred
@@ -30,32 +31,32 @@ ANSWER_MOST = 1 << 20  # bytes of its answer read: an initialize result is a few
 def doctor(here, program):
     """Every Check, in the order a first exchange needs them."""
     try:
-        server = server_of(here, program)
+        wanted = registration_of(here, program)
     except Refusal:
-        server = None  # the ledger the server is to carry cannot be told: the ledger's line says why
-    command = server or server_of(here.with_env({}), program)  # how it starts, whatever ledger it carries
+        wanted = None  # the ledger the server is to carry cannot be told: the ledger's line says why
+    command = wanted or registration_of(here.with_env({}), program)  # how it starts, whatever ledger it carries
     with ThreadPoolExecutor(max_workers=4) as pool:  # the clients take their time to start; in turn, seconds
-        rooms = [pool.submit(_client_checks, room(peer, here), here, server) for peer in PEERS]
+        rooms = [pool.submit(_client_checks, room(peer, here), here, wanted) for peer in PEERS]
         ledger = pool.submit(_ledger_checks, here)
         found = [Check(OK, "Python", sys.version.split()[0]), _this_postbag(here, command)]
         found += [check for each in rooms for check in each.result()]
         return found + ledger.result()
 
 
-def _this_postbag(here, server):
+def _this_postbag(here, wanted):
     """Whether this postbag starts as the clients are to start it."""
     from postbag import processes
 
     try:
-        status, said, _ = processes.ask([*server.argv[:-1], "--version"], for_a_child(here.env), ANSWER_WAIT)
+        status, said, _ = processes.ask([*wanted.argv[:-1], "--version"], for_a_child(here.env), ANSWER_WAIT)
     except OSError as error:
-        return Check(FIX, "postbag", f"{server.words()} does not start ({error.strerror}): {RUN_SETUP} from it")
+        return Check(FIX, "postbag", f"{wanted.words()} does not start ({error.strerror}): {RUN_SETUP} from it")
     if status != 0 or said.strip() != f"postbag {__version__}":
-        return Check(FIX, "postbag", f"{quoted(server.words())} does not start as this postbag: {RUN_SETUP} from it")
-    return Check(OK, "postbag", f"{__version__}, which the clients start as {server.words()}")
+        return Check(FIX, "postbag", f"{quoted(wanted.words())} does not start as this postbag: {RUN_SETUP} from it")
+    return Check(OK, "postbag", f"{__version__}, which the clients start as {wanted.words()}")
 
 
-def _client_checks(each, here, server):
+def _client_checks(each, here, wanted):
     """A client's checks: installed, its version, postbag as its MCP server, and its room's own."""
     client = each.client()
     if client.program is None:
@@ -67,16 +68,16 @@ def _client_checks(each, here, server):
         found.append(Check(FIX, what, f"{registered}: mend it, then {RUN_SETUP}"))
     elif registered is None:
         found.append(Check(FIX, what, f"postbag is not registered: {RUN_SETUP}"))
-    elif server is None:
+    elif wanted is None:
         found.append(Check(FIX, what, "whether it starts this postbag cannot be told until the ledger is mended"))
     else:
-        found.append(_registration(each, registered, server, here, what))
+        found.append(_registration(each, registered, wanted, here, what))
     return [*found, *each.checks()]
 
 
-def _registration(each, registered, server, here, what):
+def _registration(each, registered, wanted, here, what):
     """The check of a registration of postbag: this postbag on this terminal's ledger, answering."""
-    state = standing(registered, server, here)
+    state = standing(registered, wanted, here)
     if state == ANOTHER:
         return Check(
             FIX,
@@ -89,7 +90,7 @@ def _registration(each, registered, server, here, what):
             FIX,
             what,
             f"it starts this postbag on the ledger {ledger_of(registered, here)}, and this terminal names the ledger "
-            f"{ledger_of(server, here)}: {RUN_SETUP}, which points it at this one",
+            f"{ledger_of(wanted, here)}: {RUN_SETUP}, which points it at this one",
         )
     why_not = answers(registered, here.env)
     said = "postbag, registered, starts and answers" if why_not is None else f"postbag does not start: {why_not}"
@@ -109,8 +110,8 @@ def _version(each, client):
     return Check(OK, what, f"{installed}, within the versions postbag is proven on ({oldest} to {newest})")
 
 
-def answers(server, env):
-    """None where `server` starts and answers an MCP initialize as postbag, as a client
+def answers(registration, env):
+    """None where `registration` starts and answers an MCP initialize as postbag, as a client
     would start it (this terminal's environment less the sessions', and the server's own
     variables); else why not, in words."""
     import json
@@ -121,11 +122,11 @@ def answers(server, env):
     request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": asked}
     try:
         child = subprocess.Popen(
-            server.argv,
+            registration.argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env={**for_a_child(env), **server.env},
+            env={**for_a_child(env), **registration.env},
             start_new_session=True,
         )
     except OSError as error:
@@ -179,8 +180,8 @@ def _ledger_checks(here):
     doors = []
     for peer, joined in joins.items():
         if joined is not None:
-            words = verbs.door_now(peer, joined, here, exchange)
-            doors.append(Check(OK if words.startswith(f"{peer} can take") else NOTE, f"{peer}'s door", words))
+            reach = verbs.reach(peer, joined, here, exchange)
+            doors.append(Check(OK if reach.state == TAKES else NOTE, f"{peer}'s door", reach.words))
     return [check, *doors]
 
 

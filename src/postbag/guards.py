@@ -5,10 +5,10 @@ This is a guardrail against mixed-up roles, not authentication: any program of t
 user can set or unset these variables. Every function takes what it judges.
 """
 
-from postbag.human import in_a_persons_terminal
-from postbag.peers import ROOMS, room
+from postbag.human_verbs import in_a_persons_terminal
 from postbag.refusal import Refusal
-from postbag.sessions import PEERS, inside, other
+from postbag.rooms import ROOMS, room
+from postbag.vendors import PEERS, inside, other
 
 # How a person sets up the MCP door, for a server that cannot tell whose session calls it.
 REGISTER = (

@@ -1,8 +1,8 @@
-"""What postbag takes from the process it runs in: its environment, its working directory,
-the zone of its clock and the root under which the system keeps what an administrator
-sets. The entry point reads them once (cli.main) and everything below is given them,
-so that a test, or the MCP server for each call, can give others; nothing below reads
-the process itself."""
+"""What postbag takes from the process it runs in: its environment, working directory,
+clock, system (and the root under which the system keeps what an administrator sets),
+its standard streams, and what the process remembers of its own knocks. The entry point
+reads them once (cli.main) and everything below is given them, so that a test, or the
+MCP server for each call, can give others; nothing below reads the process itself."""
 
 import os
 
@@ -11,12 +11,19 @@ from postbag.times import Clock
 
 class Here:
     """The process's inputs: `env` (a mapping of its variables), `cwd` (its working
-    directory), `clock` and `root` (where the system's own files are, "/" but in tests)."""
+    directory), `clock`, `root` (where the system's own files are, "/" but in tests),
+    `platform` (the system's name, as sys.platform gives it; None: not known, where
+    what depends on it cannot be told), `streams` (stdin, stdout
+    and stderr: text streams, each None where the process was started without it) and
+    `paces` (what this process remembers of its own knocks on a door, by room: a process
+    is the sender a vendor counts, and the MCP server one process for all its calls)."""
 
-    __slots__ = ("clock", "cwd", "env", "root")
+    __slots__ = ("clock", "cwd", "env", "paces", "platform", "root", "stderr", "stdin", "stdout")
 
-    def __init__(self, env, cwd, clock=None, root="/"):
-        self.env, self.cwd, self.clock, self.root = env, cwd, clock or Clock(), root
+    def __init__(self, env, cwd, *, clock=None, root="/", platform=None, streams=(None, None, None), paces=None):  # noqa: PLR0913
+        self.env, self.cwd, self.clock, self.root, self.platform = env, cwd, clock or Clock(), root, platform
+        self.stdin, self.stdout, self.stderr = streams
+        self.paces = {} if paces is None else paces
 
     def absolute(self, path):
         """`path` made absolute against the working directory, as the process would open it."""
@@ -28,7 +35,10 @@ class Here:
 
     def with_env(self, env):
         """The same place, with another environment: what a client gives a server it starts."""
-        return Here(env, self.cwd, self.clock, self.root)
+        streams = (self.stdin, self.stdout, self.stderr)
+        return Here(
+            env, self.cwd, clock=self.clock, root=self.root, platform=self.platform, streams=streams, paces=self.paces
+        )
 
 
 def home_of(env):

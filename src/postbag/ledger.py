@@ -1,7 +1,7 @@
 """The bag: one append-only JSON Lines file, the whole history and the only state.
 
 Each line is one record, numbered from 1 without gaps. A verb passes over the file once
-(blocks.py) to count its lines, and parses only the records it relies on, found by
+(ledger_index.py) to count its lines, and parses only the records it relies on, found by
 searching the raw bytes from the end; it validates each of them (records.py), so a send
 after a year of letters costs little more than on the first day. When any check fails,
 the whole file is scanned once more to name the first line that is not a record in its
@@ -13,11 +13,11 @@ import stat
 import time
 
 from postbag import ledger_file, records
-from postbag.blocks import Blocks
 from postbag.escape import has_unsafe
 from postbag.here import home_of
-from postbag.refusal import Refusal, say
-from postbag.sessions import PEERS
+from postbag.ledger_index import LineIndex
+from postbag.refusal import Refusal
+from postbag.vendors import PEERS
 
 DEFAULT_PATH = "~/.postbag/ledger.jsonl"
 # Why no letter can be sent, as Exchange.barred says it.
@@ -123,11 +123,12 @@ class Ledger:
         self.fd, status, self.made = ledger_file.open_checked(path, write=write, create=create, sandbox=sandbox)
         self.identity = (status.st_dev, status.st_ino) if status else None
         self.unfinished = None
+        self.news = []  # what a writer that mended the file says of it
         try:
             if self.fd is not None:
                 ledger_file.lock(self.fd, write, path, on_wait)
-            self._blocks = Blocks(self.fd, path, block)
-            if self._blocks.size and self._blocks.unended_line():
+            self._index = LineIndex(self.fd, path, block)
+            if self._index.size and self._index.unended_line():
                 self._set_aside_unfinished_line()
             # Every verb continues or shows the last record, and its number must equal the
             # line count: a line deleted or inserted anywhere shows here.
@@ -155,29 +156,29 @@ class Ledger:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
-        if hasattr(self, "_blocks"):
-            self._blocks.fd = None
+        if hasattr(self, "_index"):
+            self._index.fd = None
 
     @property
     def count(self):
         """The records in the file: the last one's number."""
-        return self._blocks.count
+        return self._index.count
 
     @property
     def next_number(self):
-        return self._blocks.count + 1
+        return self._index.count + 1
 
     def position(self):
         """Where the file stands now, for following what is appended after it."""
-        return Position(self.path, self.identity, self._blocks.size, self.next_number)
+        return Position(self.path, self.identity, self._index.size, self.next_number)
 
     def records(self):
         """Every record, validated one by one."""
-        return records.from_bytes(self._blocks.bytes(0, self._blocks.size), 1, self.path)
+        return records.from_bytes(self._index.bytes(0, self._index.size), 1, self.path)
 
     def tail(self, count):
         """The last `count` records, oldest first."""
-        bounds = self._blocks.last_lines(min(count, self.count))
+        bounds = self._index.last_lines(min(count, self.count))
         first = self.count - len(bounds) + 1
         return [self._parse_line(first + i, s, e) for i, (s, e) in enumerate(reversed(bounds))]
 
@@ -205,7 +206,7 @@ class Ledger:
         """The last `count` letters (of `sender`, if given), newest first, each with the join
         of its recipient that was in force when it was sent, or None, and the number of the
         recipient's next letter, its answer, or None: (letter, join, answer)."""
-        found, before = [], self._blocks.size
+        found, before = [], self._index.size
         next_from = {}  # each peer's earliest letter seen so far, looking back: the next one after here
         while len(found) < count:
             hit = self._latest(b'"letter"', lambda r: r["kind"] == "letter", before)
@@ -236,7 +237,7 @@ class Ledger:
 
     def _records_from(self, start, number):
         """Every record from byte `start`, line `number`, to the end, validated, read a piece at a time."""
-        for piece in self._blocks.pieces(start):
+        for piece in self._index.pieces(start):
             yield from records.from_bytes(piece, number, self.path)
             number += piece.count(b"\n")
 
@@ -244,24 +245,24 @@ class Ledger:
         """Record one line and make it durable, or leave the file as it was and raise OSError."""
         record = records.new(self.next_number, self.clock.stamp(), kind, **fields)
         line = records.line_of(record)
-        ledger_file.append_whole(self.fd, line, self._blocks.size)
-        self._blocks.appended(line)
+        ledger_file.append_whole(self.fd, line, self._index.size)
+        self._index.appended(line)
         return record
 
     def _set_aside_unfinished_line(self):
         """Keep only the complete lines of a file whose last line lacks its newline, when that
         line is the start of the record a send was appending; otherwise refuse the file,
         naming its first line that is not a record, wherever it is."""
-        unended = self._blocks.unended_line()
-        self._blocks.set_aside(unended)
+        unended = self._index.unended_line()
+        self._index.set_aside(unended)
         if not unended.startswith(records.line_start(self.next_number)):
             raise self._first_damage(cut_short(self.count, self.path))
         self.unfinished = self.count
 
     def _cut_unfinished_line(self):
-        os.ftruncate(self.fd, self._blocks.size)
+        os.ftruncate(self.fd, self._index.size)
         ledger_file.flush(self.fd)
-        say(
+        self.news.append(
             f"an interrupted send left an unfinished record after line {self.unfinished}; "
             "it was removed, and its letter may have been delivered"
         )
@@ -275,10 +276,10 @@ class Ledger:
         are parsed; JSON escapes every quote inside a string, so a kind's quoted name can
         only occur as a whole string value.
         """
-        before = self._blocks.size if before is None else before
-        while (hit := self._blocks.rfind(token, before)) >= 0:
-            start, end = self._blocks.line_around(hit)
-            number = self._blocks.line_number(start)
+        before = self._index.size if before is None else before
+        while (hit := self._index.rfind(token, before)) >= 0:
+            start, end = self._index.line_around(hit)
+            number = self._index.line_number(start)
             record = self._parse_line(number, start, end)
             if accept(record):
                 return number, record, start, end
@@ -288,7 +289,7 @@ class Ledger:
     def _parse_line(self, number, start, end):
         """Line `number`, the file's bytes start to end, as a validated record."""
         try:
-            text = self._blocks.bytes(start, end).decode()
+            text = self._index.bytes(start, end).decode()
         except UnicodeDecodeError:
             raise self._first_damage(records.not_a_record(number, self.path)) from None
         record = records.parse(text, 0, len(text), number)

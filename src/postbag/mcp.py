@@ -1,6 +1,7 @@
-"""The MCP door: `postbag mcp`, a server on stdin and stdout that offers an agent postbag's
-verbs as tools, for the sessions whose shell cannot run postbag (Codex's sandbox keeps
-its commands from Claude's socket and from the ledger; its MCP servers run outside it).
+"""postbag's MCP server: `postbag mcp`, on stdin and stdout, which offers an agent postbag's
+verbs as tools, for the sessions whose shell cannot run postbag (a client's sandbox may
+keep its commands from the other session's door and from the ledger, where its MCP
+servers run outside it: docs/doors.md says which).
 
 It speaks newline-delimited JSON-RPC 2.0 (jsonrpc.py), by hand and with the standard
 library only, and answers each request in turn. A client starts one server
@@ -13,30 +14,30 @@ other processes wrote since. Identity comes from the session, never from argumen
 
 import os
 import signal
-import sys
 
-from postbag import __version__, jsonrpc, listing, verbs
-from postbag.envelope import BODY_MAX
+from postbag import __version__, jsonrpc, verbs, words
 from postbag.escape import one_line
 from postbag.guards import caller_of_mcp
 from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
 from postbag.ledger import not_there
 from postbag.refusal import Refusal, sentence, told
-from postbag.sessions import other
+from postbag.rooms import LETTER_MOST, ROOMS
+from postbag.vendors import PEERS, other
 
 # The protocol versions this server speaks, newest first: a client's is taken when known
 # (Codex 0.169 sends 2025-06-18, Claude Code 2.1.328 2025-11-25), else the newest is offered.
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+READ_DEFAULT, READ_MOST = 10, 100  # records the read tool shows, unless asked, and at most
+SESSIONS = " and ".join(ROOMS[peer].SESSION_NAME for peer in PEERS)
 
-INSTRUCTIONS = """\
-postbag carries letters between the two coding agents on this machine, a Claude Code \
-session and a Codex session, through each one's own wake-up door; a human grants each \
-exchange a budget of letters. Call join first, once, so that the other agent's letters \
-reach this session. Then send writes a letter to the other agent; each letter you receive \
-says how to answer it, or that you must not. read shows the latest records; status says \
-where the exchange stands, and whether the other agent took your last letter: ask it \
-before you send a letter again. When a tool answers that you should stop and ask the \
-human, do so."""
+INSTRUCTIONS = f"""\
+postbag carries letters between the two coding agents on this machine, {SESSIONS}, \
+through each one's own wake-up door; a human grants each exchange a budget of letters. \
+Call join first, once, so that the other agent's letters reach this session. Then send \
+writes a letter to the other agent; each letter you receive says how to answer it, or \
+that you must not. read shows the latest records; status says where the exchange \
+stands, and whether the other agent took your last letter: ask it before you send a \
+letter again. When a tool answers that you should stop and ask the human, do so."""
 
 
 class Tool:
@@ -86,7 +87,7 @@ class Server:
 
 def _join(server, meta, arguments):
     peer, door = caller_of_mcp(server.here, meta)
-    return verbs.join(server.here, peer, {**door, "via": "mcp"}, again=False).text()
+    return words.tool_text(verbs.join(server.here, peer, {**door, "via": "mcp"}, again=False))
 
 
 def _send(server, meta, arguments):
@@ -94,7 +95,7 @@ def _send(server, meta, arguments):
     sent = verbs.send(
         server.here, peer, other(peer), arguments["text"], program=server.program, sender_door={**door, "via": "mcp"}
     )
-    return sent.text()
+    return words.tool_text(sent)
 
 
 def _read(server, meta, arguments):
@@ -103,7 +104,7 @@ def _read(server, meta, arguments):
         return not_there(shot.position.path)
     if shot.refusal is not None:
         raise shot.refusal
-    return "".join(map(listing.human_line, shot.records)) or "the ledger holds no records yet"
+    return "".join(map(words.human_line, shot.records)) or "the ledger holds no records yet"
 
 
 def _status(server, meta, arguments):
@@ -114,8 +115,8 @@ def _status(server, meta, arguments):
     except Refusal:
         peer = None  # the exchange is anyone's to see; whose letters these are is not known
     if peer is not None:
-        door = verbs.reachability_of(here, other(peer))
-        lines += [door] if door else []
+        reach = verbs.reach_of(here, other(peer))
+        lines += [reach] if reach else []
         stood = verbs.receipts(here, peer) or []
         if not stood:
             lines.append("you have sent no letter")
@@ -125,7 +126,6 @@ def _status(server, meta, arguments):
     return "\n".join(map(one_line, lines))
 
 
-READ_DEFAULT, READ_MOST = 10, 100
 TOOLS = {
     tool.name: tool
     for tool in (
@@ -145,7 +145,7 @@ TOOLS = {
             "Each letter spends one of the letters the human granted.",
             _send,
             properties={
-                "text": {"type": "string", "description": f"The letter, as plain text (at most {BODY_MAX:,} bytes)."}
+                "text": {"type": "string", "description": f"The letter, as plain text (at most {LETTER_MOST:,} bytes)."}
             },
             required=["text"],
             writes="letters",
@@ -180,13 +180,12 @@ TOOLS = {
 }
 
 
-def serve(here, program, stdin=None, stdout=None):
-    """Answer requests from `stdin` until it closes, in `here`, as `program` (the words that
-    start this postbag); return the exit status, 0."""
-    stdin = stdin or (sys.stdin.buffer if sys.stdin is not None else None)
-    stdout = stdout or (sys.stdout.buffer if sys.stdout is not None else None)
-    if stdin is None or stdout is None:  # started without one: there is no client
+def serve(here, program):
+    """Answer requests from `here`'s stdin until it closes, on its stdout, in `here`, as
+    `program` (the words that start this postbag); return the exit status, 0."""
+    if here.stdin is None or here.stdout is None:  # started without one: there is no client
         return 0
+    stdin, stdout = here.stdin.buffer, here.stdout.buffer
     methods = methods_of(Server(here, program))
     calls = _Calls(_memory_releaser())
     calls.guard()

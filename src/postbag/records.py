@@ -7,9 +7,9 @@ can carry: a door field with a NUL, or a lone surrogate in any field.
 import json
 import json.scanner
 
-from postbag.fields import is_door_field, is_text
+from postbag.door_fields import is_door_field, is_text
 from postbag.refusal import Refusal
-from postbag.sessions import PEERS, door_fields
+from postbag.vendors import PEERS, door_fields
 
 _JSON_SPACE = " \t\r"  # what json.loads allows around a value, less the newline that ends a line
 

@@ -3,10 +3,8 @@ on stderr, or the text of an MCP tool's result.
 
 Every module may raise `Refusal` without importing any policy. A message can carry a
 path or a value from the environment, so it is escaped like every other string that
-reaches a terminal.
+reaches a terminal. The stream written to is given, never taken from the process.
 """
-
-import sys
 
 _STOP = "; stop and ask the human"
 
@@ -20,9 +18,9 @@ class Refusal(Exception):
         self.fix = fix
 
 
-def stop(refusal, *, to_the_person=False):
-    """Show a refusal on stderr, the way every refusal is shown, and return the exit status."""
-    say(to_the_persons_ears(refusal) if to_the_person else sentence(refusal))
+def stop(refusal, stderr, *, to_the_person=False):
+    """Show a refusal on `stderr`, the way every refusal is shown, and return the exit status."""
+    say(to_the_persons_ears(refusal) if to_the_person else sentence(refusal), stderr)
     return 1
 
 
@@ -48,16 +46,16 @@ def told(message):
     return f"postbag: {message}"
 
 
-def say(message):
-    """One line on stderr that is not a refusal: something happened that the reader must know."""
-    stream = sys.stderr
-    if stream is None:  # started with stderr closed: there is no one to tell
+def say(message, stderr):
+    """One line on `stderr` (None: started without one, and there is no one to tell) that
+    is not a refusal: something happened that the reader must know."""
+    if stderr is None:
         return
     try:
-        stream.write(told(message) + "\n")
-        stream.flush()
+        stderr.write(told(message) + "\n")
+        stderr.flush()
     except (OSError, ValueError):
-        silence(stream)
+        silence(stderr)
 
 
 def silence(stream):

@@ -1,5 +1,5 @@
 """What a room tells setup and doctor of its client: the program a person installed
-(Client), postbag's MCP server as the client starts it (Server), a change setup makes
+(Client), how the client starts postbag's server (Registration), a change setup makes
 (Change, most often one of the client's own commands) and a line of doctor (Check).
 
 Both rooms make these and the verbs above read them; nothing here knows a vendor.
@@ -25,9 +25,9 @@ class Client:
         self.name, self.word, self.program, self.missing = name, word, program, missing
 
 
-class Server:
-    """postbag's MCP server as a client starts it: `argv`, its command and arguments, and
-    `env`, the variables the client gives it."""
+class Registration:
+    """How a client starts postbag's server: `argv`, its command and arguments, and `env`,
+    the variables the client gives it."""
 
     __slots__ = ("argv", "env")
 
@@ -35,7 +35,7 @@ class Server:
         self.argv, self.env = list(argv), dict(env or {})
 
     def __eq__(self, other):
-        return isinstance(other, Server) and (self.argv, self.env) == (other.argv, other.env)
+        return isinstance(other, Registration) and (self.argv, self.env) == (other.argv, other.env)
 
     def __hash__(self):
         return hash(tuple(self.argv))
@@ -89,14 +89,13 @@ def failure(status):
     return f"no answer within {COMMAND_TIMEOUT:g} s" if status is None else f"exit {status}"
 
 
-def server_from(command, args, env):
-    """The Server a client's registration names, from its `command`, `args` and `env` as
-    read from the client's own record; None where they are not text, a list of text and
-    a table of text."""
+def registration_from(command, args, env):
+    """The Registration a client's own record names, from its `command`, `args` and `env`;
+    None where they are not text, a list of text and a table of text."""
     words = args if type(args) is list else [None]
     if type(command) is not str or not all(type(each) is str for each in [*words, *env.values()]):
         return None
-    return Server([command, *words], env)
+    return Registration([command, *words], env)
 
 
 def version_words(client, env):

@@ -1,14 +1,53 @@
 """What a room is: what postbag asks of a vendor, written once.
 
 Each vendor has a room, the package of its name (claude, codex), holding all that postbag
-knows of that client, so that a client release changes files of its room alone. A room's
-__init__ names its session's variables and door fields and imports nothing (sessions.py
-lists them); its room.py offers a subclass of Room, below, the one way anything above the
-rooms reaches that vendor's door and records (peers.py has the table). Nothing above the
-rooms names a vendor, its variables, its files or its configuration.
+knows of that client, so that a client release changes files of its room alone. What
+must load fast is the package's __init__, the light part of the contract (vendors.py
+declares what it holds, and lists the vendors); everything else is its Room, below: the
+one way anything above the rooms reaches that vendor's doors, its files and its client
+(rooms.py has the table). Above the rooms, nothing names a vendor.
+
+A question whose answer may be "no" returns a Refusal, made and not raised, and the
+caller decides (doctor tells it as a line, setup gathers every client's before it
+refuses, the MCP guard weighs both rooms'); a step that cannot go on raises one.
 """
 
 import abc
+
+from postbag.refusal import Refusal
+
+# What every room says where its records cannot answer a question (whether a thread is
+# loaded, whether a daemon runs, whether a session can take a letter...).
+CANNOT_TELL = "cannot tell"
+# Whether a session can take a letter now, as Reach says it.
+TAKES, WILL_NOT = "takes", "will not"
+
+
+class Reach:
+    """Whether the session behind a door can take a letter now: `state` (TAKES; WILL_NOT,
+    for now or at once; or CANNOT_TELL), and `words`, what `open` and doctor say of it."""
+
+    __slots__ = ("state", "words")
+
+    def __init__(self, state, words):
+        self.state, self.words = state, words
+
+
+def not_answered(peer, reason):
+    """The refusal of a knock that handed nothing over: after the peer rejoins, sending
+    again is safe."""
+    return Refusal(
+        f"{peer}'s door did not answer ({reason}); if its session restarted it must run: postbag join {peer}"
+    )
+
+
+def maybe_delivered(peer, reason):
+    """The refusal of a knock that failed after the door may have taken the letter: a
+    second send could deliver it twice. Neither door says whether the agent read it."""
+    return Refusal(
+        f"{peer}'s door failed after taking the letter ({reason}): it may already have reached {peer}, "
+        f"and it was not recorded; do not resend before checking {peer}'s session and postbag read"
+    )
 
 
 class Switch:
@@ -48,7 +87,9 @@ class Post(abc.ABC):
     @abc.abstractmethod
     def knock(self, envelope, sandbox):
         """Hand `envelope` to the door; `sandbox` is the Sandbox around the sender, or None.
-        A Refusal made by doors.not_answered or doors.maybe_delivered when it fails."""
+        A Refusal where it fails: `maybe_delivered` where the door may have taken the
+        letter; any other (`not_answered`, a sandbox that blocks the knock, a client that
+        cannot be run, a letter too long to pass) where nothing was handed over."""
 
     def recorded(self):
         """What the letter's record keeps of the door's answer, as fields: none by default."""
@@ -75,6 +116,7 @@ class Room(abc.ABC):
     SEND_TOOL = ""  # the MCP door's send tool as this client names it to its model
     PROVEN = ("", "")  # the oldest and newest versions the real-client tier proves
     SWITCHES = ()  # the human's switches for an exchange that this room honours
+    LETTER_MOST = None  # the longest letter, in bytes, its door carries (None: any postbag sends)
 
     def __init__(self, here, switches=None):
         self.here, self.switches = here, switches or {}
@@ -107,7 +149,7 @@ class Room(abc.ABC):
         return None
 
     # What setup and doctor ask of the client, through its own commands and files, as
-    # registration.py's Client, Server, Change and Check: only the human's verbs ask it.
+    # registration.py's Client, Registration, Change and Check: only the human's verbs ask it.
 
     @abc.abstractmethod
     def client(self):
@@ -119,7 +161,7 @@ class Room(abc.ABC):
 
     @abc.abstractmethod
     def registered(self):
-        """The Server the client starts as postbag's MCP server; None where it starts none;
+        """The Registration the client starts as postbag's MCP server; None where it starts none;
         a Refusal (made, not raised) where that cannot be told."""
 
     @abc.abstractmethod

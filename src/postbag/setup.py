@@ -11,13 +11,13 @@ disk refuses leaves everything as it was; `--dry-run` says the changes and makes
 second run finds nothing to change; `--remove` takes out what setup puts in.
 """
 
-from postbag.human import require_human
+from postbag.human_verbs import require_human
 from postbag.ledger import is_default, locate
-from postbag.peers import room
 from postbag.refusal import Refusal
-from postbag.registration import LEDGER_VARIABLE, Change, Server
-from postbag.sessions import PEERS
+from postbag.registration import LEDGER_VARIABLE, Change, Registration
+from postbag.rooms import room
 from postbag.vendor_files import quoted
+from postbag.vendors import PEERS
 from postbag.verbs import Done
 
 # How a registration of postbag stands against this postbag, as `standing` tells.
@@ -35,44 +35,45 @@ class Plan:
         self.changes, self.blocked, self.notes = [each for each in changes if each], blocked, list(notes)
 
 
-def server_of(here, program):
-    """postbag's MCP server as the clients are to start it: `program` (this postbag, by its
+def registration_of(here, program):
+    """The Registration by which the clients are to start postbag's server: `program` (this postbag, by its
     absolute path), `mcp`, and the ledger the terminal names, where it names one other
     than the default (written out or not, the default is the default)."""
     path = locate(here.env)
-    return Server([*program, "mcp"], {} if is_default(path, here.env) else {LEDGER_VARIABLE: path})
+    return Registration([*program, "mcp"], {} if is_default(path, here.env) else {LEDGER_VARIABLE: path})
 
 
-def ledger_of(server, here):
-    """The ledger the `server` a client starts writes: the one its POSTBAG_LEDGER names, else the default."""
-    named = server.env.get(LEDGER_VARIABLE, "")
+def ledger_of(registration, here):
+    """The ledger postbag's server writes, started as `registration` says: the one its
+    POSTBAG_LEDGER names, else the default."""
+    named = registration.env.get(LEDGER_VARIABLE, "")
     try:
         return locate({**here.env, LEDGER_VARIABLE: named})
     except Refusal:
         return named  # a path postbag would refuse: the server refuses it too, and it differs from this one
 
 
-def standing(registered, server, here):
-    """How `registered`, the Server a client starts as postbag (or None), stands against
-    `server`, this postbag's: NONE, ANOTHER program, this one on ANOTHER ledger (ELSEWHERE), or THIS."""
+def standing(registered, wanted, here):
+    """How `registered`, the Registration a client has of postbag (or None), stands against
+    `wanted`, this postbag's: NONE, ANOTHER program, this one on ANOTHER ledger (ELSEWHERE), or THIS."""
     if registered is None:
         return NONE
-    if registered.argv != server.argv:
+    if registered.argv != wanted.argv:
         return ANOTHER
-    return THIS if ledger_of(registered, here) == ledger_of(server, here) else ELSEWHERE
+    return THIS if ledger_of(registered, here) == ledger_of(wanted, here) else ELSEWHERE
 
 
 def setup(here, program, *, removing=False, dry_run=False):
     """What setup does, or, `dry_run`, would do, for this postbag, `program`."""
     require_human("setup", here.env)
-    server = server_of(here, program)
+    wanted = registration_of(here, program)
     rooms = [room(peer, here) for peer in PEERS]
     clients = [(each, each.client()) for each in rooms]
     found = [each for each, client in clients if client.program is not None]
     absent = [f"{client.name} is not installed here ({client.missing})" for _, client in clients if not client.program]
     if not found:
         raise Refusal(f"{'; '.join(absent)}: install them, then run postbag setup again")
-    plans = [(each, _plan(each, server, here, removing)) for each in found]
+    plans = [(each, _plan(each, wanted, here, removing)) for each in found]
     blocked = [plan.blocked for _, plan in plans if plan.blocked]
     if blocked:
         raise Refusal(f"setup changed nothing: {'; '.join(blocked)}")
@@ -107,7 +108,7 @@ def _undone(made):
     return "nothing was changed"
 
 
-def _plan(each, server, here, removing):
+def _plan(each, wanted, here, removing):
     """The Plan for the client of the room `each`: the person's file first, then the client's commands."""
     registered = each.registered()
     if isinstance(registered, Refusal):
@@ -116,7 +117,7 @@ def _plan(each, server, here, removing):
         allowing = each.allowing_tools(removing=removing)
     except Refusal as refusal:
         return Plan(blocked=str(refusal))
-    state = standing(registered, server, here)
+    state = standing(registered, wanted, here)
     if state == ANOTHER:
         starts = quoted(registered.words(), 200)
         if removing:
@@ -131,19 +132,19 @@ def _plan(each, server, here, removing):
         return Plan([allowing, taking_out])
     registering = None
     if state == NONE:
-        registering = _undone_by(each.registering(server), each.unregistering())
+        registering = _undone_by(each.registering(wanted), each.unregistering())
     elif state == ELSEWHERE:
-        registering = _moving(each, registered, server, here)
+        registering = _moving(each, registered, wanted, here)
     return Plan([allowing, registering], notes=each.setup_notes())
 
 
-def _moving(each, registered, server, here):
+def _moving(each, registered, wanted, here):
     """The Change that points the client's registration of this postbag, which names
     another ledger, at the one this terminal names: the registration taken out and made
     again, with whatever else it names; put back as it was where the new one fails."""
     others = {name: value for name, value in registered.env.items() if name != LEDGER_VARIABLE}
-    wanted = Server(server.argv, {**others, **server.env})
-    out, back_in, as_it_was = each.unregistering(), each.registering(wanted), each.registering(registered)
+    moved = Registration(wanted.argv, {**others, **wanted.env})
+    out, back_in, as_it_was = each.unregistering(), each.registering(moved), each.registering(registered)
 
     def make():
         out.make()
@@ -160,7 +161,7 @@ def _moving(each, registered, server, here):
         out.make()
         as_it_was.make()
 
-    said = f"points postbag's MCP server at the ledger this terminal names, {ledger_of(server, here)}"
+    said = f"points postbag's MCP server at the ledger this terminal names, {ledger_of(wanted, here)}"
     return Change(f"{said}: {out.shown}, then {back_in.shown}", make, undo=undo)
 
 

@@ -31,6 +31,10 @@ class Clock:
         zone = f"{sign}{hours:02d}:{minutes:02d}" + (f":{leftover:02d}" if leftover else "")
         return time.strftime("%Y-%m-%dT%H:%M:%S", moment) + zone
 
+    def now(self):
+        """Seconds since the epoch, now."""
+        return time.time()
+
     def local(self, text):
         """A vendor's time stamp as the ledger writes times, or None where `text` is none."""
         seconds = moment(text)

@@ -9,12 +9,13 @@ its room (peers.py), which the exchange's switches go to.
 
 from postbag import envelope, ledger
 from postbag.escape import one_line
-from postbag.human import require_human
+from postbag.human_verbs import require_human
 from postbag.ledger import CLOSED, NOT_OPENED, SPENT, is_default, not_there
-from postbag.peers import room, sandbox_of, switches
 from postbag.receipts import UNKNOWN, Receipt
-from postbag.refusal import Refusal, told
-from postbag.sessions import PEERS
+from postbag.refusal import Refusal
+from postbag.room import CANNOT_TELL, Reach
+from postbag.rooms import LETTER_MOST, room, sandbox_of, switches
+from postbag.vendors import PEERS
 
 # What each verb says of an exchange that takes no more letters, by Exchange.barred.
 SEND_REFUSED = {
@@ -41,10 +42,6 @@ class Done:
     def __init__(self, said, *news):
         self.said, self.news = said, [line for line in news if line]
 
-    def text(self):
-        """The whole of it as one text, as an MCP tool answers."""
-        return "\n".join([*map(one_line, self.said.split("\n")), *map(told, self.news)])
-
 
 def which_ledger(bag, env):
     """What a writer says of the ledger it wrote, where a person could think it wrote
@@ -67,9 +64,9 @@ def join(here, peer, door, *, again=True):
     `again`, a door that is already `peer`'s latest is not recorded a second time."""
     with _ledger(here, write=True, create=True) as bag:
         if not again and _is_latest(bag.latest_join(peer), door):
-            return Done(f"{peer} was joined already: letters to {peer} reach this session")
+            return Done(f"{peer} was joined already: letters to {peer} reach this session", *bag.news)
         _write_record(bag, "join", peer=peer, **door)
-    return Done(f"{peer} joined", which_ledger(bag, here.env))
+    return Done(f"{peer} joined", *bag.news, which_ledger(bag, here.env))
 
 
 def open_exchange(here, limit, chosen=None, *, afresh=False):
@@ -88,9 +85,9 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
         exchange, joins = bag.exchange(), bag.latest_joins()
     # Read outside the lock, as receipts are: the vendors' records are theirs.
     absent = [peer for peer, joined in joins.items() if joined is None]
-    doors = [door_now(peer, joined, here, exchange) for peer, joined in joins.items() if joined is not None]
+    doors = [reach(peer, joined, here, exchange).words for peer, joined in joins.items() if joined is not None]
     opened = ", ".join([f"exchange open: {limit} letters", *(s.opened for s in switches() if s.set_in(chosen))])
-    return Done(opened, aside, which_ledger(bag, here.env), replaced, _not_joined(absent), *doors)
+    return Done(opened, aside, *bag.news, which_ledger(bag, here.env), replaced, _not_joined(absent), *doors)
 
 
 def _replaced(exchange):
@@ -100,21 +97,23 @@ def _replaced(exchange):
     return f"this replaces the open exchange, which still had {exchange.left} of its {exchange.granted} letters"
 
 
-def door_now(peer, joined, here, exchange):
-    """Whether `peer`'s door, its join record `joined`, can take a letter now, in words, in `exchange`."""
+def reach(peer, joined, here, exchange):
+    """Whether `peer`'s session behind the door of its join record `joined` can take a
+    letter now, in `exchange`: a room.Reach."""
     try:
         return room(peer, here, exchange).reachability(joined)
     except OSError as error:  # a record that cannot be read is something not known, not a failure
-        return f"whether {peer} can take a letter now cannot be told ({error.strerror})"
+        return Reach(CANNOT_TELL, f"whether {peer} can take a letter now cannot be told ({error.strerror})")
 
 
-def reachability_of(here, peer):
-    """The same of `peer`'s latest door in the ledger, or that it has not joined, or None without a ledger."""
+def reach_of(here, peer):
+    """The same of `peer`'s latest door in the ledger, in words, or that it has not joined;
+    None without a ledger."""
     with _ledger(here) as bag:
         if bag.fd is None:
             return None
         joined, exchange = bag.latest_join(peer), bag.exchange()
-    return f"{peer} has not joined" if joined is None else door_now(peer, joined, here, exchange)
+    return f"{peer} has not joined" if joined is None else reach(peer, joined, here, exchange).words
 
 
 def _not_joined(absent):
@@ -131,10 +130,10 @@ def close_exchange(here):
         exchange = bag.exchange()
         if exchange.barred:
             looked = None if is_default(bag.path, here.env) else f"looked in {NAMED.format(bag.path)}"
-            return Done(NOTHING_CLOSED[exchange.barred], looked)
+            return Done(NOTHING_CLOSED[exchange.barred], *bag.news, looked)
         _write_record(bag, "close")
     closed = f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent"
-    return Done(closed, which_ledger(bag, here.env))
+    return Done(closed, *bag.news, which_ledger(bag, here.env))
 
 
 def send(here, sender, recipient, body, *, program, handed_over=None, sender_door=None):  # noqa: PLR0913
@@ -145,7 +144,7 @@ def send(here, sender, recipient, body, *, program, handed_over=None, sender_doo
     that the answer comes back to the session that wrote."""
     env, sandbox = here.env, sandbox_of(here)
     path = ledger.locate(env)
-    envelope.check_body(body)
+    envelope.check_body(body, LETTER_MOST)
     with ledger.Ledger(path, write=True, sandbox=sandbox, clock=here.clock) as bag:
         exchange = bag.exchange()
         if exchange.barred:
@@ -179,7 +178,7 @@ def send(here, sender, recipient, body, *, program, handed_over=None, sender_doo
             post.finish()  # what it reads ends before the refusal does: no thread outlives it into shutdown
             raise
     delivered = f"{rejoined}letter {number} delivered to {recipient}, {left} left"
-    return Done(delivered + _after(post), which_ledger(bag, env))
+    return Done(delivered + _after(post), *bag.news, which_ledger(bag, env))
 
 
 def _after(post):

@@ -25,8 +25,8 @@ from helpers import ROOT
 
 from postbag.claude.room import HOLDS_SINCE
 from postbag.codex.wake import WAKES_SINCE
-from postbag.peers import ROOMS
 from postbag.receipts import numbers
+from postbag.rooms import ROOMS
 
 CACHE = os.path.join(ROOT, ".cache", "clients")
 PACKAGES = {"codex": "@openai/codex", "claude": "@anthropic-ai/claude-code"}

@@ -15,7 +15,7 @@ import threading
 import time
 
 from clients.pins import claude_binary, codex_binary
-from postbag.codex.records import approval_policy
+from postbag.codex.files import approval_policy
 
 WAIT = 30.0  # generous: every wait ends as soon as what it waits for has happened
 

@@ -80,13 +80,14 @@ def test_a_process_that_knocks_more_than_claude_takes_at_once_paces_its_letters_
     """Claude Code takes about 30 letters at once from one sender (a process), then one
     every two seconds, and drops the rest at its inbox without a word: the MCP door's
     server is one such process. Its knocks keep to that rate: all 33 letters are taken."""
-    from postbag.claude import door
+    from postbag.claude import inbox
+    from postbag.here import Here
 
     session = claude()
     variables = session.session_env()
     fields = {"socket": variables["CLAUDE_CODE_MESSAGING_SOCKET"], "token": variables["CLAUDE_CODE_MESSAGING_TOKEN"]}
-    door.PACE = door.Pace()  # this process's own, as a server's is
+    here = Here({}, "/", platform="linux")  # one process's knocks, as a server's are
     last = "It is the last letter of the exchange; do not reply."
     for number in range(4, 37):
-        door.knock(fields, f"Letter {number} from codex via postbag. {last}\n\nnumber {number}")
+        inbox.knock(fields, f"Letter {number} from codex via postbag. {last}\n\nnumber {number}", here=here)
     session.wait_for(lambda: len(session.letters()) == 33, "all 33 letters", timeout=60)

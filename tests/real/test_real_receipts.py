@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sqlite3
+import sys
 
 import clients
 import pytest
@@ -164,9 +165,13 @@ def test_the_records_receipts_read_are_as_the_pinned_clients_write_them(real, cl
     db.close()
     assert columns == ["id", "thread_id", "payload_json", "queue_order", "created_at_ms", "updated_at_ms"], CODEX
     assert thread_id == thread and json.loads(payload)["UserInput"]["content"][0]["text"].endswith("\n\nfor the queue")
-    assert is_loaded(codex_home.home, thread) == NOT_LOADED, f"{CODEX}'s writer lock is not where it was"
+    assert is_loaded(codex_home.home, thread, sys.platform) == NOT_LOADED, f"{CODEX}'s writer lock is not where it was"
     codex = codex_session(thread)
-    codex.wait_for(lambda: is_loaded(codex_home.home, thread) == LOADED, "the writer lock of the loaded thread")
+
+    def loaded():
+        return is_loaded(codex_home.home, thread, sys.platform) == LOADED
+
+    codex.wait_for(loaded, "the writer lock of the loaded thread")
     codex.wait_for(lambda: len(codex.user_messages()) == 1, "the queued letter's turn")
     [rollout] = codex_home.rollouts(thread)
     with open(rollout) as file:
@@ -180,7 +185,7 @@ def test_the_records_receipts_read_are_as_the_pinned_clients_write_them(real, cl
     assert [part["type"] for part in taken[0]["payload"]["content"]] == ["input_text"], f"{CODEX}'s rollout changed"
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", taken[0]["timestamp"]), f"{CODEX}'s times changed"
     codex.stop()
-    assert is_loaded(codex_home.home, thread) == NOT_LOADED
+    assert is_loaded(codex_home.home, thread, sys.platform) == NOT_LOADED
 
 
 def test_open_names_each_doors_state_from_the_real_clients_records(real, claude, codex_home):

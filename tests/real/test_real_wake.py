@@ -9,7 +9,7 @@ import pytest
 from helpers import TIMESTAMP
 from sessions_helpers import NO_DAEMON, WAKING, claude_variables, join_both, mcp_server
 
-from postbag.codex.records import TURN_AT_A_CALL, approval_policy, turn_now
+from postbag.codex.files import TURN_AT_A_CALL, approval_policy, turn_now
 from postbag.codex.wake import RUNS, STOPPED, daemon_runs
 
 pytestmark = pytest.mark.since(**WAKING)  # an older pair's codex queue has no --resume

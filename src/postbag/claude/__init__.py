@@ -1,11 +1,18 @@
-"""Claude Code's room. Here: how its session is told from the environment, and the fields
-of its door; this file imports nothing, so that a human's verb refused in a session loads
-no more of the room than this. The rest of the room is in room.py (what postbag asks of
-it), door.py (the inbox socket), records.py and acceptance.py (what its files say)."""
+"""Claude Code's room. Here, the light part of its contract (vendors.py says what it
+holds): its names, how its session is told from the environment, the fields of its door,
+and the words the command line's help takes of it. This file imports nothing, so that a
+human's verb refused in a session loads no more of the room than this. The rest of the
+room is in room.py (what postbag asks of it), inbox.py (the inbox socket), files.py and
+acceptance.py (what its files say), permission.py and client.py (what setup and doctor
+change and check)."""
 
 NAME = "claude"
 CLIENT = "Claude Code"  # its vendor's name for the program
 PROGRAM = "claude"  # the program's name, as a person types it
+SESSION_NAME = "a Claude Code session"  # what one of its sessions is called, after "a" or "an"
+RECORDS = "Claude Code's transcript"  # what receipts read of a session, as help names it
+DELIVERED = "the socket accepted it"  # what "delivered" means at its door
+VARIABLES = {}  # postbag's own variables for this vendor, and what each names
 SOCKET = "CLAUDE_CODE_MESSAGING_SOCKET"
 TOKEN = "CLAUDE_CODE_MESSAGING_TOKEN"
 SESSION = "CLAUDE_CODE_SESSION_ID"

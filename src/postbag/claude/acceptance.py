@@ -25,11 +25,12 @@ is whether a letter gets in while crossSessionInbound is unset.
 
 import os
 
-from postbag.claude.records import mode_at
+from postbag.claude.files import mode_at
 from postbag.receipts import numbers
+from postbag.room import CANNOT_TELL
 from postbag.vendor_files import LIMIT, quoted, read_json, record, table, text
 
-ACCEPT, HOLD, REFUSE, CANNOT_TELL = "accept", "hold", "refuse", "cannot tell"
+ACCEPT, HOLD, REFUSE = "accept", "hold", "refuse"  # its crossSessionInbound, and a Verdict's policy
 BYPASS, PROMPTING = "bypass", "prompting"  # Claude Code's permission classes
 MANAGED_SETTINGS = (
     "/etc/claude-code/managed-settings.json",

@@ -5,12 +5,9 @@ commands and MCP servers (door.py). What becomes of a letter is read from the se
 transcript and files (records.py), and from what Claude Code lets in from other sessions
 (acceptance.py): Claude's own word, where the knock heard it, first."""
 
-import time
-
-from postbag.claude import CLIENT, NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
-from postbag.claude.acceptance import CANNOT_TELL, HOLD, REFUSE, Settings, permission_class, verdict
-from postbag.claude.door import DROPPED, HELD, REFUSED, knock, require_a_socket
-from postbag.claude.records import (
+from postbag.claude import CLIENT, DOOR_FIELDS, NAME, SESSION, SESSION_NAME, SOCKET, TOKEN, inside, without_an_inbox
+from postbag.claude.acceptance import HOLD, REFUSE, Settings, permission_class, verdict
+from postbag.claude.files import (
     ENDED,
     THE_TRANSCRIPT,
     Session,
@@ -22,10 +19,11 @@ from postbag.claude.records import (
     transcripts,
     version_of,
 )
-from postbag.fields import is_door_field, is_uuid
+from postbag.claude.inbox import DROPPED, HELD, REFUSED, knock, require_a_socket
+from postbag.door_fields import is_door_field, is_uuid
 from postbag.receipts import NOT_TAKEN, UNKNOWN, Receipt, taken_in, unproven
 from postbag.refusal import Refusal
-from postbag.room import Post, Room
+from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Post, Reach, Room
 from postbag.times import moment
 from postbag.vendor_files import newest, quoted, text
 
@@ -56,7 +54,7 @@ BEFORE_RECEIPTS = "a join from before postbag 1.2"
 class Claude(Room):
     NAME = NAME
     CLIENT = CLIENT
-    SESSION_NAME = "a Claude Code session"
+    SESSION_NAME = SESSION_NAME
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN
 
@@ -131,7 +129,7 @@ class Claude(Room):
         if said == REFUSED or (said is None and found.policy == REFUSE and not settings.changed_since(sent + 1)):
             return Receipt(NOT_TAKEN, "claude refused it" + (f", since {found.why}" if found.policy == REFUSE else ""))
         if said == HELD or (said is None and found.policy == HOLD and not settings.changed_since(sent + 1)):
-            return Receipt(NOT_TAKEN, _held(found, sent, settings.expiry()))
+            return Receipt(NOT_TAKEN, _held(found, sent, settings.expiry(), self.here.clock.now()))
         if sent is not None and settings.changed_since(sent + 1):  # the ledger's time is to the second
             value, _ = settings.inbound()
             return Receipt(
@@ -146,30 +144,33 @@ class Claude(Room):
     def reachability(self, joined):
         session = _session_of(joined)
         if session is None:
-            return f"whether claude can take a letter now cannot be told: its join names no session ({BEFORE_RECEIPTS})"
+            why = f"its join names no session ({BEFORE_RECEIPTS})"
+            return Reach(CANNOT_TELL, f"whether claude can take a letter now cannot be told: {why}")
         alive = live_session(self.config, session)
         if alive != ENDED:
             return self._standing(session, alive)
         other = listener(self.config, joined["socket"])
         if other is None:
-            return "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
-        return f"{self._standing(*other)} ({RESTARTED}: let it join, so that the ledger names it)"
+            ended = "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
+            return Reach(WILL_NOT, ended)
+        standing = self._standing(*other)
+        return Reach(standing.state, f"{standing.words} ({RESTARTED}: let it join, so that the ledger names it)")
 
     def _standing(self, session, alive):
-        """Whether the session `session`, which runs as `alive` says, can take a letter now, in words."""
+        """Whether the session `session`, which runs as `alive` says, can take a letter now: a Reach."""
         found = self._verdict(session, alive)
         if found.policy == REFUSE:
-            return f"claude will not take a letter now: it refuses each, since {found.why}; {found.remedy}"
+            refuses = f"it refuses each, since {found.why}; {found.remedy}"
+            return Reach(WILL_NOT, f"claude will not take a letter now: {refuses}")
         if found.policy == HOLD:
-            return (
-                f"claude will not act on a letter at once: it holds each for the person's review, since {found.why}; "
-                f"{found.waits}; {found.remedy}"
-            )
+            held = f"it holds each for the person's review, since {found.why}; {found.waits}; {found.remedy}"
+            return Reach(WILL_NOT, f"claude will not act on a letter at once: {held}")
+        untold = "whether claude can take a letter now cannot be told"
         if not isinstance(alive, Session):
-            return "whether claude can take a letter now cannot be told: its client keeps no session files here"
+            return Reach(CANNOT_TELL, f"{untold}: its client keeps no session files here")
         if found.policy == CANNOT_TELL:
-            return f"whether claude can take a letter now cannot be told: {found.why}; {found.remedy}"
-        return f"claude can take a letter now: its session runs, and {found.why}"
+            return Reach(CANNOT_TELL, f"{untold}: {found.why}; {found.remedy}")
+        return Reach(TAKES, f"claude can take a letter now: its session runs, and {found.why}")
 
     def _verdict(self, session, alive):
         """What Claude does now with a letter to `session`, which runs as `alive` says."""
@@ -181,36 +182,36 @@ class Claude(Room):
     # What setup and doctor ask (setup.py, imported when asked: only the human's verbs ask it).
 
     @staticmethod
-    def _setup():
-        from postbag.claude import setup
+    def _client_module():
+        from postbag.claude import client
 
-        return setup
+        return client
 
     def client(self):
-        return self._setup().find(self.here)
+        return self._client_module().find(self.here)
 
     def version(self):
         found = self.client()
-        return None if found.program is None else self._setup().version(self.here, found)
+        return None if found.program is None else self._client_module().version(self.here, found)
 
     def registered(self):
-        setup = self._setup()
-        return setup.registered(self.here)
+        known = self._client_module()
+        return known.registered(self.here)
 
     def registering(self, server):
-        return self._setup().registering(self.here, self.client(), server)
+        return self._client_module().registering(self.here, self.client(), server)
 
     def unregistering(self):
-        return self._setup().unregistering(self.here, self.client())
+        return self._client_module().unregistering(self.here, self.client())
 
     def allowing_tools(self, *, removing=False):
-        return self._setup().allowing_tools(self.here, removing)
+        return self._client_module().allowing_tools(self.here, removing)
 
     def setup_notes(self):
-        return self._setup().notes(self.here)
+        return self._client_module().notes(self.here)
 
     def checks(self):
-        return self._setup().checks(self.here)
+        return self._client_module().checks(self.here)
 
 
 class _Post(Post):
@@ -232,8 +233,8 @@ class _Post(Post):
                 self.hearing = HEARING.get(self.found.policy)
 
     def knock(self, envelope, sandbox):
-        fields = {field: self.joined[field] for field in ("socket", "token")}
-        ear = knock(fields, envelope, sandbox=sandbox, hear=self.hearing is not None)
+        fields = {field: self.joined[field] for field in DOOR_FIELDS}
+        ear = knock(fields, envelope, here=self.room.here, sandbox=sandbox, hear=self.hearing is not None)
         if ear is not None:
             self.word, self.reason = ear.word(self.hearing)
 
@@ -267,13 +268,13 @@ def _if_running(alive):
     return alive if isinstance(alive, Session) else None
 
 
-def _held(found, sent, expiry):
+def _held(found, sent, expiry, now):
     """What became of a letter Claude held, sent at `sent` (seconds since the epoch), given
-    the settings' `expiry` (its name, and its seconds or None): waiting for the person, or,
-    unanswered within dialogExpiry, dropped."""
+    the settings' `expiry` (its name, and its seconds or None), as it stands `now`: waiting
+    for the person, or, unanswered within dialogExpiry, dropped."""
     why = f", since {found.why}" if found.policy == HOLD else ", for a reason its records do not show"
     named, seconds = expiry
-    if sent is not None and seconds is not None and time.time() > sent + seconds:
+    if sent is not None and seconds is not None and now > sent + seconds:
         unanswered = "nobody approved it" if found.asked else "nobody could be asked to approve it there"
         return (
             f"claude held it for the person's review{why}, and {unanswered} within dialogExpiry ({named}): "

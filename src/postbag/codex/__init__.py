@@ -1,12 +1,21 @@
-"""Codex's room. Here: how its thread is told from the environment, and the field of its
-door; this file imports nothing, so that a human's verb refused in a session loads no
-more of the room than this. The rest of the room is in room.py (what postbag asks of
-it), door.py (`codex queue`), records.py (its queue and rollouts), wake.py (waking a
-thread nobody has loaded) and loaded.py (whether somebody has)."""
+"""Codex's room. Here, the light part of its contract (vendors.py says what it holds):
+its names, how its thread is told from the environment, the field of its door, and the
+words the command line's help takes of it. This file imports nothing, so that a human's
+verb refused in a session loads no more of the room than this. The rest of the room is in
+room.py (what postbag asks of it), queue.py (`codex queue`), files.py (its queue and
+rollouts), wake.py (waking a thread nobody has loaded), loaded.py (whether somebody has)
+and client.py (what setup and doctor change and check)."""
 
 NAME = "codex"
 CLIENT = "Codex"  # its vendor's name for the program
 PROGRAM = "codex"  # the program's name, as a person types it
+SESSION_NAME = "a Codex thread"  # what one of its sessions is called, after "a" or "an"
+RECORDS = "Codex's queue and the thread's rollout"  # what receipts read of a thread, as help names it
+DELIVERED = "codex queue exited 0"  # what "delivered" means at its door
+# postbag's own variables for this vendor, and what each names.
+VARIABLES = {
+    "POSTBAG_CODEX": "the codex binary, a path or a name on PATH (default: the ChatGPT app's, else codex on PATH)"
+}
 THREAD = "CODEX_THREAD_ID"
 SESSION = "CODEX_SESSION_ID"
 DOOR_VARIABLES = (SESSION, THREAD)  # what marks a Codex session, and names its door

@@ -8,17 +8,18 @@ lock would block one (F_GETLK) sees Codex's flock without taking anything. Elsew
 nothing is known."""
 
 import os
-import sys
 
-LOADED, NOT_LOADED, CANNOT_TELL = "loaded", "not loaded", "cannot tell"
+from postbag.room import CANNOT_TELL
+
+LOADED, NOT_LOADED = "loaded", "not loaded"  # else CANNOT_TELL
 LOCKS = "/proc/locks"
 # Where F_GETLK sees an flock, the layout of its struct flock: (format, index of l_type).
 FLOCK_LAYOUTS = {"darwin": ("qqihh", 3)}
 
 
-def is_loaded(home, thread, system=sys.platform, locks=LOCKS):
+def is_loaded(home, thread, system, locks=LOCKS):
     """LOADED where a running codex holds the writer lock of `thread`, NOT_LOADED where none
-    does, CANNOT_TELL where that cannot be told here."""
+    does, CANNOT_TELL where that cannot be told here, on the `system` (sys.platform's name)."""
     kept = os.path.join(home, "thread-writer-locks")
     path = os.path.join(kept, f"{thread}.lock")
     try:

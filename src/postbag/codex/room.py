@@ -7,10 +7,8 @@ _meta, since it gives its MCP servers none of the thread's variables. A letter g
 rollout (records.py), whether a running Codex has the thread loaded (loaded.py), and,
 for a thread nobody has loaded, whether the letter wakes it (wake.py)."""
 
-from postbag.codex import CLIENT, NAME, SESSION, THREAD, in_sandbox, inside
-from postbag.codex.door import Resume, find_codex, knock
-from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
-from postbag.codex.records import (
+from postbag.codex import CLIENT, NAME, SESSION, SESSION_NAME, THREAD, in_sandbox, inside
+from postbag.codex.files import (
     IN_THE_QUEUE,
     THE_ROLLOUT,
     TURN_ENDED,
@@ -23,6 +21,8 @@ from postbag.codex.records import (
     turn_now,
     version_of,
 )
+from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
+from postbag.codex.queue import Resume, find_codex, knock
 from postbag.codex.wake import (
     CODEX_WITHOUT_RESUME,
     DAEMON_COULD_NOT,
@@ -32,12 +32,12 @@ from postbag.codex.wake import (
     unloaded,
     why_not_woken,
 )
-from postbag.fields import is_door_field, is_uuid
+from postbag.door_fields import is_door_field, is_uuid
 from postbag.receipts import NOT_TAKEN, UNKNOWN, WAITING, Beside, Receipt, taken_in, unproven
 from postbag.refusal import Refusal
-from postbag.room import Post, Room, Sandbox, Switch
-from postbag.sessions import for_a_child
+from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Post, Reach, Room, Sandbox, Switch
 from postbag.vendor_files import newest
+from postbag.vendors import for_a_child
 
 # The versions the real-client tier proves postbag on, oldest and newest (tests/clients/pins.py
 # takes its pairs from here); an unknown receipt says so of records from outside them.
@@ -45,6 +45,9 @@ PROVEN = ("0.153.0", "0.171.0")
 # The MCP door's send tool as Codex names it to its model: a function inside the server's
 # namespace, the server registered under the name postbag (setup registers it so).
 SEND_TOOL = "the tool send of the mcp__postbag namespace"
+# Linux passes at most 128 KiB in one argument, and `codex queue` takes the envelope as
+# one: the longest letter leaves room for the heading and long paths inside it.
+LETTER_MOST = 96 * 1024
 NO_WAKE = Switch(
     "--no-wake",
     "wake",
@@ -71,10 +74,11 @@ IN_QUEUE = "in codex's queue for the thread"
 class Codex(Room):
     NAME = NAME
     CLIENT = CLIENT
-    SESSION_NAME = "a Codex thread"
+    SESSION_NAME = SESSION_NAME
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN
     SWITCHES = (NO_WAKE,)
+    LETTER_MOST = LETTER_MOST
 
     @property
     def home(self):
@@ -139,29 +143,27 @@ class Codex(Room):
 
     def reachability(self, joined):
         thread = _thread_of(joined)
+        untold = "whether codex can take a letter now cannot be told"
         if thread is None:
-            return f"whether codex can take a letter now cannot be told: its {NO_THREAD}"
+            return Reach(CANNOT_TELL, f"{untold}: its {NO_THREAD}")
         found = rollouts(self.home, thread)
         if found == []:
-            return (
-                "codex cannot take a letter: codex no longer has the thread it joined with (its rollout is gone); "
-                "it must join again from a live session"
-            )
-        state = is_loaded(self.home, thread) if found else None
+            gone = "codex no longer has the thread it joined with (its rollout is gone)"
+            gone += "; it must join again from a live session"
+            return Reach(WILL_NOT, f"codex cannot take a letter: {gone}")
+        state = is_loaded(self.home, thread, self.here.platform) if found else None
         if state == LOADED:
-            return f"codex can take a letter now: a running codex has its thread loaded, and {_turn(newest(found))}"
+            turn = _turn(newest(found))
+            return Reach(TAKES, f"codex can take a letter now: a running codex has its thread loaded, and {turn}")
         if state == NOT_LOADED:
             prospect, words = unloaded(self.home, newest(found), self.wakes)
             if prospect == WILL_WAKE:
-                return f"codex can take a letter now: no running codex has its thread loaded, and {words}"
-            return f"codex's letters will wait: no running codex has its thread loaded, and {words}"
-        return (
-            "whether codex can take a letter now cannot be told: whether a running codex has its thread loaded is "
-            "unknown here"
-        )
+                return Reach(TAKES, f"codex can take a letter now: no running codex has its thread loaded, and {words}")
+            return Reach(WILL_NOT, f"codex's letters will wait: no running codex has its thread loaded, and {words}")
+        return Reach(CANNOT_TELL, f"{untold}: whether a running codex has its thread loaded is unknown here")
 
     def _who_takes_it(self, thread, rollout):
-        state = is_loaded(self.home, thread)
+        state = is_loaded(self.home, thread, self.here.platform)
         if state == LOADED:
             return f"{IN_QUEUE}, which a running codex has loaded: {_turn(rollout)}"
         if state == NOT_LOADED:
@@ -171,33 +173,33 @@ class Codex(Room):
     # What setup and doctor ask (setup.py, imported when asked: only the human's verbs ask it).
 
     @staticmethod
-    def _setup():
-        from postbag.codex import setup
+    def _client_module():
+        from postbag.codex import client
 
-        return setup
+        return client
 
     def client(self):
-        return self._setup().find(self.here)
+        return self._client_module().find(self.here)
 
     def version(self):
         found = self.client()
-        return None if found.program is None else self._setup().version(self.here, found)
+        return None if found.program is None else self._client_module().version(self.here, found)
 
     def registered(self):
-        setup = self._setup()
-        return setup.registered(self.here, self.client())
+        known = self._client_module()
+        return known.registered(self.here, self.client())
 
     def registering(self, server):
-        return self._setup().registering(self.here, self.client(), server)
+        return self._client_module().registering(self.here, self.client(), server)
 
     def unregistering(self):
-        return self._setup().unregistering(self.here, self.client())
+        return self._client_module().unregistering(self.here, self.client())
 
     def setup_notes(self):
-        return self._setup().notes(self.here)
+        return self._client_module().notes(self.here)
 
     def checks(self):
-        return self._setup().checks(self.here)
+        return self._client_module().checks(self.here)
 
 
 class _Post(Post):
@@ -214,7 +216,8 @@ class _Post(Post):
         if found == []:  # codex queue stores it all the same
             self.gone = True
         elif found:  # None: no sessions here to read, and nothing is known
-            self.loaded = Beside(lambda: is_loaded(home, self.thread))
+            system = room.here.platform
+            self.loaded = Beside(lambda: is_loaded(home, self.thread, system))
             self.why_not = why_not_woken(newest(found), room.wakes)
             self.resume = self.why_not is None
 

@@ -14,14 +14,15 @@ whether it runs: its pid lives and, on Linux, /proc/N/stat gives the same start 
 
 import os
 
-from postbag.codex.records import approval_policy, version_of
+from postbag.codex.files import approval_policy, version_of
 from postbag.processes import PID_MOST, runs
 from postbag.receipts import numbers
+from postbag.room import CANNOT_TELL
 from postbag.vendor_files import quoted, read_json, record, table, whole
 
 WAKES_SINCE = "0.166.0"  # the first Codex whose codex queue has --resume
 NEVER_ASKS = "never"  # the one approval policy under which a turn cannot stop to ask a person
-RUNS, STOPPED, CANNOT_TELL = "runs", "stopped", "cannot tell"  # the daemon
+RUNS, STOPPED = "runs", "stopped"  # the daemon, else CANNOT_TELL
 WILL_WAKE, WAITS = "will wake", "waits"  # what becomes of a letter to a thread nobody has loaded
 DAEMON_START = "codex app-server daemon start"
 RESUMED_WHERE = "in the app or editor, or with codex resume"

@@ -10,8 +10,8 @@ import os
 import re
 
 from postbag import processes
-from postbag.doors import maybe_delivered, not_answered
 from postbag.refusal import Refusal
+from postbag.room import maybe_delivered, not_answered
 
 APP_CODEX = "/Applications/ChatGPT.app/Contents/Resources/codex"
 # What `codex queue` says on stderr of a thread it does not know, in our words.

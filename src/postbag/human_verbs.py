@@ -5,7 +5,7 @@ and import nothing themselves. A guardrail, not authentication, as guards.py say
 """
 
 from postbag.refusal import Refusal
-from postbag.sessions import VARIABLES
+from postbag.vendors import VARIABLES
 
 HUMAN_VERBS = ("open", "close", "setup")
 # The verbs a person runs, whose refusals in a terminal of no agent's session are told to

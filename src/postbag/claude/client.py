@@ -16,13 +16,13 @@ import os
 from postbag.claude import CLIENT, PROGRAM
 from postbag.claude import permission as rule
 from postbag.claude.acceptance import ACCEPT, BYPASSES, HOLD, REFUSE, Settings
-from postbag.claude.records import config_directory
+from postbag.claude.files import config_directory
 from postbag.here import home_of
 from postbag.processes import which
 from postbag.refusal import Refusal
-from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check, Client, command, server_from, version_words
-from postbag.sessions import for_a_child
+from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check, Client, command, registration_from, version_words
 from postbag.vendor_files import read_json, record, table, text
+from postbag.vendors import for_a_child
 
 SERVER_NAME = "postbag"  # the name postbag's MCP server is registered under: letters name its tools by it
 CLAUDE_JSON_MOST = 64 << 20  # bytes of .claude.json read: it keeps every project's history, and grows
@@ -65,7 +65,7 @@ def registered(here):
     if entry is None:
         return None
     entry = record(entry)
-    found = server_from(text(entry, "command"), entry.get("args", []), table(entry, "env"))
+    found = registration_from(text(entry, "command"), entry.get("args", []), table(entry, "env"))
     if found is None:
         return Refusal("Claude Code's MCP server postbag is of a shape postbag does not know")
     return found

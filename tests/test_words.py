@@ -8,7 +8,7 @@ import pytest
 from helpers import BODY_MAX
 
 from postbag.escape import one_line
-from postbag.listing import body_lines
+from postbag.words import body_lines
 
 
 @pytest.mark.parametrize(

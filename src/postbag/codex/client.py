@@ -14,13 +14,23 @@
 
 from postbag import processes
 from postbag.codex import CLIENT, PROGRAM
-from postbag.codex.door import find_codex
-from postbag.codex.records import home_directory
+from postbag.codex.files import home_directory
+from postbag.codex.queue import find_codex
 from postbag.codex.wake import DAEMON_START, RUNS, STOPPED, daemon_runs
 from postbag.refusal import Refusal
-from postbag.registration import COMMAND_TIMEOUT, NOTE, OK, Check, Client, command, failure, server_from, version_words
-from postbag.sessions import for_a_child
+from postbag.registration import (
+    COMMAND_TIMEOUT,
+    NOTE,
+    OK,
+    Check,
+    Client,
+    command,
+    failure,
+    registration_from,
+    version_words,
+)
 from postbag.vendor_files import json_of, record, table, text
+from postbag.vendors import for_a_child
 
 SERVER_NAME = "postbag"  # the name postbag's MCP server is registered under: letters name its tools by it
 # What doctor (of "such a thread") and setup (of "a thread nobody has loaded") say of a daemon not running.
@@ -54,7 +64,7 @@ def registered(here, client):
     except ValueError:
         return Refusal("codex mcp get postbag --json said what postbag does not know")
     transport = table(shown, "transport")
-    found = server_from(text(transport, "command"), transport.get("args") or [], table(transport, "env"))
+    found = registration_from(text(transport, "command"), transport.get("args") or [], table(transport, "env"))
     if found is None:
         return Refusal("Codex's MCP server postbag is of a shape postbag does not know")
     return found if shown.get("enabled", True) is not False else Refusal("Codex's MCP server postbag is disabled")

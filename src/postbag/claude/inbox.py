@@ -12,15 +12,15 @@ on a socket of its own in the inbox's directory, and names it.
 
 import errno
 import os
-import sys
 
 from postbag import processes
-from postbag.doors import maybe_delivered, not_answered
 from postbag.refusal import Refusal
+from postbag.room import maybe_delivered, not_answered
 from postbag.vendor_files import json_of, record, text
 
 # sun_path holds 104 bytes on macOS and 108 on Linux, the terminating NUL included.
-SOCKET_PATH_MAX = 103 if sys.platform == "darwin" else 107
+SOCKET_PATH_MOST = {"darwin": 103}
+SOCKET_PATH_MOST_ELSEWHERE = 107
 # What Claude says of a letter, in a peer_message_status frame's "status".
 HELD, REFUSED, DROPPED = "held", "refused", "dropped"
 _STATUSES = ("held", "denied", "expired", "delivered", "refused", "dropped")
@@ -69,11 +69,9 @@ class Pace:
         self.at, self.tokens = now, self.tokens - 1
 
 
-PACE = Pace()  # this process's: a process is the sender Claude counts
-
-
-def knock(door, envelope, *, sandbox=None, hear=False):
-    """Write `envelope` to the inbox socket of `door`, from inside `sandbox` (the Sandbox
+def knock(door, envelope, *, here, sandbox=None, hear=False):
+    """Write `envelope` to the inbox socket of `door`, in `here` (its system, and the pace
+    of this process's knocks, which Claude counts), from inside `sandbox` (the Sandbox
     around the sender, or None). With `hear`, name a socket of the knock's own on which
     Claude can say what it did with the letter: the Ear that listens there (None where
     none could be made); else None."""
@@ -82,9 +80,10 @@ def knock(door, envelope, *, sandbox=None, hear=False):
     import json
     from _socket import AF_UNIX, SOCK_STREAM, socket
 
-    ear = Ear.beside(door["socket"]) if hear else None
+    most = SOCKET_PATH_MOST.get(here.platform, SOCKET_PATH_MOST_ELSEWHERE)
+    ear = Ear.beside(door["socket"], most) if hear else None
     if ear is None:  # a knock that names its own socket is a sender of its own
-        PACE.wait()
+        here.paces.setdefault("claude", Pace()).wait()
     auth = {"type": "auth", "token": door["token"]}
     message = {"type": "user", "message": {"role": "user", "content": envelope}}
     if ear is not None:
@@ -94,7 +93,7 @@ def knock(door, envelope, *, sandbox=None, hear=False):
     try:
         inbox.settimeout(processes.TIMEOUT)
         try:
-            _connect(inbox, door["socket"])
+            _connect(inbox, door["socket"], most)
         except OSError as error:
             if error.errno in (errno.EPERM, errno.EACCES) and sandbox is not None:
                 raise Refusal(
@@ -123,14 +122,15 @@ class Ear:
         self.listener, self.path, self.msg_id = listener, path, _uuid()
 
     @classmethod
-    def beside(cls, inbox):
-        """An Ear in the directory of the socket `inbox`, or None where none can be made there."""
+    def beside(cls, inbox, most):
+        """An Ear in the directory of the socket `inbox`, or None where none can be made
+        there (its path longer than `most` bytes, what a socket's address can hold)."""
         # The whole socket module, whose accept() the C one lacks: a knock that hears is
         # one whose letter Claude may hold, and pays for it.
         from socket import AF_UNIX, SOCK_STREAM, socket
 
         path = os.path.join(os.path.dirname(inbox), f"postbag-{os.getpid()}-{os.urandom(4).hex()}.sock")
-        if len(os.fsencode(path)) > SOCKET_PATH_MAX:
+        if len(os.fsencode(path)) > most:
             return None  # Claude would not reach it either
         listener = socket(AF_UNIX, SOCK_STREAM)
         try:
@@ -216,15 +216,15 @@ def _uuid():
     return f"{hexed[:8]}-{hexed[8:12]}-{hexed[12:16]}-{hexed[16:20]}-{hexed[20:]}"
 
 
-def _connect(inbox, path):
-    """Connect to `path`, reaching one too long to name through its directory's descriptor
+def _connect(inbox, path, most):
+    """Connect to `path`, reaching one longer than `most` bytes through its directory's descriptor
     (/proc/self/fd, on Linux): the working directory stays, for threads beside the knock
     read files by relative paths. Claude Code binds no longer path where there is no /proc."""
     import stat
 
     if not stat.S_ISSOCK(os.stat(path).st_mode):
         raise OSError(errno.ENOTSOCK, "not a socket")
-    if len(os.fsencode(path)) <= SOCKET_PATH_MAX:
+    if len(os.fsencode(path)) <= most:
         inbox.connect(path)
         return
     directory = os.open(os.path.dirname(path), os.O_RDONLY | os.O_CLOEXEC)

@@ -20,7 +20,7 @@ BLOCK = 1 << 16
 STRETCH = 2
 
 
-class Blocks:
+class LineIndex:
     """The bytes of the file open at `fd`, which the caller keeps locked (None: no file).
 
     `count` is its newlines and `size` the bytes they end. The end of the file is kept

@@ -21,10 +21,11 @@ import os
 from postbag.here import home_of
 from postbag.processes import PID_MOST, runs
 from postbag.receipts import SLACK, TAKEN, UNKNOWN, Receipt, is_the_letter, taken_in
+from postbag.room import CANNOT_TELL
 from postbag.times import moment
 from postbag.vendor_files import find_back, read_json, record, text, whole
 
-ENDED, RUNS, CANNOT_TELL = "ended", "runs", "cannot tell"  # a session, by its file
+ENDED = "ended"  # a session whose file says it runs no longer (else a Session, or CANNOT_TELL)
 THE_TRANSCRIPT = "claude's transcript"  # how a receipt names it: its file name holds the session id
 _BLOCK_BACK = 1 << 20  # each line carries the version: the last megabyte holds one
 

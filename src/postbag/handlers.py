@@ -1,0 +1,196 @@
+"""What each verb of the command line does with its arguments, parsed (commands.py has the
+table that names it): run in `here`, it returns the exit status. Each imports what its
+verb alone uses, so that an agent's verb loads no more than it needs; the words it
+prints are made in words.py.
+"""
+
+from postbag.vendors import CLIENTS, PEERS
+
+DEFAULT_LIMIT = 12  # letters an exchange grants when the human names no number
+# Letters an exchange may grant at most: the largest whole number every JSON reader of the
+# ledger keeps exact (jq's and JavaScript's numbers are doubles). Past it is no budget.
+LIMIT_MOST = 2**53 - 1
+SHOWN_MOST = 20  # characters of a number the command line echoes back in a usage error
+FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person, idle for the machine
+FIX_FOUND = 1  # doctor's exit status while something needs a fix
+AGENTS = " and ".join(PEERS)
+
+
+def join(args, here):
+    from postbag import guards, verbs, words
+
+    peer = agent(args, "name the agent whose session this is: postbag join claude, or postbag join codex")
+    joined = verbs.join(here, peer, guards.door_of_this_session(peer, here))
+    if not args.quiet:
+        words.show(joined, here.stdout, here.stderr)
+    return 0
+
+
+def open_exchange(args, here):
+    from postbag import verbs, words
+    from postbag.rooms import switches
+
+    if args.count is not None and args.limit is not None:
+        args.usage_error("give the number of letters once: open N, or open --limit N")
+    limit = number(args, args.count or args.limit, "the number of letters", LIMIT_MOST) or DEFAULT_LIMIT
+    chosen = {switch.field: switch.value for switch in switches() if getattr(args, switch_of(switch))}
+    words.show(verbs.open_exchange(here, limit, chosen, afresh=args.afresh), here.stdout, here.stderr)
+    return 0
+
+
+def close_exchange(args, here):
+    from postbag import verbs, words
+
+    words.show(verbs.close_exchange(here), here.stdout, here.stderr)
+    return 0
+
+
+def send(args, here):
+    from postbag import verbs, words
+    from postbag.guards import require_inside
+    from postbag.vendors import other
+
+    recipient = agent(args, "name the recipient and give the letter: postbag send codex TEXT, or send claude TEXT")
+    if args.text is None:
+        args.usage_error(f"give the letter: postbag send {recipient} TEXT, or send {recipient} - to read it from stdin")
+    sender = other(recipient)
+    require_inside(sender, f"send {recipient}", here.env)
+    body = _body(args.text, here.stdin)
+    # Handed over: from then on an interrupt could only make a lie of the outcome.
+    sent = verbs.send(here, sender, recipient, body, program=args.program, handed_over=args.handed_over)
+    words.show(sent, here.stdout, here.stderr)
+    return 0
+
+
+def read(args, here):
+    from postbag import verbs, words
+    from postbag.ledger import not_there
+    from postbag.refusal import say
+
+    count = number(args, args.count, "the number of records")
+    on_a_terminal = not args.json and here.stdout is not None and here.stdout.isatty()
+    waiting = lambda: say("waiting for a send in progress to finish", here.stderr)  # noqa: E731
+    shot = verbs.snapshot(here, count, with_status=on_a_terminal and not args.follow, on_wait=waiting)
+    if not shot.found:
+        say(not_there(shot.position.path), here.stderr)
+        if not args.follow:
+            return 0
+    # The lock was released before anything is written: what was read is a snapshot, and a
+    # slow pager must not hold up the senders.
+    show = words.json_line if args.json else words.human_line
+    words.stream(map(show, shot.records), here.stdout)
+    if shot.refusal is not None:
+        raise shot.refusal
+    if args.follow:
+        words.stream(map(show, shot.position.follow(FOLLOW_INTERVAL)), here.stdout, each=True)
+    elif shot.status is not None:
+        say(shot.status, here.stderr)
+    return 0
+
+
+def receipts(args, here):
+    from postbag import verbs, words
+    from postbag.ledger import locate, not_there
+    from postbag.refusal import say
+    from postbag.vendors import whose
+
+    count = number(args, args.count, "the number of letters")
+    sender = whose(here.env)
+    stood = verbs.receipts(here, sender, count)
+    if stood is None:
+        say(not_there(locate(here.env)), here.stderr)
+    elif not stood:  # news, not a receipt: a JSON Lines reader gets no line
+        say("no letter has been sent" + (f" by {sender}" if sender else ""), here.stderr)
+    for letter, receipt in stood or ():
+        shown = words.receipt_json(letter, receipt) if args.json else words.receipt_line(letter, receipt)
+        words.tell(shown, here.stdout, here.stderr)
+    return 0
+
+
+def set_up(args, here):
+    from postbag import words
+    from postbag.setup import setup
+
+    words.show(setup(here, args.argv_program, removing=args.remove, dry_run=args.dry_run), here.stdout, here.stderr)
+    return 0
+
+
+def look_over(args, here):
+    from postbag import words
+    from postbag.doctor import doctor
+    from postbag.escape import one_line
+    from postbag.registration import FIX
+
+    found = doctor(here, args.argv_program)
+    lines = (one_line(words.check_line(check, args.json)) + "\n" for check in found)
+    words.stream(lines, here.stdout)  # like read's: a reader that went away ends it quietly
+    return FIX_FOUND if any(check.state == FIX for check in found) else 0
+
+
+def serve_mcp(args, here):
+    from postbag import mcp  # a client's verb, and once a session: the agents' verbs need none of it
+    from postbag.refusal import say
+
+    if here.stdin is not None and here.stdin.isatty():
+        say(
+            f"this is postbag's MCP server, which {CLIENTS} start for a session and speak to on stdin "
+            "and stdout: a person need not run it (postbag setup registers it with both). It ends at the end of "
+            "its input: press Ctrl-D",
+            here.stderr,
+        )
+    return mcp.serve(here, args.program)
+
+
+def _body(text, stdin):
+    """The letter's text: the argument, or `stdin` for `-` with its trailing newlines
+    dropped, as 1.0 did."""
+    from postbag.refusal import Refusal
+
+    if text != "-":
+        return text
+    if stdin is None:
+        raise Refusal("send - reads the letter from stdin, and stdin is closed")
+    try:
+        raw = stdin.buffer.read()
+    except OSError as error:
+        raise Refusal(f"cannot read the letter from stdin ({error.strerror})") from None
+    try:
+        body = raw.decode()
+    except UnicodeDecodeError:
+        raise Refusal("the letter is not valid UTF-8 text") from None
+    return body.rstrip("\n")
+
+
+def agent(args, missing):
+    """The agent the command line names, or a usage error: `missing` where it names none."""
+    if args.peer is None:
+        args.usage_error(missing)
+    if args.peer not in PEERS:
+        args.usage_error(f"there is no agent called {args.peer!r}; the agents are {AGENTS}")
+    return args.peer
+
+
+def number(args, text, what, most=None):
+    """`text`, a whole number of at least 1 (and at most `most`), or None where it is None;
+    else a usage error naming `what`, which echoes `text` cut short."""
+    if text is None:
+        return None
+    shown = repr(text if len(text) <= SHOWN_MOST else text[: SHOWN_MOST - 1] + "…")
+    digits = text.strip().removeprefix("+")
+    if len(digits) > SHOWN_MOST and digits.isascii() and digits.isdigit():
+        number = 2**63  # past any count, and past what int() takes from text
+    else:
+        try:
+            number = int(text)
+        except ValueError:
+            number = 0
+    if number < 1:
+        args.usage_error(f"{what} is a whole number of at least 1, not {shown}")
+    if most is not None and number > most:
+        args.usage_error(f"{what} is at most {most:,}, the most every reader of the ledger keeps exact, not {shown}")
+    return number
+
+
+def switch_of(switch):
+    """Where the parsed arguments keep a room's Switch."""
+    return f"switch_{switch.field}"

@@ -1,0 +1,66 @@
+"""The vendors, the lower half of their registry: the one list of the peers, and what each
+vendor's package declares of its sessions in its __init__, which imports nothing. What
+must load fast (a human's verb refused in a session, the agents' verbs' words) and what
+lies below the rooms (the ledger's records) asks here; what postbag asks of a peer's
+doors, files and client, it asks of its room (rooms.py, the upper half).
+
+Each vendor's package declares, as module attributes (tests/test_rooms.py holds each to it):
+"""
+
+from postbag import claude, codex
+
+LIGHT = {
+    "NAME": "the peer's name in the ledger, and its package's",
+    "CLIENT": "its vendor's name for the client: Claude Code",
+    "PROGRAM": "the client's program, as a person types it",
+    "SESSION_NAME": "what one of its sessions is called, after a or an",
+    "RECORDS": "what receipts read of a session, as help names it",
+    "DELIVERED": "what delivered means at its door",
+    "VARIABLES": "postbag's own variables for the vendor, and what each names",
+    "DOOR_VARIABLES": "the variables its sessions export that name their door",
+    "MARKS": "what else marks a shell as one of its sessions",
+    "DOOR_FIELDS": "what a join record holds of the door",
+    "is_session_variable": "whether a variable's name is one it sets for its sessions: a family, not a list",
+    "inside": "whether an environment is one of its sessions', with its door",
+}
+__doc__ += "".join(f"\n- {name}: {what};" for name, what in LIGHT.items()).rstrip(";") + ".\n"
+
+VENDORS = {claude.NAME: claude, codex.NAME: codex}
+PEERS = tuple(VENDORS)  # the ledger's names for the peers, in its order
+# The variables that mark a shell as living inside an agent's session, in the order a
+# refusal names them: every session's door variables, then what else marks one.
+VARIABLES = (
+    *(name for each in VENDORS.values() for name in each.DOOR_VARIABLES),
+    *(name for each in VENDORS.values() for name in each.MARKS),
+)
+CLIENTS = " and ".join(each.CLIENT for each in VENDORS.values())  # "Claude Code and Codex"
+
+
+def other(peer):
+    return next(name for name in PEERS if name != peer)
+
+
+def inside(peer, env):
+    """Whether the shell runs inside `peer`'s own session."""
+    return VENDORS[peer].inside(env)
+
+
+def whose(env):
+    """The peer whose session the shell runs in, or None."""
+    return next((peer for peer in PEERS if inside(peer, env)), None)
+
+
+def door_fields(peer):
+    """The fields of a join record that reach `peer`'s session, which no output shows."""
+    return VENDORS[peer].DOOR_FIELDS
+
+
+def is_session_variable(name):
+    """Whether `name` belongs to either vendor's session: none may reach the other's process."""
+    return any(each.is_session_variable(name) for each in VENDORS.values())
+
+
+def for_a_child(env):
+    """`env` less every vendor session variable and the ledger's path, for a vendor's
+    program a door runs: a token must not reach the other vendor."""
+    return {name: value for name, value in env.items() if name != "POSTBAG_LEDGER" and not is_session_variable(name)}
