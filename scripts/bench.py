@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.join(build_pyz.ROOT, "tests"))
 import clients
 import fakes
 
-from postbag.codex import records as codex_records  # the tree's: how a rollout tells a turn has ended
+from postbag.codex import files as codex_files  # the tree's: how a rollout tells a turn has ended
 
 AT = "2026-09-08T10:02:11+02:00"
 BODY = "Reviewed the parser: the date branch swallows ValueError. See 4f2a9c1."
@@ -206,7 +206,7 @@ def report(pyz, work, rounds, other):
             real = None
         verdicts = tabulate(cases, through_real_doors)
         verdicts += beside_the_table(cases, pyz, work, rounds, size)
-        verdicts += through_the_mcp_door(cases, pyz, work, inbox)
+        verdicts += through_the_mcp_server(cases, pyz, work, inbox)
         verdicts += asking_for_receipts(pyz, work, rounds)
         verdicts += opening_with_doors_to_read(pyz, work, rounds)
         if through_real_doors:
@@ -328,7 +328,7 @@ MCP_CALLS = 200  # timed calls of each kind and ledger through one running serve
 MCP_LONG_LIFE = 10_000  # calls made before its memory is measured again
 
 
-def through_the_mcp_door(cases, pyz, work, inbox):
+def through_the_mcp_server(cases, pyz, work, inbox):
     """A send (to the fake Claude inbox: no child process) and `read 10` through one running
     `postbag mcp`, on a fresh ledger and on 10,000 records: each call's own cost, from the
     request written to the reply read, the ledger put back as it was before each call (200
@@ -349,7 +349,7 @@ def through_the_mcp_door(cases, pyz, work, inbox):
         "10,000 records, rejoined": [("send", send, SEND_10K_REJOINED)],
     }
     times, peaks = {}, {}  # the name of a call and ledger: (its median, the command line's case)
-    print(f"\nthrough the MCP door, one running server, medians of {MCP_CALLS} calls each:")
+    print(f"\nthrough the MCP server, one running server, medians of {MCP_CALLS} calls each:")
     for label, calls in ledgers.items():
         copy = os.path.join(work, f"mcp-{len(times)}.jsonl")
         ledger_env = by_name[calls[0][2]].env
@@ -640,9 +640,9 @@ def letter_to_turn(pyz, work):
             run("join", "codex", inside={"CODEX_THREAD_ID": thread})
             woken.append(one("codex", pair.codex_model, in_claude))
             # Then loaded by the daemon, which codex queue reaches: once its turn has ended, idle.
-            rollout = codex_records.rollouts(pair.codex_home.home, thread)
+            rollout = codex_files.rollouts(pair.codex_home.home, thread)
             newest = max(rollout, key=os.path.getmtime)
-            _wait(lambda newest=newest: codex_records.turn_now(newest) == codex_records.TURN_ENDED, "idle")
+            _wait(lambda newest=newest: codex_files.turn_now(newest) == codex_files.TURN_ENDED, "idle")
             by_daemon.append(one("codex", pair.codex_model, in_claude))
         figures["codex, woken through its daemon: from the start of send"] = woken
         figures["codex, idle, loaded by its daemon: from the start of send"] = by_daemon

@@ -79,7 +79,7 @@ STORED = ("__main__", "__init__", "human_verbs", "refusal", "vendors", "claude/_
 
 VERSIONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
 # Run by each interpreter: compile every source given and write its hash-based .pyc.
-# Each argument is NAME=PATH, NAME the source's place in the archive (postbag/claude/door.py).
+# Each argument is NAME=PATH, NAME the source's place in the archive (postbag/claude/inbox.py).
 _COMPILE = """\
 import os, py_compile, sys
 out = sys.argv[1]

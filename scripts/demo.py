@@ -158,13 +158,13 @@ class SimulatedAgentWithTheDoor(SimulatedAgent):
         from rawmcp import RawServer
 
         self.meta = {"threadId": thread}
-        self.door = RawServer(["postbag", "mcp"], {k: v for k, v in self.session_env.items() if "THREAD" not in k})
-        self.door.handshake()
+        self.server = RawServer(["postbag", "mcp"], {k: v for k, v in self.session_env.items() if "THREAD" not in k})
+        self.server.handshake()
 
     def call(self, tool, arguments=None, after=None):
         """Call one of the door's tools, show the call and what it said; whether it succeeded."""
         self.show(self.name, f"> {tool}, a tool of its postbag MCP server", *(arguments or {}).values())
-        said, refused = self.door.tool(tool, arguments, self.meta)
+        said, refused = self.server.tool(tool, arguments, self.meta)
         if refused:
             self.failures.append(f"{self.name}'s {tool} was refused: {said}")
         elif after is not None:
@@ -259,7 +259,7 @@ class Simulated(Agents):
     def close(self):
         self.inbox.close()
         self.queue.close()
-        self.codex.door.close()
+        self.codex.server.close()
 
 
 class Real(Agents):

@@ -84,7 +84,7 @@ def pytest_generate_tests(metafunc):
     if "target" in metafunc.fixturenames:
         chosen = metafunc.config.getoption("--target")
         # Under both, the logic beneath the command line is tested once, on the tree; what a
-        # user meets (marked shipped: each verb, door, class of refusal, the MCP door) as
+        # user meets (marked shipped: each verb, door, class of refusal, the MCP server) as
         # the zipapp too.
         both = ["src", "pyz"] if metafunc.definition.get_closest_marker("shipped") else ["src"]
         metafunc.parametrize("target", both if chosen == "both" else [chosen], scope="session")
@@ -331,7 +331,7 @@ def postbag(command, tmp_path, inbox, codex, request):
 @pytest.fixture
 def exchange(postbag, inbox, codex):
     """Both peers joined, an exchange open, letter 4 from codex to claude and letter 5 back;
-    the records each vendor keeps (records.py), empty so far; and the two envelopes."""
+    the records each vendor keeps (written.py), empty so far; and the two envelopes."""
     postbag.ready()
     postbag.ok("send", "claude", "Review it.", inside="codex")
     postbag.ok("send", "codex", "Reviewed.", inside="claude")

@@ -1,7 +1,7 @@
 """Claude Code's room: what its transcript, session files and settings say of a letter,
 what Claude Code lets in from another session (its acceptance policy), what Claude
 itself says of a letter it does not take, and what `open` and a send say of its door;
-records written as Claude Code writes them (tests/records.py)."""
+records written as Claude Code writes them (tests/written.py)."""
 
 import os
 import subprocess
@@ -491,7 +491,7 @@ def test_open_says_a_claude_session_has_ended_when_only_other_sessions_have_file
 
 def test_a_process_keeps_its_knocks_to_the_rate_claude_takes_a_senders_letters_at(monkeypatch):
     """About 25 at once, then a little under one every two seconds: Claude Code drops what
-    comes faster from one sender, and the MCP door's server is one (docs/doors.md)."""
+    comes faster from one sender, and the MCP server is one (docs/doors.md)."""
     from postbag.claude import inbox
 
     clock, slept = [1000.0], []

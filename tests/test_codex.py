@@ -1,6 +1,6 @@
 """Codex's room: what its queue and a thread's rollout say of a letter, whether a running
 Codex has the thread loaded, and what `open` and a send say of its door, from records
-written as Codex writes them (tests/records.py). Waking a thread is test_wake.py's."""
+written as Codex writes them (tests/written.py). Waking a thread is test_wake.py's."""
 
 import fcntl
 import json

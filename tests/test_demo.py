@@ -15,7 +15,7 @@ def test_the_demo_runs_a_whole_exchange_and_cleans_up(tmp_path):
     result = run_demo(tmp_path, "--limit", "5")
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
-    # Codex's side goes through the MCP door, Claude's through the command line
+    # Codex's side goes through the MCP server, Claude's through the command line
     assert "codex  > join, a tool of its postbag MCP server\ncodex    codex joined\n" in out
     assert "codex  > send, a tool of its postbag MCP server\n" in out
     assert "claude $ postbag send codex - <<'POSTBAG'" in out  # the default ledger: no POSTBAG_LEDGER= to give

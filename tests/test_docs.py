@@ -205,7 +205,7 @@ def test_the_readmes_version_table_says_what_the_tier_proves():
     cells = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in table.splitlines()[2:]]
     rows = {name: versions for name, *versions in cells}
     proven = [f"{oldest} to {newest}" for oldest, newest in (claude.PROVEN, codex.PROVEN)]
-    for capability in ("its door", "the MCP door", "the records receipts"):
+    for capability in ("its door", "the MCP server", "the records receipts"):
         [versions] = [versions for name, versions in rows.items() if name.startswith(capability)]
         assert versions == proven, capability
     [hold] = [versions for name, versions in rows.items() if "hold, keeping" in name]

@@ -335,7 +335,7 @@ def _copy(path):
 
 def test_following_sleeps_between_its_looks_at_the_file_rather_than_spinning(postbag, monkeypatch):
     """What a follower spends while nothing comes: one look, then its interval asleep."""
-    from postbag import ledger
+    from postbag import ledger_position
 
     postbag.ready()
     slept = []
@@ -345,7 +345,7 @@ def test_following_sleeps_between_its_looks_at_the_file_rather_than_spinning(pos
         if len(slept) == 3:
             raise KeyboardInterrupt  # as the person ends it
 
-    monkeypatch.setattr(ledger.time, "sleep", sleep)
+    monkeypatch.setattr(ledger_position.time, "sleep", sleep)
     with ledger.Ledger(postbag.ledger) as bag:
         position = bag.position()
     with pytest.raises(KeyboardInterrupt):

@@ -541,7 +541,7 @@ def test_an_append_holds_every_signal_while_it_writes_and_leaves_the_mask_as_it_
 
 def test_an_append_gives_back_the_file_size_signal_it_found(tmp_path):
     """An append ignores SIGXFSZ while it writes, so that a file-size limit is a refusal;
-    afterwards a long-lived caller (the MCP door) has its own handling back."""
+    afterwards a long-lived caller (the MCP server) has its own handling back."""
     import signal
 
     from postbag.ledger import Ledger

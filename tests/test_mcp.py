@@ -1,4 +1,4 @@
-"""The MCP door, `postbag mcp`: the official Python SDK as its client, the wire format by
+"""The MCP server, `postbag mcp`: the official Python SDK as its client, the wire format by
 hand for what no SDK sends, and what a server that lives as long as a session must keep
 true from one call to the next. Each runs against the tree and the built postbag.pyz."""
 

@@ -18,7 +18,7 @@ from helpers import ROOT
 from postbag import __version__
 
 BUILD = [sys.executable, os.path.join(ROOT, "scripts", "build_pyz.py")]
-# Every source of the package, as its path under src/postbag (the rooms': claude/door.py).
+# Every source of the package, as its path under src/postbag (the rooms': claude/inbox.py).
 PACKAGE_SOURCES = sorted(
     os.path.relpath(os.path.join(folder, name), os.path.join(ROOT, "src", "postbag"))
     for folder, _, names in os.walk(os.path.join(ROOT, "src", "postbag"))

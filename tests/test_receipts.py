@@ -1,5 +1,5 @@
 """Receipts, whatever the recipient: where each letter stands, read from the records each
-vendor keeps of what its session took (tests/records.py writes them as the vendors do;
+vendor keeps of what its session took (tests/written.py writes them as the vendors do;
 test_claude.py and test_codex.py hold each room's readers to them). A letter settles at
 answered, the sender inside a session hears of its own, and no receipt names a door."""
 
@@ -180,7 +180,7 @@ def test_times_of_every_form_the_vendors_and_the_ledger_write_are_read_or_left_a
 
 def test_a_receipt_without_a_join_or_a_file_is_unknown_and_says_why(postbag, tmp_path):
     from postbag import verbs
-    from postbag.ledger import Exchange
+    from postbag.exchange import Exchange
     from postbag.vendor_files import find_back, newest
 
     letter = {"n": 4, "at": "2026-12-02T02:30:41+00:00", "from": "codex", "to": "claude", "body": "hi"}

@@ -11,6 +11,7 @@ from postbag import __version__
 from postbag.commands import BY_NAME, VERBS
 from postbag.human_verbs import PERSONS_VERBS, in_a_persons_terminal, require_human_first
 from postbag.refusal import Refusal, silence, stop
+from postbag.signals import ignore_interrupts
 from postbag.vendors import CLIENTS, VENDORS
 
 INTERRUPTED, READER_GONE = 130, 141  # as a shell reports SIGINT and SIGPIPE
@@ -40,8 +41,8 @@ def main(argv=None, env=None, program=None, here=None):
     """Parse the command line and run its verb in `here` (default: this process, read now:
     its environment, or `env` where given, working directory, clock, system and streams),
     as `program` (the words that start this postbag, for a letter's reply command;
-    default: as this process was started); return the exit status. Given `here`, nothing
-    of this process is read or changed."""
+    default: as this process was started); return the exit status. Given `here` and
+    `program`, nothing of this process is read or changed."""
     from postbag.here import Here
 
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -54,9 +55,10 @@ def main(argv=None, env=None, program=None, here=None):
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse
         args = _parse(argv, _columns(here.env), here)
         to_the_person = args.name in PERSONS_VERBS and in_a_persons_terminal(here.env)
-        args.program = this_program(here) if program is None else program
-        args.argv_program = this_program(here, quoted=False) if program is None else program
-        args.handed_over = _ignore_interrupts if process else None
+        # A reply command is quoted for a shell; setup registers the words as they are, an argv.
+        args.program = program or this_program(here)
+        args.argv_program = program or this_program(here, quoted=False)
+        args.handed_over = ignore_interrupts if process else None
         return BY_NAME[args.name].handler(args, here)
     except SystemExit as ended:  # argparse's: a usage mistake, or help and the version said
         return ended.code if isinstance(ended.code, int) else (0 if ended.code is None else 1)
@@ -176,10 +178,3 @@ def this_program(here, *, quoted=True):
     spec = getattr(main_module, "__spec__", None)
     as_module = spec is not None and spec.name == "postbag.__main__"
     return program_of(sys.executable, sys.argv[0], as_module, here, quoted=quoted)
-
-
-def _ignore_interrupts():
-    """From the moment a door has the letter, an interrupt could only make a lie of the outcome."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -35,7 +35,7 @@ def heading(number, sender):
 
 def wrap(number, sender, body, *, last, command, send_tool=None):  # noqa: PLR0913
     """The envelope around letter `number`: who wrote it, and how to answer it, or that it
-    must not be answered. A recipient that joined through the MCP door answers with
+    must not be answered. A recipient that joined through the MCP server answers with
     `send_tool`, as its client names the door's send tool; any other with `command`, the
     words that run this same postbag on this same ledger (reply_command)."""
     if last:

@@ -1,5 +1,5 @@
 """Who may run which verb, decided by the variables each vendor exports into its sessions
-(each room's package says which are its own: sessions.py; the human's verbs are human.py's).
+(each room's package says which are its own: vendors.py; the human's verbs are human_verbs.py's).
 
 This is a guardrail against mixed-up roles, not authentication: any program of the same
 user can set or unset these variables. Every function takes what it judges.
@@ -10,7 +10,7 @@ from postbag.refusal import Refusal
 from postbag.rooms import ROOMS, room
 from postbag.vendors import PEERS, inside, other
 
-# How a person sets up the MCP door, for a server that cannot tell whose session calls it.
+# How a person sets up the MCP server, for a server that cannot tell whose session calls it.
 REGISTER = (
     "run postbag setup from your terminal, which registers postbag mcp with each client, and call its tools from a "
     "session"

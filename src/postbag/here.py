@@ -2,7 +2,9 @@
 clock, system (and the root under which the system keeps what an administrator sets),
 its standard streams, and what the process remembers of its own knocks. The entry point
 reads them once (cli.main) and everything below is given them, so that a test, or the
-MCP server for each call, can give others; nothing below reads the process itself."""
+MCP server for each call, can give others. Below it, the process is read for two things
+alone, which no test gives otherwise: its id, in the names of files no other process may
+take, and the monotonic timer that measures its own waits."""
 
 import os
 
@@ -13,8 +15,8 @@ class Here:
     """The process's inputs: `env` (a mapping of its variables), `cwd` (its working
     directory), `clock`, `root` (where the system's own files are, "/" but in tests),
     `platform` (the system's name, as sys.platform gives it; None: not known, where
-    what depends on it cannot be told), `streams` (stdin, stdout
-    and stderr: text streams, each None where the process was started without it) and
+    what depends on it cannot be told), `streams` (stdin, stdout and stderr: text
+    streams, each None where the process was started without it) and
     `paces` (what this process remembers of its own knocks on a door, by room: a process
     is the sender a vendor counts, and the MCP server one process for all its calls)."""
 

@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 as the MCP door speaks it: one message a line on a byte stream, each
+"""JSON-RPC 2.0 as the MCP server speaks it: one message a line on a byte stream, each
 request answered in turn. One error type, JsonRpcError, carries its code; answer() turns
 it into the error reply, in this one place.
 """

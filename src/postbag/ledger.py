@@ -10,18 +10,17 @@ place, as 1.0 did.
 
 import os
 import stat
-import time
 
 from postbag import ledger_file, records
 from postbag.escape import has_unsafe
+from postbag.exchange import Exchange
 from postbag.here import home_of
 from postbag.ledger_index import LineIndex
+from postbag.ledger_position import Position
 from postbag.refusal import Refusal
 from postbag.vendors import PEERS
 
 DEFAULT_PATH = "~/.postbag/ledger.jsonl"
-# Why no letter can be sent, as Exchange.barred says it.
-NOT_OPENED, CLOSED, SPENT = "not opened", "closed", "spent"
 # What an open record holds of its own; any other field is a switch the human set (room.Switch).
 _OPEN_FIELDS = ("n", "at", "kind", "limit")
 
@@ -307,78 +306,3 @@ class Ledger:
         except Refusal as refusal:
             return refusal
         return found
-
-
-class Exchange:
-    """What the human granted with the latest `open`, and what became of it; `switches`
-    are the choices the human made in opening it that a room honours, by field (room.Switch)."""
-
-    __slots__ = ("closed", "granted", "opened", "sent", "switches")
-
-    def __init__(self, granted, sent, *, closed=False, opened=True, switches=None):
-        self.granted, self.sent, self.closed, self.opened = granted, sent, closed, opened
-        self.switches = switches or {}
-
-    @property
-    def left(self):
-        return self.granted - self.sent
-
-    @property
-    def barred(self):
-        """Why no letter can be sent, NOT_OPENED, CLOSED or SPENT; None while letters are left."""
-        if not self.opened:
-            return NOT_OPENED
-        if self.closed:
-            return CLOSED
-        if self.left <= 0:
-            return SPENT
-        return None
-
-
-class Position:
-    """A place in the ledger file: which file, how far into it, and the next line's number."""
-
-    __slots__ = ("identity", "number", "offset", "path")
-
-    def __init__(self, path, identity, offset, number):
-        self.path, self.identity, self.offset, self.number = path, identity, offset, number
-
-    def follow(self, interval):
-        """Each record appended after this position, as it is appended, checking every
-        `interval` seconds; no lock is held. A ledger that does not exist yet is waited for.
-        Moving, replacing or cutting the file short ends it with a refusal."""
-        fd, identity, offset, number = None, self.identity, self.offset, self.number
-        try:
-            while True:
-                if fd is None:
-                    fd = ledger_file.open_to_follow(self.path)
-                    if fd is None and identity is not None:  # gone since the snapshot was read
-                        raise self._moved()
-                    if fd is not None and identity is None:
-                        status = os.fstat(fd)
-                        identity = (status.st_dev, status.st_ino)
-                if fd is not None:
-                    self._check_followed(fd, identity, offset)
-                    grown = ledger_file.read_from(fd, offset)
-                    whole = grown.rfind(b"\n") + 1  # a line still being written waits for its newline
-                    if whole:
-                        yield from records.from_bytes(grown[:whole], number, self.path)
-                        offset, number = offset + whole, number + grown.count(b"\n", 0, whole)
-                        continue
-                time.sleep(interval)
-        finally:
-            if fd is not None:
-                os.close(fd)
-
-    def _moved(self):
-        return Refusal(f"the ledger was moved or replaced while read followed it ({self.path})")
-
-    def _check_followed(self, fd, identity, offset):
-        try:
-            here = os.stat(self.path, follow_symlinks=False)
-        except FileNotFoundError:
-            here = None
-        if here is None or (here.st_dev, here.st_ino) != identity:
-            raise self._moved()
-        if os.fstat(fd).st_size < offset:
-            raise Refusal(f"the ledger was cut short while read followed it ({self.path})")

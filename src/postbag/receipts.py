@@ -2,7 +2,7 @@
 
 A door that takes a letter says nothing of what the session then did with it. Both
 vendors keep records of what their sessions received: Claude Code a session's transcript,
-Codex its queue database and each thread's rollout (each room's records.py); this module
+Codex its queue database and each thread's rollout (each room's files.py); this module
 holds what both rooms' readers share. postbag reads them, opening each read-only and
 writing nothing, and says of each letter one of four things: taken (and when), waiting,
 not taken (with the likeliest reason the records show), or unknown, whenever the records

@@ -5,7 +5,10 @@ knows of that client, so that a client release changes files of its room alone. 
 must load fast is the package's __init__, the light part of the contract (vendors.py
 declares what it holds, and lists the vendors); everything else is its Room, below: the
 one way anything above the rooms reaches that vendor's doors, its files and its client
-(rooms.py has the table). Above the rooms, nothing names a vendor.
+(rooms.py has the table). Above the rooms, no code branches on a vendor, and every rule
+and limit of one (how long a letter its door carries, what its sessions are called)
+comes from its room; the peers' names stand only in the words people and agents read:
+examples in help, and 1.0's wording of a refusal.
 
 A question whose answer may be "no" returns a Refusal, made and not raised, and the
 caller decides (doctor tells it as a line, setup gathers every client's before it
@@ -113,7 +116,7 @@ class Room(abc.ABC):
     NAME = ""  # the peer's name in the ledger, its package's
     CLIENT = ""  # its vendor's name for its program: "Claude Code"
     SESSION_NAME = ""  # what a session of this vendor is called, after "a" or "an": "a Claude Code session"
-    SEND_TOOL = ""  # the MCP door's send tool as this client names it to its model
+    SEND_TOOL = ""  # the MCP server's send tool as this client names it to its model
     PROVEN = ("", "")  # the oldest and newest versions the real-client tier proves
     SWITCHES = ()  # the human's switches for an exchange that this room honours
     LETTER_MOST = None  # the longest letter, in bytes, its door carries (None: any postbag sends)
@@ -124,7 +127,8 @@ class Room(abc.ABC):
     @abc.abstractmethod
     def door_of_session(self):
         """What `join` records of the session this process runs in: the door's fields, and
-        what else finds its records. A Refusal where the session has no door."""
+        what else finds its records. A step of `join`, which cannot go on where the
+        session has no door: it raises a Refusal."""
 
     @abc.abstractmethod
     def caller(self, meta):
@@ -142,7 +146,7 @@ class Room(abc.ABC):
 
     @abc.abstractmethod
     def reachability(self, joined):
-        """Whether the session behind the door of `joined` can take a letter now, in words."""
+        """Whether the session behind the door of `joined` can take a letter now: a Reach."""
 
     def sandbox(self):
         """The Sandbox this vendor runs this process's commands in, or None."""
@@ -165,8 +169,8 @@ class Room(abc.ABC):
         a Refusal (made, not raised) where that cannot be told."""
 
     @abc.abstractmethod
-    def registering(self, server):
-        """The Change by which the client starts `server` as postbag's MCP server."""
+    def registering(self, registration):
+        """The Change by which the client starts `registration` as postbag's MCP server."""
 
     @abc.abstractmethod
     def unregistering(self):

@@ -15,7 +15,7 @@ LETTER_MOST = min(made.LETTER_MOST for made in ROOMS.values() if made.LETTER_MOS
 
 
 def room(peer, here, exchange=None):
-    """`peer`'s room, for `here`; in `exchange` (a ledger.Exchange), with the switches its
+    """`peer`'s room, for `here`; in `exchange` (an exchange.Exchange), with the switches its
     human set that this room honours."""
     made = ROOMS[peer]
     fields = {switch.field for switch in made.SWITCHES}

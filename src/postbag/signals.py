@@ -1,8 +1,9 @@
-"""Holding signals back while postbag must not be stopped halfway: during an append, and
-while a thread is born that must never take a signal meant for the main one."""
+"""Holding signals back while postbag must not be stopped halfway: during an append, while
+a thread is born that must never take a signal meant for the main one, and once a door
+has a letter the command line sent."""
 
 # The C module beneath `signal`: its masks are sets of numbers, where `signal` turns each of
-# some sixty signals into an enum member, which costs a send about a millisecond.
+# some sixty signals into an enum member, which would cost every send about a millisecond.
 import _signal as _c
 
 
@@ -33,6 +34,12 @@ class FileSizeAsError:
 
     def __exit__(self, *exc_info):
         _c.signal(_c.SIGXFSZ, self._previous)
+
+
+def ignore_interrupts():
+    """From the moment a door has the letter, an interrupt could only make a lie of the
+    outcome: the process's command-line send ignores it until the letter is recorded."""
+    _c.signal(_c.SIGINT, _c.SIG_IGN)
 
 
 def start_beside(work):

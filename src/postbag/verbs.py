@@ -2,15 +2,16 @@
 environment above all), does its work under the ledger's lock, and returns what it did
 in words, or raises a Refusal.
 
-The command line (cli.py) and the MCP door (mcp.py) are two ways in; neither decides
+The command line (cli.py) and the MCP server (mcp.py) are two ways in; neither decides
 anything these functions decide. What is asked of a peer's door and records is asked of
-its room (peers.py), which the exchange's switches go to.
+its room (rooms.py), which the exchange's switches go to.
 """
 
 from postbag import envelope, ledger
 from postbag.escape import one_line
+from postbag.exchange import CLOSED, NOT_OPENED, SPENT
 from postbag.human_verbs import require_human
-from postbag.ledger import CLOSED, NOT_OPENED, SPENT, is_default, not_there
+from postbag.ledger import is_default, not_there
 from postbag.receipts import UNKNOWN, Receipt
 from postbag.refusal import Refusal
 from postbag.room import CANNOT_TELL, Reach

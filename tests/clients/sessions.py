@@ -411,7 +411,7 @@ class ClaudeSession(_Session):
         shutil.rmtree(self.socket_dir, ignore_errors=True)
 
 
-# README's registration of the MCP door in Claude Code, and the rule that lets its tools run.
+# README's registration of the MCP server in Claude Code, and the rule that lets its tools run.
 MCP_ADD = ["mcp", "add", "--transport", "stdio", "--scope", "user", "postbag", "--"]
 MCP_PERMISSION = "mcp__postbag"
 

@@ -21,7 +21,7 @@ SERVER = "postbag"
 
 
 class ToolCall:
-    """A call of one of the MCP door's tools, as a model decides on one; each client's
+    """A call of one of the MCP server's tools, as a model decides on one; each client's
     stand-in writes it the way that client names the tool."""
 
     __slots__ = ("arguments", "tool")
@@ -196,7 +196,7 @@ class ClaudeModel(_StandIn):
         return _messages_stream(block, len(self.requests))
 
     def tool_results(self):
-        """What each call of the MCP door's tools gave the model: (tool, arguments, text,
+        """What each call of the MCP server's tools gave the model: (tool, arguments, text,
         whether it was an error), oldest first, from the requests Claude Code made."""
         called, given = {}, {}  # by the call's id: each request repeats the ones before
         for body in self.requests:
@@ -286,7 +286,7 @@ class CodexModel(_StandIn):
         yield _event("response.completed", {"response": done})
 
     def tool_results(self):
-        """What each call of the MCP door's tools gave the model: (tool, arguments, text),
+        """What each call of the MCP server's tools gave the model: (tool, arguments, text),
         oldest first. Codex puts a header of its own ("Wall time: ...") before the output."""
         called, given = {}, {}
         for body in self.requests:

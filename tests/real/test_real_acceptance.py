@@ -78,7 +78,7 @@ def test_what_claude_does_with_a_letter_is_what_postbag_says_at_every_step(  # n
 
 def test_a_process_that_knocks_more_than_claude_takes_at_once_paces_its_letters_and_none_is_dropped(real, claude):
     """Claude Code takes about 30 letters at once from one sender (a process), then one
-    every two seconds, and drops the rest at its inbox without a word: the MCP door's
+    every two seconds, and drops the rest at its inbox without a word: the MCP server's
     server is one such process. Its knocks keep to that rate: all 33 letters are taken."""
     from postbag.claude import inbox
     from postbag.here import Here

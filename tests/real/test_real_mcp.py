@@ -1,4 +1,4 @@
-"""The MCP door on the real clients: each starts `postbag mcp` from its registration and
+"""The MCP server on the real clients: each starts `postbag mcp` from its registration and
 calls its tools; Codex in the workspace-write sandbox its users run by default."""
 
 import json

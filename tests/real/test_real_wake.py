@@ -1,6 +1,6 @@
 """Waking a Codex thread nobody has loaded, on the real clients: Codex's own daemon loads
 a thread whose exec run ended when `codex queue --resume` asks it to, and its model
-answers through postbag's MCP door; a thread that may ask for approvals, a stopped
+answers through postbag's MCP server; a thread that may ask for approvals, a stopped
 daemon and the human's --no-wake leave the letter waiting, each said with what to do."""
 
 import re

@@ -71,9 +71,9 @@ def registered(here):
     return found
 
 
-def registering(here, client, server):
-    env = [word for name, value in server.env.items() for word in ("-e", f"{name}={value}")]
-    add = ["mcp", "add", "--transport", "stdio", "--scope", "user", SERVER_NAME, *env, "--", *server.argv]
+def registering(here, client, registration):
+    env = [word for name, value in registration.env.items() for word in ("-e", f"{name}={value}")]
+    add = ["mcp", "add", "--transport", "stdio", "--scope", "user", SERVER_NAME, *env, "--", *registration.argv]
     return command(client, for_a_child(here.env), "registers postbag's MCP server", add)
 
 

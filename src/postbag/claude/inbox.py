@@ -37,7 +37,7 @@ _FRAME_MOST = 64 << 10  # bytes of a frame read from Claude: a status is a few h
 # Claude Code takes about 30 letters at once from one sender, then one every two seconds,
 # and drops the rest at its inbox, saying nothing of them to a sender that names no
 # socket of its own (2.1.332, measured: docs/doors.md). A sender is a process, and the
-# MCP door's server is one process for all of a session's letters: so a process paces
+# MCP server is one process for all of a session's letters: so a process paces
 # its knocks to the rate Claude counts them at, and none is dropped for it.
 BURST, REFILL = 30, 0.5  # letters, and letters a second
 # The rate a process keeps to: a little under Claude's, whose clock starts when it reads a

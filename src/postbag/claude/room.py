@@ -1,8 +1,8 @@
 """Claude Code's room: what postbag asks of Claude Code, as room.py says a room offers it.
 
 Its door is a session's inbox socket and token, which the session exports to its
-commands and MCP servers (door.py). What becomes of a letter is read from the session's
-transcript and files (records.py), and from what Claude Code lets in from other sessions
+commands and MCP servers (inbox.py). What becomes of a letter is read from the session's
+transcript and files (files.py), and from what Claude Code lets in from other sessions
 (acceptance.py): Claude's own word, where the knock heard it, first."""
 
 from postbag.claude import CLIENT, DOOR_FIELDS, NAME, SESSION, SESSION_NAME, SOCKET, TOKEN, inside, without_an_inbox
@@ -33,7 +33,7 @@ PROVEN = ("2.1.248", "2.1.336")
 # The first Claude Code whose crossSessionInbound hold keeps a letter from the model (2.1.270
 # and older, run with -p, hand it over all the same); accept and refuse work across PROVEN.
 HOLDS_SINCE = "2.1.271"
-# The MCP door's send tool as Claude Code names it to its model (mcp__SERVER__TOOL), the
+# The MCP server's send tool as Claude Code names it to its model (mcp__SERVER__TOOL), the
 # server registered under the name postbag (setup registers it so).
 SEND_TOOL = "the tool mcp__postbag__send"
 NO_INBOX = (
@@ -179,7 +179,7 @@ class Claude(Room):
         found = transcripts(self.config, session)
         return verdict(settings, lambda: permission_class(settings, newest(found) if found else None, running), running)
 
-    # What setup and doctor ask (setup.py, imported when asked: only the human's verbs ask it).
+    # What setup and doctor ask (client.py, imported when asked: only the human's verbs ask it).
 
     @staticmethod
     def _client_module():
@@ -198,8 +198,8 @@ class Claude(Room):
         known = self._client_module()
         return known.registered(self.here)
 
-    def registering(self, server):
-        return self._client_module().registering(self.here, self.client(), server)
+    def registering(self, registration):
+        return self._client_module().registering(self.here, self.client(), registration)
 
     def unregistering(self):
         return self._client_module().unregistering(self.here, self.client())

@@ -70,9 +70,9 @@ def registered(here, client):
     return found if shown.get("enabled", True) is not False else Refusal("Codex's MCP server postbag is disabled")
 
 
-def registering(here, client, server):
-    env = [word for name, value in server.env.items() for word in ("--env", f"{name}={value}")]
-    add = ["mcp", "add", SERVER_NAME, *env, "--", *server.argv]
+def registering(here, client, registration):
+    env = [word for name, value in registration.env.items() for word in ("--env", f"{name}={value}")]
+    add = ["mcp", "add", SERVER_NAME, *env, "--", *registration.argv]
     return command(client, for_a_child(here.env), "registers postbag's MCP server", add)
 
 

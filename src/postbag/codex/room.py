@@ -1,10 +1,10 @@
 """Codex's room: what postbag asks of Codex, as room.py says a room offers it.
 
 Its door is a thread, named by its id: in a shell Codex runs, CODEX_THREAD_ID (else
-CODEX_SESSION_ID); in a call of postbag's MCP door, the threadId Codex puts in the call's
+CODEX_SESSION_ID); in a call of postbag's MCP server, the threadId Codex puts in the call's
 _meta, since it gives its MCP servers none of the thread's variables. A letter goes in by
-`codex queue` (door.py); what becomes of it is read from Codex's queue and the thread's
-rollout (records.py), whether a running Codex has the thread loaded (loaded.py), and,
+`codex queue` (queue.py); what becomes of it is read from Codex's queue and the thread's
+rollout (files.py), whether a running Codex has the thread loaded (loaded.py), and,
 for a thread nobody has loaded, whether the letter wakes it (wake.py)."""
 
 from postbag.codex import CLIENT, NAME, SESSION, SESSION_NAME, THREAD, in_sandbox, inside
@@ -42,7 +42,7 @@ from postbag.vendors import for_a_child
 # The versions the real-client tier proves postbag on, oldest and newest (tests/clients/pins.py
 # takes its pairs from here); an unknown receipt says so of records from outside them.
 PROVEN = ("0.153.0", "0.171.0")
-# The MCP door's send tool as Codex names it to its model: a function inside the server's
+# The MCP server's send tool as Codex names it to its model: a function inside the server's
 # namespace, the server registered under the name postbag (setup registers it so).
 SEND_TOOL = "the tool send of the mcp__postbag namespace"
 # Linux passes at most 128 KiB in one argument, and `codex queue` takes the envelope as
@@ -170,7 +170,7 @@ class Codex(Room):
             return f"{IN_QUEUE}, which no running codex has loaded: {unloaded(self.home, rollout, self.wakes)[1]}"
         return f"{IN_QUEUE}; whether a running codex has it loaded cannot be told here"
 
-    # What setup and doctor ask (setup.py, imported when asked: only the human's verbs ask it).
+    # What setup and doctor ask (client.py, imported when asked: only the human's verbs ask it).
 
     @staticmethod
     def _client_module():
@@ -189,8 +189,8 @@ class Codex(Room):
         known = self._client_module()
         return known.registered(self.here, self.client())
 
-    def registering(self, server):
-        return self._client_module().registering(self.here, self.client(), server)
+    def registering(self, registration):
+        return self._client_module().registering(self.here, self.client(), registration)
 
     def unregistering(self):
         return self._client_module().unregistering(self.here, self.client())

@@ -1,6 +1,6 @@
 """Waking a thread that no running Codex has loaded: `codex queue --resume` asks Codex's
 own app-server daemon to load it, and the thread takes the letter, and any waiting for it
-(door.py). postbag starts no daemon, and wakes a thread only where its records say a
+(queue.py). postbag starts no daemon, and wakes a thread only where its records say a
 woken turn cannot stop to ask a person for an approval (CONCEPT.md, "Waking, and when
 not to"): the latest settings its rollout records must say approval_policy never, as
 `codex exec` leaves a thread. Where they say otherwise, or nothing, or were written by a

@@ -1,0 +1,32 @@
+"""An exchange: the letters a human grants with `open`, and what became of them. The ledger
+finds the latest from its records (Ledger.exchange); the verbs ask it whether a letter
+may go."""
+
+# Why no letter can be sent, as Exchange.barred says it.
+NOT_OPENED, CLOSED, SPENT = "not opened", "closed", "spent"
+
+
+class Exchange:
+    """What the human granted with the latest `open`, and what became of it; `switches`
+    are the choices the human made in opening it that a room honours, by field (room.Switch)."""
+
+    __slots__ = ("closed", "granted", "opened", "sent", "switches")
+
+    def __init__(self, granted, sent, *, closed=False, opened=True, switches=None):
+        self.granted, self.sent, self.closed, self.opened = granted, sent, closed, opened
+        self.switches = switches or {}
+
+    @property
+    def left(self):
+        return self.granted - self.sent
+
+    @property
+    def barred(self):
+        """Why no letter can be sent, NOT_OPENED, CLOSED or SPENT; None while letters are left."""
+        if not self.opened:
+            return NOT_OPENED
+        if self.closed:
+            return CLOSED
+        if self.left <= 0:
+            return SPENT
+        return None

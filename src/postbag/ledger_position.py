@@ -1,0 +1,57 @@
+"""A place in the ledger, and following the records appended after it (`read --follow`),
+by reading the file as it grows, with no lock held."""
+
+import os
+import time
+
+from postbag import ledger_file, records
+from postbag.refusal import Refusal
+
+
+class Position:
+    """A place in the ledger file: which file, how far into it, and the next line's number."""
+
+    __slots__ = ("identity", "number", "offset", "path")
+
+    def __init__(self, path, identity, offset, number):
+        self.path, self.identity, self.offset, self.number = path, identity, offset, number
+
+    def follow(self, interval):
+        """Each record appended after this position, as it is appended, checking every
+        `interval` seconds; no lock is held. A ledger that does not exist yet is waited for.
+        Moving, replacing or cutting the file short ends it with a refusal."""
+        fd, identity, offset, number = None, self.identity, self.offset, self.number
+        try:
+            while True:
+                if fd is None:
+                    fd = ledger_file.open_to_follow(self.path)
+                    if fd is None and identity is not None:  # gone since the snapshot was read
+                        raise self._moved()
+                    if fd is not None and identity is None:
+                        status = os.fstat(fd)
+                        identity = (status.st_dev, status.st_ino)
+                if fd is not None:
+                    self._check_followed(fd, identity, offset)
+                    grown = ledger_file.read_from(fd, offset)
+                    whole = grown.rfind(b"\n") + 1  # a line still being written waits for its newline
+                    if whole:
+                        yield from records.from_bytes(grown[:whole], number, self.path)
+                        offset, number = offset + whole, number + grown.count(b"\n", 0, whole)
+                        continue
+                time.sleep(interval)
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def _moved(self):
+        return Refusal(f"the ledger was moved or replaced while read followed it ({self.path})")
+
+    def _check_followed(self, fd, identity, offset):
+        try:
+            here = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            here = None
+        if here is None or (here.st_dev, here.st_ino) != identity:
+            raise self._moved()
+        if os.fstat(fd).st_size < offset:
+            raise Refusal(f"the ledger was cut short while read followed it ({self.path})")
