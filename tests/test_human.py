@@ -335,7 +335,7 @@ def _copy(path):
 
 def test_following_sleeps_between_its_looks_at_the_file_rather_than_spinning(postbag, monkeypatch):
     """What a follower spends while nothing comes: one look, then its interval asleep."""
-    from postbag import ledger_position
+    from postbag import ledger, ledger_position
 
     postbag.ready()
     slept = []
