@@ -208,7 +208,9 @@ class Postbag:
         """What a command run in this process is given (here.Here), inside `inside`'s session."""
         from postbag.here import Here
 
-        return Here(self.environment(inside, env), os.getcwd(), root=self.root, platform=sys.platform, streams=streams)
+        started = (sys.executable, "", True)  # as `python -m postbag`
+        env = self.environment(inside, env)
+        return Here(env, os.getcwd(), root=self.root, platform=sys.platform, streams=streams, started=started)
 
     def environment(self, inside=None, env=None):
         """The environment a command gets inside `inside`'s session, with `env` over it."""

@@ -15,7 +15,6 @@ import subprocess
 import sys
 
 from postbag.cli import main
-from postbag.envelope import program_of
 from postbag.here import Here
 from postbag.times import Clock
 
@@ -31,9 +30,9 @@ def run_cli(argv, env, *, input=None, cwd=None, umask=-1, text=True, root="/"):
     stdin = io.TextIOWrapper(io.BytesIO(given), encoding="utf-8")
     stdout, stderr = _pipe("strict"), _pipe("backslashreplace")
     streams = (stdin, stdout, stderr)
-    here = Here(env, cwd or os.getcwd(), clock=_clock(env), root=root, platform=sys.platform, streams=streams)
-    # what `python -m postbag` finds of itself
-    returncode = main(list(argv), here=here, program=program_of(sys.executable, "", True, here))
+    started = (sys.executable, "", True)  # as `python -m postbag`
+    place = {"clock": _clock(env), "root": root, "platform": sys.platform, "streams": streams, "started": started}
+    returncode = main(list(argv), here=Here(env, cwd or os.getcwd(), **place))
     for stream in (stdout, stderr):
         stream.flush()
     said = [stream.buffer.getvalue() for stream in (stdout, stderr)]

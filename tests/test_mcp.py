@@ -506,9 +506,13 @@ def test_no_message_ends_in_a_traceback_or_a_reply_that_shows_a_door(tmp_path, i
     env = {"POSTBAG_LEDGER": str(tmp_path / "ledger.jsonl"), "POSTBAG_CODEX": codex.path, "SECRET_KEY": "s3cr3t-v4lue"}
     if inside_claude:
         env.update(inbox.session_env())
-    from postbag import jsonrpc
+    import sys
 
-    reply = jsonrpc.answer(json.dumps(message).encode(), mcp.methods_of(mcp.Server(env, ["postbag"])))
+    from postbag import jsonrpc
+    from postbag.here import Here
+
+    here = Here(env, str(tmp_path), platform=sys.platform, started=(sys.executable, "", True))
+    reply = jsonrpc.answer(json.dumps(message).encode(), mcp.methods_of(here))
     shown = json.dumps(reply)
     for secret in (inbox.token, inbox.path, THREAD, codex.thread, "s3cr3t-v4lue"):
         assert secret not in shown
@@ -547,8 +551,7 @@ def test_status_before_any_letter_says_the_other_peer_has_not_joined_and_nothing
     postbag.ok("join", "claude", inside="claude")
     postbag.open("3")
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "status", "arguments": {}}}
-    server = mcp.Server(postbag.place("claude"), ["postbag"])
-    reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(server))
+    reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(postbag.place("claude")))
     [content] = reply["result"]["content"]
     assert content["text"].endswith("\ncodex has not joined\nyou have sent no letter"), content["text"]
     assert reply["result"]["isError"] is False
@@ -560,7 +563,7 @@ def _dispatch(here, name, arguments, meta=None):
 
     params = {"name": name, "arguments": arguments, **({"_meta": meta} if meta else {})}
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
-    reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(mcp.Server(here, ["postbag"])))
+    reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(here))
     [content] = reply["result"]["content"]
     return content["text"], reply["result"]["isError"]
 
@@ -601,8 +604,8 @@ def test_a_server_started_without_stdin_or_stdout_ends_at_once_with_0(postbag):
     from postbag import mcp
 
     output = io.TextIOWrapper(io.BytesIO())
-    assert mcp.serve(postbag.place("claude", streams=(None, output, None)), ["postbag"]) == 0
-    assert mcp.serve(postbag.place("claude", streams=(io.TextIOWrapper(io.BytesIO(b"")), None, None)), ["postbag"]) == 0
+    assert mcp.serve(postbag.place("claude", streams=(None, output, None))) == 0
+    assert mcp.serve(postbag.place("claude", streams=(io.TextIOWrapper(io.BytesIO(b"")), None, None))) == 0
     assert output.buffer.getvalue() == b""
 
 

@@ -37,27 +37,24 @@ environment:
 {"".join(f"  {name:<16} {said}{chr(10)}" for name, said in ENVIRONMENT.items())}"""
 
 
-def main(argv=None, env=None, program=None, here=None):
+def main(argv=None, env=None, here=None):
     """Parse the command line and run its verb in `here` (default: this process, read now:
-    its environment, or `env` where given, working directory, clock, system and streams),
-    as `program` (the words that start this postbag, for a letter's reply command;
-    default: as this process was started); return the exit status. Given `here` and
-    `program`, nothing of this process is read or changed."""
+    its environment, or `env` where given, working directory, clock, system, streams and
+    how it was started); return the exit status. Given `here`, nothing of this process is
+    read or changed."""
     from postbag.here import Here
 
     argv = sys.argv[1:] if argv is None else list(argv)
     process = here is None
     if process:
         streams = (sys.stdin, sys.stdout, sys.stderr)
-        here = Here(os.environ if env is None else env, os.getcwd(), platform=sys.platform, streams=streams)
+        env = os.environ if env is None else env
+        here = Here(env, os.getcwd(), platform=sys.platform, streams=streams, started=_started())
     to_the_person = False  # a refusal is the agents' words until a person's verb is known to run in their terminal
     try:
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse
         args = _parse(argv, _columns(here.env), here)
         to_the_person = args.name in PERSONS_VERBS and in_a_persons_terminal(here.env)
-        # A reply command is quoted for a shell; setup registers the words as they are, an argv.
-        args.program = program or this_program(here)
-        args.argv_program = program or this_program(here, quoted=False)
         args.handed_over = ignore_interrupts if process else None
         return BY_NAME[args.name].handler(args, here)
     except SystemExit as ended:  # argparse's: a usage mistake, or help and the version said
@@ -170,11 +167,8 @@ def _columns(env):
     return columns if columns > 0 else 80
 
 
-def this_program(here, *, quoted=True):
-    """The words that start this process's postbag, as envelope.program_of finds them."""
-    from postbag.envelope import program_of
-
+def _started():
+    """How this process was started: its Python, the path it ran, and whether as a module."""
     main_module = sys.modules.get("__main__")
     spec = getattr(main_module, "__spec__", None)
-    as_module = spec is not None and spec.name == "postbag.__main__"
-    return program_of(sys.executable, sys.argv[0], as_module, here, quoted=quoted)
+    return sys.executable, sys.argv[0], spec is not None and spec.name == "postbag.__main__"

@@ -28,13 +28,13 @@ ANSWER_WAIT = 10.0  # seconds a server started here has to answer: it answers in
 ANSWER_MOST = 1 << 20  # bytes of its answer read: an initialize result is a few hundred
 
 
-def doctor(here, program):
+def doctor(here):
     """Every Check, in the order a first exchange needs them."""
     try:
-        wanted = registration_of(here, program)
+        wanted = registration_of(here)
     except Refusal:
         wanted = None  # the ledger the server is to carry cannot be told: the ledger's line says why
-    command = wanted or registration_of(here.with_env({}), program)  # how it starts, whatever ledger it carries
+    command = wanted or registration_of(here.with_env({}))  # how it starts, whatever ledger it carries
     with ThreadPoolExecutor(max_workers=4) as pool:  # the clients take their time to start; in turn, seconds
         rooms = [pool.submit(_client_checks, room(peer, here), here, wanted) for peer in PEERS]
         ledger = pool.submit(_ledger_checks, here)

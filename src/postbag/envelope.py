@@ -62,11 +62,13 @@ def reply_command(program, ledger_path):
     return f"POSTBAG_LEDGER={shlex.quote(ledger_path)} {command}"
 
 
-def program_of(executable, path, as_module, here, *, quoted=True):
-    """The words that start the program now running, given the Python `executable`, the
-    `path` it ran (its argv[0]) and whether it ran as `python -m postbag`: `postbag` when
-    the PATH of `here` finds this very program under that name, else its own path, quoted
-    for a shell; unless `quoted`, always its own path, each word as it is, as an argv."""
+def program_of(here, *, quoted=True):
+    """The words that start the program now running, as `here` was started (the Python
+    executable, the path it ran, its argv[0], and whether it ran as `python -m postbag`):
+    `postbag` when the PATH of `here` finds this very program under that name, else its
+    own path, quoted for a shell; unless `quoted`, always its own path, each word as it
+    is, as an argv."""
+    executable, path, as_module = here.started
     quote = shlex.quote if quoted else str
     if as_module:
         return [quote(executable), "-m", "postbag"]

@@ -57,7 +57,7 @@ def send(args, here):
     require_inside(sender, f"send {recipient}", here.env)
     body = _body(args.text, here.stdin)
     # Handed over: from then on an interrupt could only make a lie of the outcome.
-    sent = verbs.send(here, sender, recipient, body, program=args.program, handed_over=args.handed_over)
+    sent = verbs.send(here, sender, recipient, body, handed_over=args.handed_over)
     words.show(sent, here.stdout, here.stderr)
     return 0
 
@@ -111,7 +111,7 @@ def set_up(args, here):
     from postbag import words
     from postbag.setup import setup
 
-    words.show(setup(here, args.argv_program, removing=args.remove, dry_run=args.dry_run), here.stdout, here.stderr)
+    words.show(setup(here, removing=args.remove, dry_run=args.dry_run), here.stdout, here.stderr)
     return 0
 
 
@@ -121,7 +121,7 @@ def look_over(args, here):
     from postbag.escape import one_line
     from postbag.registration import FIX
 
-    found = doctor(here, args.argv_program)
+    found = doctor(here)
     lines = (one_line(words.check_line(check, args.json)) + "\n" for check in found)
     words.stream(lines, here.stdout)  # like read's: a reader that went away ends it quietly
     return FIX_FOUND if any(check.state == FIX for check in found) else 0
@@ -138,7 +138,7 @@ def serve_mcp(args, here):
             "its input: press Ctrl-D",
             here.stderr,
         )
-    return mcp.serve(here, args.program)
+    return mcp.serve(here)
 
 
 def _body(text, stdin):

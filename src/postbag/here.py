@@ -1,6 +1,7 @@
 """What postbag takes from the process it runs in: its environment, working directory,
 clock, system (and the root under which the system keeps what an administrator sets),
-its standard streams, and what the process remembers of its own knocks. The entry point
+its standard streams, how it was started, and what the process remembers of its own
+knocks. The entry point
 reads them once (cli.main) and everything below is given them, so that a test, or the
 MCP server for each call, can give others. Below it, the process is read for two things
 alone, which no test gives otherwise: its id, in the names of files no other process may
@@ -16,15 +17,20 @@ class Here:
     directory), `clock`, `root` (where the system's own files are, "/" but in tests),
     `platform` (the system's name, as sys.platform gives it; None: not known, where
     what depends on it cannot be told), `streams` (stdin, stdout and stderr: text
-    streams, each None where the process was started without it) and
+    streams, each None where the process was started without it), `started` (how the
+    process was started: the Python executable, the path it ran, and whether it ran as
+    `python -m postbag`; envelope.program_of makes the words that start it again) and
     `paces` (what this process remembers of its own knocks on a door, by room: a process
     is the sender a vendor counts, and the MCP server one process for all its calls)."""
 
-    __slots__ = ("clock", "cwd", "env", "paces", "platform", "root", "stderr", "stdin", "stdout")
+    __slots__ = ("clock", "cwd", "env", "paces", "platform", "root", "started", "stderr", "stdin", "stdout")
 
-    def __init__(self, env, cwd, *, clock=None, root="/", platform=None, streams=(None, None, None), paces=None):  # noqa: PLR0913
+    def __init__(  # noqa: PLR0913
+        self, env, cwd, *, clock=None, root="/", platform=None, streams=(None, None, None), started=None, paces=None
+    ):
         self.env, self.cwd, self.clock, self.root, self.platform = env, cwd, clock or Clock(), root, platform
         self.stdin, self.stdout, self.stderr = streams
+        self.started = started
         self.paces = {} if paces is None else paces
 
     def absolute(self, path):
@@ -38,9 +44,8 @@ class Here:
     def with_env(self, env):
         """The same place, with another environment: what a client gives a server it starts."""
         streams = (self.stdin, self.stdout, self.stderr)
-        return Here(
-            env, self.cwd, clock=self.clock, root=self.root, platform=self.platform, streams=streams, paces=self.paces
-        )
+        kept = {"clock": self.clock, "root": self.root, "platform": self.platform, "started": self.started}
+        return Here(env, self.cwd, streams=streams, paces=self.paces, **kept)
 
 
 def home_of(env):

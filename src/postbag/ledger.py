@@ -45,6 +45,12 @@ def is_default(path, env):
     return path == os.path.normpath(_expand_home(DEFAULT_PATH, env))
 
 
+def named(path, env):
+    """`path`, where it is not the default ledger of `env`, as words that name the ledger
+    must say it; None where it is the default."""
+    return None if is_default(path, env) else path
+
+
 def _expand_home(path, env):
     """`path` with a leading ~ taken as the HOME of `env` (else the user's home directory),
     and ~NAME as NAME's home directory."""

@@ -74,32 +74,18 @@ class Tool:
         return True
 
 
-class Server:
-    """What every call is answered in: `here`, the place the client started the server in
-    (its environment above all), and the words that start this postbag
-    (envelope.program_of), for a letter's reply command."""
-
-    __slots__ = ("here", "program")
-
-    def __init__(self, here, program):
-        self.here, self.program = here, program
+def _join(here, meta, arguments):
+    peer, door = caller_of_mcp(here, meta)
+    return words.tool_text(verbs.join(here, peer, {**door, "via": "mcp"}, again=False))
 
 
-def _join(server, meta, arguments):
-    peer, door = caller_of_mcp(server.here, meta)
-    return words.tool_text(verbs.join(server.here, peer, {**door, "via": "mcp"}, again=False))
+def _send(here, meta, arguments):
+    peer, door = caller_of_mcp(here, meta)
+    return words.tool_text(verbs.send(here, peer, other(peer), arguments["text"], sender_door={**door, "via": "mcp"}))
 
 
-def _send(server, meta, arguments):
-    peer, door = caller_of_mcp(server.here, meta)
-    sent = verbs.send(
-        server.here, peer, other(peer), arguments["text"], program=server.program, sender_door={**door, "via": "mcp"}
-    )
-    return words.tool_text(sent)
-
-
-def _read(server, meta, arguments):
-    shot = verbs.snapshot(server.here, arguments.get("count", READ_DEFAULT))
+def _read(here, meta, arguments):
+    shot = verbs.snapshot(here, arguments.get("count", READ_DEFAULT))
     if not shot.found:
         return not_there(shot.position.path)
     if shot.refusal is not None:
@@ -107,8 +93,7 @@ def _read(server, meta, arguments):
     return "".join(map(words.human_line, shot.records)) or "the ledger holds no records yet"
 
 
-def _status(server, meta, arguments):
-    here = server.here
+def _status(here, meta, arguments):
     lines = [verbs.status(here)]
     try:
         peer, _ = caller_of_mcp(here, meta)
@@ -180,13 +165,13 @@ TOOLS = {
 }
 
 
-def serve(here, program):
-    """Answer requests from `here`'s stdin until it closes, on its stdout, in `here`, as
-    `program` (the words that start this postbag); return the exit status, 0."""
+def serve(here):
+    """Answer requests from `here`'s stdin until it closes, on its stdout, in `here`;
+    return the exit status, 0."""
     if here.stdin is None or here.stdout is None:  # started without one: there is no client
         return 0
     stdin, stdout = here.stdin.buffer, here.stdout.buffer
-    methods = methods_of(Server(here, program))
+    methods = methods_of(here)
     calls = _Calls(_memory_releaser())
     calls.guard()
     for line in jsonrpc.lines(stdin):
@@ -200,13 +185,14 @@ def serve(here, program):
     return 0
 
 
-def methods_of(server):
-    """The MCP methods this server answers, for jsonrpc.answer, each in `server`."""
+def methods_of(here):
+    """The MCP methods this server answers, for jsonrpc.answer, each in `here`: the place
+    the client started the server in, its environment above all."""
     return {
         "initialize": _initialize,
         "ping": lambda params: {},
         "tools/list": lambda params: {"tools": [tool.listed for tool in TOOLS.values()]},
-        "tools/call": lambda params: _call_tool(params, server),
+        "tools/call": lambda params: _call_tool(params, here),
     }
 
 
@@ -220,7 +206,7 @@ def _initialize(params):
     }
 
 
-def _call_tool(params, server):
+def _call_tool(params, here):
     name = params.get("name")
     tool = TOOLS.get(name) if type(name) is str else None
     if tool is None:
@@ -230,7 +216,7 @@ def _call_tool(params, server):
     if not tool.arguments_fit(arguments):
         return _result(tool.usage, error=True)  # the model's mistake to mend, not the human's
     try:
-        return _result(tool.run(server, params.get("_meta"), arguments))
+        return _result(tool.run(here, params.get("_meta"), arguments))
     except Refusal as refusal:
         return _refused(refusal)
     except OSError as error:  # what no verb foresaw still fails closed, as on the command line

@@ -11,6 +11,7 @@ disk refuses leaves everything as it was; `--dry-run` says the changes and makes
 second run finds nothing to change; `--remove` takes out what setup puts in.
 """
 
+from postbag.envelope import program_of
 from postbag.human_verbs import require_human
 from postbag.ledger import is_default, locate
 from postbag.refusal import Refusal
@@ -35,12 +36,14 @@ class Plan:
         self.changes, self.blocked, self.notes = [each for each in changes if each], blocked, list(notes)
 
 
-def registration_of(here, program):
-    """The Registration by which the clients are to start postbag's server: `program` (this postbag, by its
-    absolute path), `mcp`, and the ledger the terminal names, where it names one other
-    than the default (written out or not, the default is the default)."""
+def registration_of(here):
+    """The Registration by which the clients are to start postbag's server: this postbag,
+    by its absolute path, as `here` was started; `mcp`; and the ledger the terminal names,
+    where it names one other than the default (written out or not, the default is the
+    default)."""
     path = locate(here.env)
-    return Registration([*program, "mcp"], {} if is_default(path, here.env) else {LEDGER_VARIABLE: path})
+    carried = {} if is_default(path, here.env) else {LEDGER_VARIABLE: path}
+    return Registration([*program_of(here, quoted=False), "mcp"], carried)
 
 
 def ledger_of(registration, here):
@@ -63,10 +66,10 @@ def standing(registered, wanted, here):
     return THIS if ledger_of(registered, here) == ledger_of(wanted, here) else ELSEWHERE
 
 
-def setup(here, program, *, removing=False, dry_run=False):
-    """What setup does, or, `dry_run`, would do, for this postbag, `program`."""
+def setup(here, *, removing=False, dry_run=False):
+    """What setup does, or, `dry_run`, would do, for this postbag, as `here` was started."""
     require_human("setup", here.env)
-    wanted = registration_of(here, program)
+    wanted = registration_of(here)
     rooms = [room(peer, here) for peer in PEERS]
     clients = [(each, each.client()) for each in rooms]
     found = [each for each, client in clients if client.program is not None]

@@ -11,7 +11,7 @@ from postbag import envelope, ledger
 from postbag.escape import one_line
 from postbag.exchange import CLOSED, NOT_OPENED, SPENT
 from postbag.human_verbs import require_human
-from postbag.ledger import is_default, not_there
+from postbag.ledger import not_there
 from postbag.receipts import UNKNOWN, Receipt
 from postbag.refusal import Refusal
 from postbag.room import CANNOT_TELL, Reach
@@ -44,20 +44,21 @@ class Done:
         self.said, self.news = said, [line for line in news if line]
 
 
-def which_ledger(bag, env):
+def which_ledger(bag, named):
     """What a writer says of the ledger it wrote, where a person could think it wrote
     another: that it created the file (and the directory for it), or, for a ledger other
-    than the default, which one it is; None for the default ledger, as it was."""
+    than the default (`named`, as ledger.named gives it), which one it is; None for the
+    default ledger, as it was."""
     if bag.made is not None:
         made = f"created the ledger {bag.path}"
         return made + (f", and the directory {bag.made.directory} for it" if bag.made.directory else "")
-    return None if is_default(bag.path, env) else f"wrote to {NAMED.format(bag.path)}"
+    return None if named is None else f"wrote to {NAMED.format(named)}"
 
 
-def _elsewhere(path, env):
+def _elsewhere(named):
     """The words a refusal adds that could come from the agents' and the human's ledgers
-    differing: which ledger this one is, unless it is the default."""
-    return "" if is_default(path, env) else f" ({NAMED.format(path)})"
+    differing: which ledger this one is (`named`), unless it is the default."""
+    return "" if named is None else f" ({NAMED.format(named)})"
 
 
 def join(here, peer, door, *, again=True):
@@ -67,7 +68,7 @@ def join(here, peer, door, *, again=True):
         if not again and _is_latest(bag.latest_join(peer), door):
             return Done(f"{peer} was joined already: letters to {peer} reach this session", *bag.news)
         _write_record(bag, "join", peer=peer, **door)
-    return Done(f"{peer} joined", *bag.news, which_ledger(bag, here.env))
+    return Done(f"{peer} joined", *bag.news, which_ledger(bag, ledger.named(bag.path, here.env)))
 
 
 def open_exchange(here, limit, chosen=None, *, afresh=False):
@@ -88,7 +89,8 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
     absent = [peer for peer, joined in joins.items() if joined is None]
     doors = [reach(peer, joined, here, exchange).words for peer, joined in joins.items() if joined is not None]
     opened = ", ".join([f"exchange open: {limit} letters", *(s.opened for s in switches() if s.set_in(chosen))])
-    return Done(opened, aside, *bag.news, which_ledger(bag, here.env), replaced, _not_joined(absent), *doors)
+    wrote = which_ledger(bag, ledger.named(bag.path, here.env))
+    return Done(opened, aside, *bag.news, wrote, replaced, _not_joined(absent), *doors)
 
 
 def _replaced(exchange):
@@ -129,38 +131,40 @@ def close_exchange(here):
     require_human("close", here.env)
     with _ledger(here, write=True) as bag:
         exchange = bag.exchange()
+        named = ledger.named(bag.path, here.env)
         if exchange.barred:
-            looked = None if is_default(bag.path, here.env) else f"looked in {NAMED.format(bag.path)}"
+            looked = None if named is None else f"looked in {NAMED.format(named)}"
             return Done(NOTHING_CLOSED[exchange.barred], *bag.news, looked)
         _write_record(bag, "close")
     closed = f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent"
-    return Done(closed, *bag.news, which_ledger(bag, here.env))
+    return Done(closed, *bag.news, which_ledger(bag, named))
 
 
-def send(here, sender, recipient, body, *, program, handed_over=None, sender_door=None):  # noqa: PLR0913
-    """Knock on `recipient`'s door with `body`, then record the letter; `program` is the
-    words that start this postbag (envelope.program_of), for the reply command; `handed_over`
-    is called once the door has the letter, when nothing may interrupt the rest. With a
+def send(here, sender, recipient, body, *, handed_over=None, sender_door=None):  # noqa: PLR0913
+    """Knock on `recipient`'s door with `body`, then record the letter, whose reply command
+    starts this postbag as `here` was started (envelope.program_of); `handed_over` is
+    called once the door has the letter, when nothing may interrupt the rest. With a
     `sender_door`, the sender's session joins first unless that is its latest door, so
     that the answer comes back to the session that wrote."""
     env, sandbox = here.env, sandbox_of(here)
     path = ledger.locate(env)
+    named = ledger.named(path, env)
     envelope.check_body(body, LETTER_MOST)
     with ledger.Ledger(path, write=True, sandbox=sandbox, clock=here.clock) as bag:
         exchange = bag.exchange()
         if exchange.barred:
-            elsewhere = _elsewhere(path, env) if exchange.barred == NOT_OPENED else ""
+            elsewhere = _elsewhere(named) if exchange.barred == NOT_OPENED else ""
             raise Refusal(SEND_REFUSED[exchange.barred] + elsewhere)
         joins = bag.latest_joins((recipient, sender) if sender_door is not None else (recipient,))
         joined = joins[recipient]
         if joined is None:
-            raise Refusal(f"{recipient} has not joined{_elsewhere(path, env)}")
+            raise Refusal(f"{recipient} has not joined{_elsewhere(named)}")
         rejoined = ""
         if sender_door is not None and not _is_latest(joins[sender], sender_door):
             _write_record(bag, "join", peer=sender, **sender_door)
             rejoined = f"{sender} joined; "
         number, left, door = bag.next_number, exchange.left - 1, room(recipient, here, exchange)
-        command = envelope.reply_command(program, None if is_default(path, env) else path)
+        command = envelope.reply_command(envelope.program_of(here), named)
         tool = door.SEND_TOOL if joined.get("via") == "mcp" else None
         text = envelope.wrap(number, sender, body, last=left == 0, command=command, send_tool=tool)
         post = door.post(joined)  # reads the recipient's records around the knock
@@ -179,7 +183,7 @@ def send(here, sender, recipient, body, *, program, handed_over=None, sender_doo
             post.finish()  # what it reads ends before the refusal does: no thread outlives it into shutdown
             raise
     delivered = f"{rejoined}letter {number} delivered to {recipient}, {left} left"
-    return Done(delivered + _after(post), *bag.news, which_ledger(bag, env))
+    return Done(delivered + _after(post), *bag.news, which_ledger(bag, named))
 
 
 def _after(post):

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""The shape of the code, in figures: how many modules and lines, the layers CONCEPT.md
+gives them, the imports between them (and any that run back up a layer), and one send
+followed through the modules that are handed `here`, the process's inputs.
+
+    python3 scripts/house.py [--tree DIR]
+
+--tree measures another checkout of postbag (an older commit, say) with this script. A
+send is followed in a child Python, against the test suite's fake Claude inbox: every
+call of postbag's code that is given a Here, or is a method of something holding one,
+counts as a stay in its module; a move to a module of a layer above the one before is a
+climb back up. It also counts how often a send asks whether the ledger is the default.
+"""
+
+import argparse
+import ast
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+THREAD = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"  # the sending Codex thread
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+
+# Run in the child: the send, with a profile that notes each call handed a Here.
+FOLLOW = """
+import json, sys
+stays, defaults = [], [0]
+
+def handed_here(frame):
+    code = frame.f_code
+    named = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    values = [frame.f_locals.get(name) for name in named]
+    return any(type(v).__name__ == "Here" or type(getattr(v, "here", None)).__name__ == "Here" for v in values)
+
+def profile(frame, event, arg):
+    module = frame.f_globals.get("__name__", "")
+    if event != "call" or not module.startswith("postbag"):
+        return
+    defaults[0] += frame.f_code.co_name == "is_default"
+    # Here's own methods are the inputs themselves, not a module they pass through.
+    if module != "postbag.here" and handed_here(frame) and (not stays or stays[-1] != module):
+        stays.append(module)
+
+sys.setprofile(profile)
+from postbag.cli import main
+status = main(["send", "claude", "Followed through the house."])
+sys.setprofile(None)
+with open(sys.argv[1], "w") as file:
+    json.dump({"status": status, "stays": stays, "is_default": defaults[0]}, file)
+"""
+
+
+def sources(tree):
+    """{path under src/postbag: its text}, for every module."""
+    top = os.path.join(tree, "src", "postbag")
+    found = {}
+    for folder, _, names in os.walk(top):
+        for name in names:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path) as file:
+                    found[os.path.relpath(path, top)] = file.read()
+    return found
+
+
+def layers(tree):
+    """{module path: its layer's depth, 0 the top} from the module table of CONCEPT.md."""
+    with open(os.path.join(tree, "CONCEPT.md")) as file:
+        concept = file.read()
+    table = concept[concept.index("| Layer | Module | Holds |") :].split("\n\n")[0].splitlines()[2:]
+    depth, found = {}, {}
+    for row in table:
+        layer, modules, _ = (cell.strip() for cell in row.strip().strip("|").split("|", 2))
+        depth.setdefault(layer, len(depth))
+        for module in re.findall(r"`([\w/]+\.py)`", modules):
+            found[module] = depth[layer]
+    return found
+
+
+def imports_of(path, text, modules):
+    """The postbag modules that the module at `path` imports, anywhere in it."""
+    found = set()
+    for node in ast.walk(ast.parse(text)):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "postbag":
+            names = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names if alias.name.split(".")[0] == "postbag"]
+        for name in names:
+            place = name.replace(".", "/").removeprefix("postbag/")
+            found.update(each for each in (f"{place}.py", f"{place}/__init__.py") if each in modules)
+    return found - {path}
+
+
+def follow_a_send(tree, work):
+    """What the child's send passed through, with a joined claude behind a fake inbox."""
+    import fakes
+
+    inbox = fakes.FakeInbox(os.path.join(work, "inbox.sock"), "t" * 32)
+    ledger = os.path.join(work, "ledger.jsonl")
+    at = "2026-09-08T10:02:11+02:00"
+    lines = [
+        {"n": 1, "at": at, "kind": "open", "limit": 12},
+        {"n": 2, "at": at, "kind": "join", "peer": "claude", **inbox.door()},
+        {"n": 3, "at": at, "kind": "join", "peer": "codex", "thread": THREAD},
+    ]
+    with open(ledger, "w") as file:
+        file.writelines(json.dumps(line) + "\n" for line in lines)
+    out = os.path.join(work, "followed.json")
+    src = os.path.join(tree, "src")
+    env = fakes.terminal_environment(POSTBAG_LEDGER=ledger, CODEX_THREAD_ID=THREAD, PYTHONPATH=src)
+    try:
+        subprocess.run([sys.executable, "-c", FOLLOW, out], env=env, cwd=work, check=True, capture_output=True)
+    finally:
+        inbox.close()
+    with open(out) as file:
+        return json.load(file)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tree", default=ROOT, help="the checkout to measure (default: this one)")
+    tree = parser.parse_args().tree
+    texts = sources(tree)
+    modules = sorted(name for name in texts if name != "__init__.py")
+    depth = layers(tree)
+    imports = {name: imports_of(name, texts[name], set(modules)) for name in modules}
+    upward = sum(depth[imported] < depth[name] for name in modules for imported in imports[name])
+    lines = {name: texts[name].count("\n") for name in modules}
+    print(f"modules: {len(modules)}, in {len(set(depth.values()))} layers; lines: {sum(lines.values())}")
+    print("largest: " + ", ".join(f"{name} {count}" for name, count in sorted(lines.items(), key=lambda x: -x[1])[:4]))
+    print(f"imports between them: {sum(map(len, imports.values()))}, of which run back up a layer: {upward}")
+    with tempfile.TemporaryDirectory(prefix="postbag-house-") as work:
+        followed = follow_a_send(tree, work)
+    stays = followed["stays"]
+    climbs = sum(depth[_path(after)] < depth[_path(before)] for before, after in itertools.pairwise(stays))
+    print(
+        f"a send (exit {followed['status']}): `here` passes through {len(set(stays))} modules in {len(stays)} stays, "
+        f"climbs back up {climbs} times, asks is_default {followed['is_default']} times"
+    )
+    print("  " + " > ".join(name.removeprefix("postbag.") for name in stays))
+
+
+def _path(module):
+    """A module's path under src/postbag, as CONCEPT.md's table names it."""
+    place = module.removeprefix("postbag.").replace(".", "/")
+    return f"{place}/__init__.py" if place in ("claude", "codex") else f"{place}.py"
+
+
+if __name__ == "__main__":
+    main()
