@@ -13,18 +13,17 @@ climb back up. It also counts how often a send asks whether the ledger is the de
 """
 
 import argparse
-import ast
 import itertools
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
 THREAD = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"  # the sending Codex thread
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))  # the suite's fake inbox and module graph
+import graph  # noqa: E402
 
 # Run in the child: the send, with a profile that notes each call handed a Here.
 FOLLOW = """
@@ -53,48 +52,6 @@ sys.setprofile(None)
 with open(sys.argv[1], "w") as file:
     json.dump({"status": status, "stays": stays, "is_default": defaults[0]}, file)
 """
-
-
-def sources(tree):
-    """{path under src/postbag: its text}, for every module."""
-    top = os.path.join(tree, "src", "postbag")
-    found = {}
-    for folder, _, names in os.walk(top):
-        for name in names:
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                with open(path) as file:
-                    found[os.path.relpath(path, top)] = file.read()
-    return found
-
-
-def layers(tree):
-    """{module path: its layer's depth, 0 the top} from the module table of CONCEPT.md."""
-    with open(os.path.join(tree, "CONCEPT.md")) as file:
-        concept = file.read()
-    table = concept[concept.index("| Layer | Module | Holds |") :].split("\n\n")[0].splitlines()[2:]
-    depth, found = {}, {}
-    for row in table:
-        layer, modules, _ = (cell.strip() for cell in row.strip().strip("|").split("|", 2))
-        depth.setdefault(layer, len(depth))
-        for module in re.findall(r"`([\w/]+\.py)`", modules):
-            found[module] = depth[layer]
-    return found
-
-
-def imports_of(path, text, modules):
-    """The postbag modules that the module at `path` imports, anywhere in it."""
-    found = set()
-    for node in ast.walk(ast.parse(text)):
-        names = []
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "postbag":
-            names = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module]
-        elif isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names if alias.name.split(".")[0] == "postbag"]
-        for name in names:
-            place = name.replace(".", "/").removeprefix("postbag/")
-            found.update(each for each in (f"{place}.py", f"{place}/__init__.py") if each in modules)
-    return found - {path}
 
 
 def follow_a_send(tree, work):
@@ -126,12 +83,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tree", default=ROOT, help="the checkout to measure (default: this one)")
     tree = parser.parse_args().tree
-    texts = sources(tree)
-    modules = sorted(name for name in texts if name != "__init__.py")
-    depth = layers(tree)
-    imports = {name: imports_of(name, texts[name], set(modules)) for name in modules}
+    modules = [name for name in graph.module_names(tree) if name != "__init__.py"]
+    depth = graph.layers(tree)
+    imports = {name: graph.imports_of(tree, name, set(modules)) for name in modules}
     upward = sum(depth[imported] < depth[name] for name in modules for imported in imports[name])
-    lines = {name: texts[name].count("\n") for name in modules}
+    lines = {name: _lines(tree, name) for name in modules}
     print(f"modules: {len(modules)}, in {len(set(depth.values()))} layers; lines: {sum(lines.values())}")
     print("largest: " + ", ".join(f"{name} {count}" for name, count in sorted(lines.items(), key=lambda x: -x[1])[:4]))
     print(f"imports between them: {sum(map(len, imports.values()))}, of which run back up a layer: {upward}")
@@ -144,6 +100,11 @@ def main():
         f"climbs back up {climbs} times, asks is_default {followed['is_default']} times"
     )
     print("  " + " > ".join(name.removeprefix("postbag.") for name in stays))
+
+
+def _lines(tree, name):
+    with open(os.path.join(tree, "src", "postbag", name)) as file:
+        return sum(1 for _ in file)
 
 
 def _path(module):

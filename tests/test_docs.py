@@ -5,9 +5,8 @@ import os
 import re
 import textwrap
 
+import graph
 from helpers import ROOT
-
-SOURCES = os.path.join(ROOT, "src", "postbag")
 
 
 def refusal_templates(sources=None):
@@ -16,7 +15,7 @@ def refusal_templates(sources=None):
     it in the same function), an entry of a table (the table's values) or a call of one of
     postbag's own functions (what that function returns). A reason made of the system's
     words alone (an OSError's strerror) carries none of postbag's."""
-    trees = sources or [_parsed(name) for name in _source_names()]
+    trees = sources or [graph.parsed(ROOT, name) for name in graph.module_names(ROOT)]
     functions = {n.name: n for tree in trees for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
     tables = {
         target.id: node.value
@@ -65,21 +64,6 @@ def _messages(node, function, functions, tables, depth=0):
     return found
 
 
-def _source_names():
-    """Every module's path under src/postbag, the rooms' packages' among them."""
-    return sorted(
-        os.path.relpath(os.path.join(folder, name), SOURCES)
-        for folder, _, names in os.walk(SOURCES)
-        for name in names
-        if name.endswith(".py")
-    )
-
-
-def _parsed(name):
-    with open(os.path.join(SOURCES, name)) as file:
-        return ast.parse(file.read())
-
-
 def test_the_refusal_finder_follows_a_reason_built_before_it_is_raised():
     source = ast.parse(
         textwrap.dedent(
@@ -120,8 +104,8 @@ def troubleshooting_rows():
 def said_anywhere():
     """Every string the sources hold, a placeholder of an f-string written as \\x00."""
     texts = []
-    for name in _source_names():
-        for node in ast.walk(_parsed(name)):
+    for name in graph.module_names(ROOT):
+        for node in ast.walk(graph.parsed(ROOT, name)):
             if isinstance(node, ast.JoinedStr):
                 texts.append("".join(p.value if isinstance(p, ast.Constant) else "\x00" for p in node.values))
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -219,40 +203,11 @@ def test_the_readmes_version_table_says_what_the_tier_proves():
     assert f"**Claude Code** {proven[0]}," in install and f"**Codex** {proven[1]} " in install
 
 
-def _layers():
-    """{module path under src/postbag: its layer's depth} from CONCEPT.md's module table."""
-    with open(os.path.join(ROOT, "CONCEPT.md")) as file:
-        concept = file.read()
-    table = concept[concept.index("| Layer | Module | Holds |") :].split("\n\n")[0].splitlines()[2:]
-    depth, layers = {}, {}
-    for row in table:
-        layer, modules, _ = (cell.strip() for cell in row.strip().strip("|").split("|", 2))
-        depth.setdefault(layer, len(depth))
-        for module in re.findall(r"`([\w/]+\.py)`", modules):
-            layers[module] = depth[layer]
-    return layers
-
-
-def _imports_of(path, sources):
-    """The postbag modules of `sources` that the source at `path` (under src/postbag) imports."""
-    found = set()
-    for node in ast.walk(_parsed(path)):
-        names = []
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "postbag":
-            names = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module]
-        elif isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names if alias.name.split(".")[0] == "postbag"]
-        for name in names:
-            place = name.replace(".", "/").removeprefix("postbag/")  # a module's file, or a package's folder
-            found.update(each for each in (f"{place}.py", f"{place}/__init__.py") if each in sources)
-    return found - {path}
-
-
 def test_every_module_imports_only_from_its_layer_and_below_and_no_circle_runs_through_them():
-    layers = _layers()
-    modules = [name for name in _source_names() if name != "__init__.py"]  # the package's name and version
+    layers = graph.layers(ROOT)
+    modules = [name for name in graph.module_names(ROOT) if name != "__init__.py"]  # the package's name and version
     assert sorted(layers) == modules, "CONCEPT.md's module table and src/postbag differ"
-    imports = {name: _imports_of(name, set(modules)) for name in modules}
+    imports = {name: graph.imports_of(ROOT, name, set(modules)) for name in modules}
     upward = [(name, imported) for name in modules for imported in imports[name] if layers[imported] < layers[name]]
     assert upward == []
     path, seen = [], set()

@@ -17,7 +17,7 @@ from postbag.here import Here
 from postbag.receipts import Receipt
 from postbag.refusal import Refusal
 from postbag.registration import Change, Check, Client, Registration
-from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Post, Reach, Room
+from postbag.room import CANNOT_TELL, CLIENT_FUNCTIONS, TAKES, WILL_NOT, Post, Reach, Room
 from postbag.rooms import ROOMS
 
 # The type each name of the light part has: a vendor that leaves one out, or gives it
@@ -27,7 +27,7 @@ LIGHT_TYPES = {
     "CLIENT": str,
     "PROGRAM": str,
     "SESSION_NAME": str,
-    "RECORDS": str,
+    "FILES": str,
     "DELIVERED": str,
     "VARIABLES": dict,
     "DOOR_VARIABLES": tuple,
@@ -90,6 +90,16 @@ def test_each_room_implements_every_method_the_contract_declares(made):
     assert made.SESSION_NAME == vendors.VENDORS[made.NAME].SESSION_NAME
     assert all(isinstance(each, str) and each for each in (made.SEND_TOOL, *made.PROVEN))
     assert made.LETTER_MOST is None or made.LETTER_MOST > 0
+
+
+@pytest.mark.parametrize("made", ROOMS.values(), ids=ROOMS)
+def test_each_rooms_client_module_offers_every_function_the_contract_names(made, here):
+    client = made(here).client_module()
+    for name, said in CLIENT_FUNCTIONS.items():
+        function = getattr(client, name, None)
+        assert callable(function), f"{made.NAME}'s client.py has no {name}"
+        declared = said[1 : said.index(")")].split(", ")
+        assert list(inspect.signature(function).parameters) == declared, f"{made.NAME}'s {name}"
 
 
 @pytest.mark.parametrize("peer", ROOMS)

@@ -19,6 +19,7 @@ ENVIRONMENT = {
     "POSTBAG_LEDGER": "the ledger (default ~/.postbag/ledger.jsonl); the same in both sessions",
     **{name: said for each in VENDORS.values() for name, said in each.VARIABLES.items()},
 }
+SESSIONS = " and ".join(f"a {each.CLIENT} session" for each in VENDORS.values())
 EXAMPLES = f"""\
 a session:
   postbag setup                            you, once: register postbag with {CLIENTS}
@@ -118,7 +119,7 @@ def _top_parser(columns):
 
     parser = argparse.ArgumentParser(
         prog="postbag",
-        description=f"Two coding agents on one machine, {' and '.join(each.SESSION_NAME for each in VENDORS.values())},"
+        description=f"Two coding agents on one machine, {SESSIONS},"
         "\ncorrespond by letters. A human opens each exchange with a budget of letters.",
         epilog=EXAMPLES,
         formatter_class=_sized(argparse.RawDescriptionHelpFormatter, columns),

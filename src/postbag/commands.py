@@ -55,7 +55,7 @@ JSON = Arg("--json", action="store_true", help="JSON Lines, for scripts and jq")
 _TO, _FROM = reversed(PEERS)  # naming the recipient names the sender
 SENDERS = f"send {_TO} runs inside {VENDORS[_FROM].CLIENT}, send {_FROM} inside {VENDORS[_TO].CLIENT}"
 DELIVERED = ", or ".join(each.DELIVERED for each in VENDORS.values())
-RECORDS = ", ".join(each.RECORDS for each in VENDORS.values())
+READ_FOR_RECEIPTS = ", ".join(each.FILES for each in VENDORS.values())
 VERBS = (
     Verb(
         "join",
@@ -125,7 +125,8 @@ VERBS = (
         usage="[N] [--json]",
         help="whether the other agent's session took each letter, from its own records",
         description="Say where letters stand, from the records the recipient's client keeps of what its session "
-        f"received ({RECORDS}): taken, and when; waiting; not taken, with the reason the records show; or unknown. "
+        f"received ({READ_FOR_RECEIPTS}): taken, and when; waiting; not taken, with the reason the records show; "
+        "or unknown. "
         "Inside a session: your own last letter, or last N. Elsewhere: the letters of the latest exchange, or the "
         "last N. postbag reads those records, never writes them.",
         arguments=(Arg("count", nargs="?", metavar="N", help="the last N letters"), JSON),

@@ -153,39 +153,60 @@ class Room(abc.ABC):
         return None
 
     # What setup and doctor ask of the client, through its own commands and files, as
-    # registration.py's Client, Registration, Change and Check: only the human's verbs ask it.
+    # registration.py's Client, Registration, Change and Check. Only the human's verbs ask
+    # it, so it lives in the room's client.py, imported when asked, which offers each of
+    # CLIENT_FUNCTIONS; every room answers through it alike.
 
     @abc.abstractmethod
+    def client_module(self):
+        """This vendor's client.py, imported now."""
+
     def client(self):
         """This vendor's Client, as this process finds it."""
+        return self.client_module().find(self.here)
 
-    @abc.abstractmethod
     def version(self):
         """The version of the client installed, as its own --version says it, or None."""
+        found = self.client()
+        return None if found.program is None else self.client_module().version(self.here, found)
 
-    @abc.abstractmethod
     def registered(self):
         """The Registration the client starts as postbag's MCP server; None where it starts none;
         a Refusal (made, not raised) where that cannot be told."""
+        return self.client_module().registered(self.here, self.client())
 
-    @abc.abstractmethod
     def registering(self, registration):
         """The Change by which the client starts `registration` as postbag's MCP server."""
+        return self.client_module().registering(self.here, self.client(), registration)
 
-    @abc.abstractmethod
     def unregistering(self):
         """The Change by which the client stops starting postbag's MCP server."""
+        return self.client_module().unregistering(self.here, self.client())
 
     def allowing_tools(self, *, removing=False):
         """The Change by which the client lets its agent call postbag's tools without
         asking, or, `removing`, stops; None where there is nothing to change. A Refusal,
         raised, where the client's settings cannot be changed safely."""
-        return None
+        return self.client_module().allowing_tools(self.here, removing)
 
     def setup_notes(self):
         """What setup tells the person of this client and leaves to them, in words."""
-        return []
+        return self.client_module().notes(self.here)
 
     def checks(self):
         """What doctor checks of the client beyond its version and registration: Checks."""
-        return []
+        return self.client_module().checks(self.here)
+
+
+# What each room's client.py offers, every function given `here` first (tests/test_rooms.py
+# holds each to it).
+CLIENT_FUNCTIONS = {
+    "find": "(here): the Client, found on PATH or where the vendor's own variable says",
+    "version": "(here, client): the version its --version says, or None",
+    "registered": "(here, client): the Registration it starts as postbag's server, None, or a Refusal",
+    "registering": "(here, client, registration): the Change that registers `registration`",
+    "unregistering": "(here, client): the Change that takes postbag's server out",
+    "allowing_tools": "(here, removing): the Change that lets postbag's tools run unasked, or None",
+    "checks": "(here): what doctor checks besides, as Checks",
+    "notes": "(here): what setup leaves to the person, in words",
+}

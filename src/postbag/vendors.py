@@ -14,7 +14,7 @@ LIGHT = {
     "CLIENT": "its vendor's name for the client: Claude Code",
     "PROGRAM": "the client's program, as a person types it",
     "SESSION_NAME": "what one of its sessions is called, after a or an",
-    "RECORDS": "what receipts read of a session, as help names it",
+    "FILES": "the files receipts read of a session, as help names them",
     "DELIVERED": "what delivered means at its door",
     "VARIABLES": "postbag's own variables for the vendor, and what each names",
     "DOOR_VARIABLES": "the variables its sessions export that name their door",

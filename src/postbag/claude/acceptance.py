@@ -44,7 +44,9 @@ MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan
 BYPASSES = "bypassPermissions"
 PLANS = "plan"  # planning: of the bypass class when bypassing was on offer as the session started
 SETTING = "crossSessionInbound"
-LETS_IN = "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json"
+# The setting by which a person lets every letter in, and how a held letter's words say so.
+LETTING_IN = "crossSessionInbound to accept in claude's settings.json"
+LETS_IN = f"the person can let letters in by setting {LETTING_IN}"
 # Where a held letter waits, by the app a session runs in (its file's "entrypoint"): a
 # terminal asks the person there; VS Code shows Deliver and Deny beside it (from
 # NOTICE_SINCE); the desktop app shows no dialog (anthropics/claude-code#92027), nor can a
@@ -232,6 +234,9 @@ def permission_class(settings, transcript, session, seconds=None):
     return _class_at_start(flags, settings)
 
 
+_CONFLICTING = object()  # --dangerously-skip-permissions beside another --permission-mode
+
+
 def _class_at_start(flags, settings):
     """The class a session with no turn yet runs in: its flags', else its settings' mode."""
     started, offered = flags
@@ -257,9 +262,6 @@ def _class_of(mode, offered, how):
     if mode in MODES:
         return PROMPTING, how
     return None, f"{how}, which postbag does not know"
-
-
-_CONFLICTING = object()  # --dangerously-skip-permissions beside another --permission-mode
 
 
 def _flags(pid):

@@ -15,7 +15,7 @@ import os
 
 from postbag.claude import CLIENT, PROGRAM
 from postbag.claude import permission as rule
-from postbag.claude.acceptance import ACCEPT, BYPASSES, HOLD, REFUSE, Settings
+from postbag.claude.acceptance import ACCEPT, BYPASSES, HOLD, LETTING_IN, REFUSE, Settings
 from postbag.claude.files import config_directory
 from postbag.here import home_of
 from postbag.processes import which
@@ -26,7 +26,7 @@ from postbag.vendors import for_a_child
 
 SERVER_NAME = "postbag"  # the name postbag's MCP server is registered under: letters name its tools by it
 CLAUDE_JSON_MOST = 64 << 20  # bytes of .claude.json read: it keeps every project's history, and grows
-LETS_IN = "set crossSessionInbound to accept in claude's settings.json"
+LET_IN = f"set {LETTING_IN}"  # doctor's fix for a Claude Code that does not let letters in
 
 
 def find(here):
@@ -51,9 +51,10 @@ def settings_path(env):
     return os.path.join(config_directory(env), "settings.json")
 
 
-def registered(here):
-    """What .claude.json registers as postbag, read whether claude is installed or not: the
-    file outlives an uninstalled claude, and a later one starts what it says."""
+def registered(here, client):
+    """What .claude.json registers as postbag, read whether `client` is installed or not:
+    the file outlives an uninstalled claude, and a later one starts what it says."""
+    del client
     try:
         servers = table(record(read_json(global_config(here.env), CLAUDE_JSON_MOST)), "mcpServers")
     except FileNotFoundError:
@@ -114,17 +115,17 @@ def _acceptance(here):
         return Check(OK, what, "Claude Code lets them in (crossSessionInbound accept)")
     if value in (HOLD, REFUSE):
         verb = "holds them for your review" if value == HOLD else "refuses them"
-        return Check(FIX, what, f"Claude Code {verb} (crossSessionInbound {value}): {LETS_IN}")
+        return Check(FIX, what, f"Claude Code {verb} (crossSessionInbound {value}): {LET_IN}")
     if settings.default_mode() == BYPASSES:
         return Check(
             FIX,
             what,
             "sessions start bypassing permission prompts (permissions.defaultMode), and such a session holds "
-            f"postbag's letters for your review while crossSessionInbound is unset: {LETS_IN}",
+            f"postbag's letters for your review while crossSessionInbound is unset: {LET_IN}",
         )
     return Check(
         NOTE,
         what,
         "a session that prompts for permissions takes them; one started with --dangerously-skip-permissions holds "
-        f"each for your review, since postbag claims no permission mode: to let them in, {LETS_IN}",
+        f"each for your review, since postbag claims no permission mode: to let them in, {LET_IN}",
     )

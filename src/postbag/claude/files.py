@@ -27,6 +27,11 @@ from postbag.vendor_files import find_back, read_json, record, text, whole
 
 ENDED = "ended"  # a session whose file says it runs no longer (else a Session, or CANNOT_TELL)
 THE_TRANSCRIPT = "claude's transcript"  # how a receipt names it: its file name holds the session id
+# Who took a letter found in another session's transcript: the session listening on the socket it went to.
+BY_ANOTHER = (
+    "by another claude session, which listens on the socket it went to: the session that joined has ended, "
+    "and the new one has not joined"
+)
 _BLOCK_BACK = 1 << 20  # each line carries the version: the last megabyte holds one
 
 
@@ -153,9 +158,3 @@ def taken_by_another(config, own, letter, clock):
         why = f"claude's session has ended; whether another took the letter is unknown: {unreadable.why}"
         return Receipt(UNKNOWN, why)
     return None
-
-
-BY_ANOTHER = (
-    "by another claude session, which listens on the socket it went to: the session that joined has ended, "
-    "and the new one has not joined"
-)

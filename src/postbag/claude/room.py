@@ -179,39 +179,10 @@ class Claude(Room):
         found = transcripts(self.config, session)
         return verdict(settings, lambda: permission_class(settings, newest(found) if found else None, running), running)
 
-    # What setup and doctor ask (client.py, imported when asked: only the human's verbs ask it).
-
-    @staticmethod
-    def _client_module():
-        from postbag.claude import client
+    def client_module(self):
+        from postbag.claude import client  # only the human's verbs ask it
 
         return client
-
-    def client(self):
-        return self._client_module().find(self.here)
-
-    def version(self):
-        found = self.client()
-        return None if found.program is None else self._client_module().version(self.here, found)
-
-    def registered(self):
-        known = self._client_module()
-        return known.registered(self.here)
-
-    def registering(self, registration):
-        return self._client_module().registering(self.here, self.client(), registration)
-
-    def unregistering(self):
-        return self._client_module().unregistering(self.here, self.client())
-
-    def allowing_tools(self, *, removing=False):
-        return self._client_module().allowing_tools(self.here, removing)
-
-    def setup_notes(self):
-        return self._client_module().notes(self.here)
-
-    def checks(self):
-        return self._client_module().checks(self.here)
 
 
 class _Post(Post):

@@ -10,7 +10,7 @@ NAME = "codex"
 CLIENT = "Codex"  # its vendor's name for the program
 PROGRAM = "codex"  # the program's name, as a person types it
 SESSION_NAME = "a Codex thread"  # what one of its sessions is called, after "a" or "an"
-RECORDS = "Codex's queue and the thread's rollout"  # what receipts read of a thread, as help names it
+FILES = "Codex's queue and the thread's rollout"  # the files receipts read of a thread, as help names them
 DELIVERED = "codex queue exited 0"  # what "delivered" means at its door
 # postbag's own variables for this vendor, and what each names.
 VARIABLES = {

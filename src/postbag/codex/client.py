@@ -80,6 +80,12 @@ def unregistering(here, client):
     return command(client, for_a_child(here.env), "takes out postbag's MCP server", ["mcp", "remove", SERVER_NAME])
 
 
+def allowing_tools(here, removing):
+    """None: Codex runs postbag's tools without asking, for they are annotated as neither
+    destructive nor open to the world (docs/doors.md), so there is nothing to change."""
+    del here, removing
+
+
 def checks(here):
     """Codex's daemon, which wakes a thread nobody has loaded."""
     state = daemon_runs(home_directory(here.env))

@@ -170,36 +170,10 @@ class Codex(Room):
             return f"{IN_QUEUE}, which no running codex has loaded: {unloaded(self.home, rollout, self.wakes)[1]}"
         return f"{IN_QUEUE}; whether a running codex has it loaded cannot be told here"
 
-    # What setup and doctor ask (client.py, imported when asked: only the human's verbs ask it).
-
-    @staticmethod
-    def _client_module():
-        from postbag.codex import client
+    def client_module(self):
+        from postbag.codex import client  # only the human's verbs ask it
 
         return client
-
-    def client(self):
-        return self._client_module().find(self.here)
-
-    def version(self):
-        found = self.client()
-        return None if found.program is None else self._client_module().version(self.here, found)
-
-    def registered(self):
-        known = self._client_module()
-        return known.registered(self.here, self.client())
-
-    def registering(self, registration):
-        return self._client_module().registering(self.here, self.client(), registration)
-
-    def unregistering(self):
-        return self._client_module().unregistering(self.here, self.client())
-
-    def setup_notes(self):
-        return self._client_module().notes(self.here)
-
-    def checks(self):
-        return self._client_module().checks(self.here)
 
 
 class _Post(Post):
