@@ -124,13 +124,14 @@ def test_every_refusal_has_a_troubleshooting_row():
 
 
 def test_every_row_quotes_words_postbag_really_says():
-    from postbag.codex.room import SANDBOX
     from postbag.rooms import ROOMS
+    from postbag.vendors import VENDORS
 
     said = said_anywhere()
     # Words a refusal takes from the rooms where the sources hold a placeholder.
     sessions = [room.SESSION_NAME for room in ROOMS.values()]
-    named = [" nor ".join(sessions), " and ".join(sessions), SANDBOX.name, *(room.CLIENT for room in ROOMS.values())]
+    sandboxes = [each.SANDBOX["name"] for each in VENDORS.values() if each.SANDBOX]
+    named = [" nor ".join(sessions), " and ".join(sessions), *sandboxes, *(room.CLIENT for room in ROOMS.values())]
     filled = [re.escape(words) for words in named]
     for row in troubleshooting_rows():
         for quoted in re.findall(r"`([^`]+)`", row.split(" | ")[0]):

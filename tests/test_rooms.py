@@ -33,8 +33,11 @@ LIGHT_TYPES = {
     "DOOR_VARIABLES": tuple,
     "MARKS": tuple,
     "DOOR_FIELDS": tuple,
+    "SWITCHES": tuple,
+    "SANDBOX": (dict, type(None)),
     "is_session_variable": type(len),
     "inside": type(len),
+    "in_sandbox": type(len),
 }
 # A join record of a session long gone, for each room: what its door is made of, and
 # nothing behind it.
@@ -60,12 +63,19 @@ def test_the_light_part_is_written_down_once_and_each_vendor_declares_all_of_it(
     assert set(LIGHT_TYPES) == set(vendors.LIGHT), "vendors.LIGHT and this test list different names"
     for name, package in vendors.VENDORS.items():
         for attribute, kind in LIGHT_TYPES.items():
-            value = getattr(package, attribute, None)
-            assert value is not None, f"{name} does not declare {attribute}"
+            assert hasattr(package, attribute), f"{name} does not declare {attribute}"
+            value = getattr(package, attribute)
             assert callable(value) if kind is type(len) else isinstance(value, kind), (name, attribute)
         assert name == package.NAME
         assert all(isinstance(each, str) and each for each in (*package.DOOR_VARIABLES, *package.MARKS))
         assert set(package.DOOR_FIELDS) == set(GONE[name]) - {"session"}, f"{name}'s door fields"
+        # Each word a Switch and a Sandbox take, and none else: vendors.py makes them of these.
+        for switch in package.SWITCHES:
+            made = vendors.Switch(name, **switch)
+            assert all(isinstance(getattr(made, word), str) for word in ("flag", "field", "help", "opened", "standing"))
+        if package.SANDBOX is not None:
+            vendors.Sandbox(**package.SANDBOX)
+        assert package.in_sandbox({}) is False
 
 
 def test_a_vendors_light_part_loads_no_other_module():

@@ -5,7 +5,7 @@ what they say of one, they take from its package (vendors.py).
 
 from postbag import handlers
 from postbag.handlers import AGENTS, DEFAULT_LIMIT, switch_of
-from postbag.vendors import CLIENTS, PEERS, VENDORS
+from postbag.vendors import CLIENTS, PEERS, SWITCHES, VENDORS
 
 
 class Arg:
@@ -30,8 +30,6 @@ class Verb:
 
 
 def _open_arguments():
-    from postbag.rooms import switches
-
     return [
         Arg("count", nargs="?", metavar="N", help=f"letters granted (default {DEFAULT_LIMIT})"),
         Arg("--limit", metavar="N", help="the same, as an option: open 6 is open --limit 6"),
@@ -40,14 +38,12 @@ def _open_arguments():
             action="store_true",
             help="set a damaged ledger aside, whole, and open the exchange on a new one (both agents join it again)",
         ),
-        *(Arg(s.flag, action="store_true", dest=switch_of(s), help=s.help) for s in switches()),
+        *(Arg(s.flag, action="store_true", dest=switch_of(s), help=s.help) for s in SWITCHES),
     ]
 
 
 def _open_usage():
-    from postbag.rooms import switches
-
-    return "[N] [--limit N] [--afresh] " + " ".join(f"[{switch.flag}]" for switch in switches())
+    return "[N] [--limit N] [--afresh] " + " ".join(f"[{switch.flag}]" for switch in SWITCHES)
 
 
 FOLLOW_HELP = "then print each new record as it is appended, until interrupted"

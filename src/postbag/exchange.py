@@ -8,7 +8,7 @@ NOT_OPENED, CLOSED, SPENT = "not opened", "closed", "spent"
 
 class Exchange:
     """What the human granted with the latest `open`, and what became of it; `switches`
-    are the choices the human made in opening it that a room honours, by field (room.Switch)."""
+    are the choices the human made in opening it that a room honours, by field (vendors.Switch)."""
 
     __slots__ = ("closed", "granted", "opened", "sent", "switches")
 

@@ -28,12 +28,12 @@ def join(args, here):
 
 def open_exchange(args, here):
     from postbag import verbs, words
-    from postbag.rooms import switches
+    from postbag.vendors import SWITCHES
 
     if args.count is not None and args.limit is not None:
         args.usage_error("give the number of letters once: open N, or open --limit N")
     limit = number(args, args.count or args.limit, "the number of letters", LIMIT_MOST) or DEFAULT_LIMIT
-    chosen = {switch.field: switch.value for switch in switches() if getattr(args, switch_of(switch))}
+    chosen = {switch.field: switch.value for switch in SWITCHES if getattr(args, switch_of(switch))}
     words.show(verbs.open_exchange(here, limit, chosen, afresh=args.afresh), here.stdout, here.stderr)
     return 0
 

@@ -21,7 +21,7 @@ from postbag.refusal import Refusal
 from postbag.vendors import PEERS
 
 DEFAULT_PATH = "~/.postbag/ledger.jsonl"
-# What an open record holds of its own; any other field is a switch the human set (room.Switch).
+# What an open record holds of its own; any other field is a switch the human set (vendors.Switch).
 _OPEN_FIELDS = ("n", "at", "kind", "limit")
 
 

@@ -53,34 +53,6 @@ def maybe_delivered(peer, reason):
     )
 
 
-class Switch:
-    """A choice the human makes in opening an exchange, which one room honours: `flag` on
-    `open`'s command line (with its `help`) records `field` as `value` in the open record,
-    and `opened` and `standing` are what `open` and `read`'s status line add of it."""
-
-    __slots__ = ("field", "flag", "help", "opened", "standing", "value")
-
-    def __init__(self, flag, field, value, *, help, opened, standing):  # noqa: PLR0913
-        self.flag, self.field, self.value, self.help = flag, field, value, help
-        self.opened, self.standing = opened, standing
-
-    def set_in(self, chosen):
-        """Whether `chosen` (fields and values, as an open record holds them) sets this switch."""
-        value = chosen.get(self.field)
-        return type(value) is type(self.value) and value == self.value
-
-
-class Sandbox:
-    """What a vendor's sandbox around an agent's commands keeps postbag from, in the words
-    a refusal adds: `name`; `allow_connecting`, how the human lets a command reach the
-    other agent's door; `allow_writing`, how the human lets it write the ledger."""
-
-    __slots__ = ("allow_connecting", "allow_writing", "name")
-
-    def __init__(self, name, *, allow_connecting, allow_writing):
-        self.name, self.allow_connecting, self.allow_writing = name, allow_connecting, allow_writing
-
-
 class Post(abc.ABC):
     """One letter on its way through a room's door. Made before the knock, when it may read
     the recipient's records and go on reading beside the knock; then `knock`; then, once
@@ -110,15 +82,14 @@ class Post(abc.ABC):
 class Room(abc.ABC):
     """A vendor, as postbag asks of it: made for one verb with `here` (what the process
     gives: the environment above all) and `switches`, the values the human set, in opening
-    the exchange, of this room's own SWITCHES (by field). Every method reads the vendor's
-    records fresh; none writes them."""
+    the exchange, of the switches its package declares (by field). Every method reads the
+    vendor's files fresh; none writes them."""
 
     NAME = ""  # the peer's name in the ledger, its package's
     CLIENT = ""  # its vendor's name for its program: "Claude Code"
     SESSION_NAME = ""  # what a session of this vendor is called, after "a" or "an": "a Claude Code session"
     SEND_TOOL = ""  # the MCP server's send tool as this client names it to its model
     PROVEN = ("", "")  # the oldest and newest versions the real-client tier proves
-    SWITCHES = ()  # the human's switches for an exchange that this room honours
     LETTER_MOST = None  # the longest letter, in bytes, its door carries (None: any postbag sends)
 
     def __init__(self, here, switches=None):
@@ -147,10 +118,6 @@ class Room(abc.ABC):
     @abc.abstractmethod
     def reachability(self, joined):
         """Whether the session behind the door of `joined` can take a letter now: a Reach."""
-
-    def sandbox(self):
-        """The Sandbox this vendor runs this process's commands in, or None."""
-        return None
 
     # What setup and doctor ask of the client, through its own commands and files, as
     # registration.py's Client, Registration, Change and Check. Only the human's verbs ask

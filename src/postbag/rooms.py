@@ -5,7 +5,7 @@ vendor's package declares of its sessions. What a room offers is written once, i
 
 from postbag.claude.room import Claude
 from postbag.codex.room import Codex
-from postbag.vendors import PEERS
+from postbag.vendors import PEERS, SWITCHES
 
 ROOMS = {made.NAME: made for made in (Claude, Codex)}
 assert tuple(ROOMS) == PEERS  # one list of the vendors, in the ledger's order
@@ -17,17 +17,6 @@ LETTER_MOST = min(made.LETTER_MOST for made in ROOMS.values() if made.LETTER_MOS
 def room(peer, here, exchange=None):
     """`peer`'s room, for `here`; in `exchange` (an exchange.Exchange), with the switches its
     human set that this room honours."""
-    made = ROOMS[peer]
-    fields = {switch.field for switch in made.SWITCHES}
+    fields = {switch.field for switch in SWITCHES if switch.peer == peer}
     switches = {} if exchange is None else {k: v for k, v in exchange.switches.items() if k in fields}
-    return made(here, switches)
-
-
-def switches():
-    """Every room's switches, in the order of the peers."""
-    return [switch for peer in PEERS for switch in ROOMS[peer].SWITCHES]
-
-
-def sandbox_of(here):
-    """The Sandbox around this process's commands, as the room whose session runs it says; or None."""
-    return next((found for peer in PEERS if (found := ROOMS[peer](here).sandbox()) is not None), None)
+    return ROOMS[peer](here, switches)

@@ -20,10 +20,43 @@ LIGHT = {
     "DOOR_VARIABLES": "the variables its sessions export that name their door",
     "MARKS": "what else marks a shell as one of its sessions",
     "DOOR_FIELDS": "what a join record holds of the door",
+    "SWITCHES": "the human's switches for an exchange that its room honours, each the words of a Switch",
+    "SANDBOX": "the words of the Sandbox around its commands, or None where it has none",
     "is_session_variable": "whether a variable's name is one it sets for its sessions: a family, not a list",
     "inside": "whether an environment is one of its sessions', with its door",
+    "in_sandbox": "whether an environment is one of the commands its sandbox runs",
 }
 __doc__ += "".join(f"\n- {name}: {what};" for name, what in LIGHT.items()).rstrip(";") + ".\n"
+
+
+class Switch:
+    """A choice the human makes in opening an exchange, which one room honours: `flag` on
+    `open`'s command line (with its `help`) records `field` as `value` in the open record,
+    and `opened` and `standing` are what `open` and `read`'s status line add of it. `peer`
+    is the room that honours it."""
+
+    __slots__ = ("field", "flag", "help", "opened", "peer", "standing", "value")
+
+    def __init__(self, peer, flag, field, value, *, help, opened, standing):  # noqa: PLR0913
+        self.peer, self.flag, self.field, self.value, self.help = peer, flag, field, value, help
+        self.opened, self.standing = opened, standing
+
+    def set_in(self, chosen):
+        """Whether `chosen` (fields and values, as an open record holds them) sets this switch."""
+        value = chosen.get(self.field)
+        return type(value) is type(self.value) and value == self.value
+
+
+class Sandbox:
+    """What a vendor's sandbox around an agent's commands keeps postbag from, in the words
+    a refusal adds: `name`; `allow_connecting`, how the human lets a command reach the
+    other agent's door; `allow_writing`, how the human lets it write the ledger."""
+
+    __slots__ = ("allow_connecting", "allow_writing", "name")
+
+    def __init__(self, name, *, allow_connecting, allow_writing):
+        self.name, self.allow_connecting, self.allow_writing = name, allow_connecting, allow_writing
+
 
 VENDORS = {claude.NAME: claude, codex.NAME: codex}
 PEERS = tuple(VENDORS)  # the ledger's names for the peers, in its order
@@ -34,6 +67,8 @@ VARIABLES = (
     *(name for each in VENDORS.values() for name in each.MARKS),
 )
 CLIENTS = " and ".join(each.CLIENT for each in VENDORS.values())  # "Claude Code and Codex"
+# Every room's switches, in the order of the peers.
+SWITCHES = tuple(Switch(each.NAME, **words) for each in VENDORS.values() for words in each.SWITCHES)
 
 
 def other(peer):
@@ -58,6 +93,12 @@ def door_fields(peer):
 def is_session_variable(name):
     """Whether `name` belongs to either vendor's session: none may reach the other's process."""
     return any(each.is_session_variable(name) for each in VENDORS.values())
+
+
+def sandbox_of(env):
+    """The Sandbox around this process's commands, as the vendor whose sandbox runs it says; or None."""
+    found = next((each for each in VENDORS.values() if each.in_sandbox(env)), None)
+    return None if found is None else Sandbox(**found.SANDBOX)
 
 
 def for_a_child(env):

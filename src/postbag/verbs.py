@@ -7,16 +7,17 @@ anything these functions decide. What is asked of a peer's door and records is a
 its room (rooms.py), which the exchange's switches go to.
 """
 
-from postbag import envelope, ledger
+from postbag import ledger
 from postbag.escape import one_line
 from postbag.exchange import CLOSED, NOT_OPENED, SPENT
 from postbag.human_verbs import require_human
 from postbag.ledger import not_there
-from postbag.receipts import UNKNOWN, Receipt
 from postbag.refusal import Refusal
-from postbag.room import CANNOT_TELL, Reach
-from postbag.rooms import LETTER_MOST, room, sandbox_of, switches
-from postbag.vendors import PEERS
+from postbag.vendors import PEERS, SWITCHES, sandbox_of
+
+# The rooms, and all they read of the vendors, are imported by the verbs that reach a
+# door or a vendor's files (send, open, receipts), where they are asked: read and join by
+# the command line import none of them.
 
 # What each verb says of an exchange that takes no more letters, by Exchange.barred.
 SEND_REFUSED = {
@@ -72,7 +73,7 @@ def join(here, peer, door, *, again=True):
 
 
 def open_exchange(here, limit, chosen=None, *, afresh=False):
-    """Grant `limit` letters, with the switches `chosen` (room.Switch fields and values),
+    """Grant `limit` letters, with the switches `chosen` (vendors.Switch fields and values),
     `afresh` on a new ledger, the damaged one set aside; its news says what it replaces,
     who has yet to join, and whether each joined door can take a letter."""
     require_human("open", here.env)
@@ -88,7 +89,7 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
     # Read outside the lock, as receipts are: the vendors' records are theirs.
     absent = [peer for peer, joined in joins.items() if joined is None]
     doors = [reach(peer, joined, here, exchange).words for peer, joined in joins.items() if joined is not None]
-    opened = ", ".join([f"exchange open: {limit} letters", *(s.opened for s in switches() if s.set_in(chosen))])
+    opened = ", ".join([f"exchange open: {limit} letters", *(s.opened for s in SWITCHES if s.set_in(chosen))])
     wrote = which_ledger(bag, ledger.named(bag.path, here.env))
     return Done(opened, aside, *bag.news, wrote, replaced, _not_joined(absent), *doors)
 
@@ -103,6 +104,9 @@ def _replaced(exchange):
 def reach(peer, joined, here, exchange):
     """Whether `peer`'s session behind the door of its join record `joined` can take a
     letter now, in `exchange`: a room.Reach."""
+    from postbag.room import CANNOT_TELL, Reach
+    from postbag.rooms import room
+
     try:
         return room(peer, here, exchange).reachability(joined)
     except OSError as error:  # a record that cannot be read is something not known, not a failure
@@ -146,7 +150,10 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None): 
     called once the door has the letter, when nothing may interrupt the rest. With a
     `sender_door`, the sender's session joins first unless that is its latest door, so
     that the answer comes back to the session that wrote."""
-    env, sandbox = here.env, sandbox_of(here)
+    from postbag import envelope
+    from postbag.rooms import LETTER_MOST, room
+
+    env, sandbox = here.env, sandbox_of(here.env)
     path = ledger.locate(env)
     named = ledger.named(path, env)
     envelope.check_body(body, LETTER_MOST)
@@ -218,6 +225,9 @@ def receipts(here, sender=None, count=None):
 
 def receipt_of(letter, joined, here, exchange):
     """The receipt of `letter`, sent to the recipient's door `joined` (its join record)."""
+    from postbag.receipts import UNKNOWN, Receipt
+    from postbag.rooms import room
+
     if joined is None:
         return Receipt(UNKNOWN, f"no join of {letter['to']} comes before it in the ledger")
     return room(letter["to"], here, exchange).receipt(letter, joined)
@@ -266,7 +276,7 @@ def standing(bag):
     else:
         state = f"exchange of {exchange.granted} letters, {exchange.sent} sent, "
         state += STANDING.get(exchange.barred) or f"{exchange.left} left"
-        state += "".join(f", {s.standing}" for s in switches() if s.set_in(exchange.switches))
+        state += "".join(f", {s.standing}" for s in SWITCHES if s.set_in(exchange.switches))
     peers = [
         f"{peer} has not joined" if joined is None else f"{peer} joined {one_line(joined['at'])}"
         for peer, joined in bag.latest_joins().items()
@@ -281,7 +291,7 @@ def _is_latest(joined, door):
 
 def _ledger(here, path=None, **options):
     """The ledger at `path` (default: where `here` says), told of the sandbox around this process."""
-    return ledger.Ledger(path or ledger.locate(here.env), sandbox=sandbox_of(here), clock=here.clock, **options)
+    return ledger.Ledger(path or ledger.locate(here.env), sandbox=sandbox_of(here.env), clock=here.clock, **options)
 
 
 def _write_record(bag, kind, **fields):

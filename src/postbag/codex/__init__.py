@@ -1,6 +1,7 @@
 """Codex's room. Here, the light part of its contract (vendors.py says what it holds):
-its names, how its thread is told from the environment, the field of its door, and the
-words the command line's help takes of it. This file imports nothing, so that a human's
+its names, how its thread is told from the environment, the field of its door, the
+human's switch and the sandbox around its commands, and the words the command line's
+help takes of it. This file imports nothing, so that a human's
 verb refused in a session loads no more of the room than this. The rest of the room is in
 room.py (what postbag asks of it), queue.py (`codex queue`), files.py (its queue and
 rollouts), wake.py (waking a thread nobody has loaded), loaded.py (whether somebody has)
@@ -31,6 +32,26 @@ def is_session_variable(name):
 def inside(env):
     """Whether the shell runs inside a Codex session."""
     return bool(env.get(THREAD)) or bool(env.get(SESSION))
+
+
+# The human's switch for an exchange that this room honours (vendors.Switch says each word).
+NO_WAKE = {
+    "flag": "--no-wake",
+    "field": "wake",
+    "value": False,
+    "help": "wake no Codex thread: letters to one nobody has loaded wait until a person resumes it",
+    "opened": "which wake no codex thread",
+    "standing": "waking no codex thread",
+}
+SWITCHES = (NO_WAKE,)
+# What its sandbox keeps a command from, in a refusal's words (vendors.Sandbox says each).
+SANDBOX = {
+    "name": "Codex's sandbox",
+    "allow_connecting": "The human can allow it with network access for the workspace sandbox "
+    "(sandbox_workspace_write.network_access = true)",
+    "allow_writing": "The human can add the ledger's directory to the sandbox's writable roots, or point "
+    "POSTBAG_LEDGER at a path inside them",
+}
 
 
 def in_sandbox(env):

@@ -7,7 +7,7 @@ _meta, since it gives its MCP servers none of the thread's variables. A letter g
 rollout (files.py), whether a running Codex has the thread loaded (loaded.py), and,
 for a thread nobody has loaded, whether the letter wakes it (wake.py)."""
 
-from postbag.codex import CLIENT, NAME, SESSION, SESSION_NAME, THREAD, in_sandbox, inside
+from postbag.codex import CLIENT, NAME, NO_WAKE, SESSION, SESSION_NAME, THREAD, inside
 from postbag.codex.files import (
     IN_THE_QUEUE,
     THE_ROLLOUT,
@@ -35,7 +35,7 @@ from postbag.codex.wake import (
 from postbag.door_fields import is_door_field, is_uuid
 from postbag.receipts import NOT_TAKEN, UNKNOWN, WAITING, Beside, Receipt, taken_in, unproven
 from postbag.refusal import Refusal
-from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Post, Reach, Room, Sandbox, Switch
+from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Post, Reach, Room
 from postbag.vendor_files import newest
 from postbag.vendors import for_a_child
 
@@ -48,21 +48,6 @@ SEND_TOOL = "the tool send of the mcp__postbag namespace"
 # Linux passes at most 128 KiB in one argument, and `codex queue` takes the envelope as
 # one: the longest letter leaves room for the heading and long paths inside it.
 LETTER_MOST = 96 * 1024
-NO_WAKE = Switch(
-    "--no-wake",
-    "wake",
-    False,
-    help="wake no Codex thread: letters to one nobody has loaded wait until a person resumes it",
-    opened="which wake no codex thread",
-    standing="waking no codex thread",
-)
-SANDBOX = Sandbox(
-    "Codex's sandbox",
-    allow_connecting="The human can allow it with network access for the workspace sandbox "
-    "(sandbox_workspace_write.network_access = true)",
-    allow_writing="The human can add the ledger's directory to the sandbox's writable roots, or point "
-    "POSTBAG_LEDGER at a path inside them",
-)
 # What a send says of a thread nobody has loaded that the resume it asked for did not wake.
 RESUME_FAILED = {Resume.NO_DAEMON: DAEMON_DOWN, Resume.UNSUPPORTED: CODEX_WITHOUT_RESUME}
 UNCLEAR = "codex queue said what postbag does not know"
@@ -77,7 +62,6 @@ class Codex(Room):
     SESSION_NAME = SESSION_NAME
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN
-    SWITCHES = (NO_WAKE,)
     LETTER_MOST = LETTER_MOST
 
     @property
@@ -87,7 +71,7 @@ class Codex(Room):
     @property
     def wakes(self):
         """Whether the exchange's letters may wake a thread no running codex has loaded."""
-        return self.switches.get(NO_WAKE.field, not NO_WAKE.value) is not NO_WAKE.value
+        return self.switches.get(NO_WAKE["field"], not NO_WAKE["value"]) is not NO_WAKE["value"]
 
     def door_of_session(self):
         """CODEX_THREAD_ID, else CODEX_SESSION_ID."""
@@ -117,9 +101,6 @@ class Codex(Room):
 
     def post(self, joined):
         return _Post(self, joined)
-
-    def sandbox(self):
-        return SANDBOX if in_sandbox(self.here.env) else None
 
     def receipt(self, letter, joined):
         thread = _thread_of(joined)
