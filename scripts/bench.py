@@ -49,13 +49,13 @@ KNOCK_CHILD_SECONDS = 0.03
 
 class Case:
     """One command to time. `against` names the case its ratio is taken against. `postbag`
-    says the command is postbag's, which the --against command also runs, unless `real`
-    says it needs the real doors, which that other postbag may not know; `refused` says
-    the command must end in a refusal."""
+    says the command is postbag's, which the --against command also runs, unless
+    `ours_alone` says that one may not know it (the real doors, a verb 1.0 lacks);
+    `refused` says the command must end in a refusal."""
 
-    def __init__(self, name, argv, env, *, against=None, postbag=True, real=False, refused=False):  # noqa: PLR0913
+    def __init__(self, name, argv, env, *, against=None, postbag=True, ours_alone=False, refused=False):  # noqa: PLR0913
         self.name, self.argv, self.env, self.against = name, argv, env, against
-        self.postbag, self.real, self.refused = postbag, real, refused
+        self.postbag, self.ours_alone, self.refused = postbag, ours_alone, refused
         self.times, self.other_times = [], []
 
     def run(self, argv, times):
@@ -103,7 +103,7 @@ def measure(cases, rounds, other, pb):
     for _ in range(rounds):
         for case in cases:
             case.run(case.argv, case.times)
-            if other and case.postbag and not case.real:
+            if other and case.postbag and not case.ours_alone:
                 case.run([*other, *case.argv[len(pb) :]], case.other_times)
 
 
@@ -188,6 +188,12 @@ SEND_REJOINED = "send claude, 100,000 records, rejoined"
 SEND_10K_REJOINED = "send claude, 10,000 records, rejoined"
 REFUSED = "postbag open, refused in a session"
 START, FLOOR = "python3 -c pass", "floor: python3 -I -S, one fsynced append"
+# The agents' verbs against the floor: the bare interpreter as the launcher starts it,
+# postbag's quickest answer, and what a send to Claude's door cannot help doing.
+BARE, VERSION, SEND_CODEX = "python3 -I -S -c pass", "postbag --version", "send codex, fresh ledger"
+SEND_FLOOR = "floor: python3 -I -S, a socket write and an fsynced append"
+JOIN_CLAUDE, JOIN_CODEX, FRESH_FULL_READ = "join claude", "join codex", "read, fresh ledger"
+RECEIPTS = "receipts, fresh ledger"
 REJOINED, REJOINED_10K = "100,000 rejoined", "10,000 rejoined"
 
 
@@ -205,6 +211,7 @@ def report(pyz, work, rounds, other):
             real.close()
             real = None
         verdicts = tabulate(cases, through_real_doors)
+        verdicts += against_the_floor(cases)
         verdicts += beside_the_table(cases, pyz, work, rounds, size)
         verdicts += through_the_mcp_server(cases, pyz, work, inbox)
         verdicts += asking_for_receipts(pyz, work, rounds)
@@ -247,20 +254,27 @@ def cases_for(pb, work, inbox, codex, real):
         f"import os; fd = os.open({os.path.join(work, 'floor.jsonl')!r}, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "
         f"0o600); os.write(fd, {line!r}); os.fsync(fd)"
     )
+    knock = f"from _socket import socket, AF_UNIX; s = socket(AF_UNIX); s.connect({inbox.path!r}); s.sendall({line!r})"
     parse_once = f"import json\nfor line in open({ledgers[100_000]!r}, 'rb'): json.loads(line)"
     send_claude, read_10 = [*pb, "send", "claude", BODY], [*pb, "read", "10"]
     cases = [
         Case(START, [python, "-c", "pass"], base, postbag=False),
+        Case(BARE, [python, "-I", "-S", "-c", "pass"], base, postbag=False),
         Case(FLOOR, [python, "-I", "-S", "-c", floor], base, against=START, postbag=False),
-        Case("postbag --version", [*pb, "--version"], base, against=START),
+        Case(SEND_FLOOR, [python, "-I", "-S", "-c", f"{knock}\n{floor}"], base, against=BARE, postbag=False),
+        Case(VERSION, [*pb, "--version"], base, against=START),
         Case(REFUSED, [*pb, "open"], {**base, **in_codex}, against=START, refused=True),
         Case(FRESH_SEND, send_claude, env(3, **in_codex), against=START),
         Case(SEND_10K, send_claude, env(10_000, **in_codex), against=FRESH_SEND),
         Case(SEND_10K_REJOINED, send_claude, env(REJOINED_10K, **in_codex), against=FRESH_SEND),
         Case("send claude, 100,000 records", send_claude, env(100_000, **in_codex), against=FRESH_SEND),
         Case(SEND_REJOINED, send_claude, env(REJOINED, **in_codex), against=FRESH_SEND),
-        Case("send codex, fresh ledger", [*pb, "send", "codex", BODY], env(3, **in_claude), against=FRESH_SEND),
+        Case(SEND_CODEX, [*pb, "send", "codex", BODY], env(3, **in_claude), against=FRESH_SEND),
+        Case(JOIN_CLAUDE, [*pb, "join", "claude"], env(3, **in_claude), against=VERSION),
+        Case(JOIN_CODEX, [*pb, "join", "codex"], env(3, **in_codex), against=VERSION),
         Case(FRESH_READ, read_10, env(3)),
+        Case(FRESH_FULL_READ, [*pb, "read"], env(3), against=VERSION),
+        Case(RECEIPTS, [*pb, "receipts"], env(3, **in_codex), against=VERSION, ours_alone=True),
         Case(READ_10K, read_10, env(10_000), against=FRESH_READ),
         Case("read 10, 100,000 records", read_10, env(100_000), against=FRESH_READ),
         Case(FULL_READ, [*pb, "read"], env(100_000), against="python3: json.loads every line"),
@@ -276,14 +290,14 @@ def cases_for(pb, work, inbox, codex, real):
                 send_claude,
                 {**real_env, **in_codex},
                 against=FRESH_SEND,
-                real=True,
+                ours_alone=True,
             ),
             Case(
                 "send codex, real codex queue door",
                 [*pb, "send", "codex", BODY],
                 {**real_env, **in_claude},
-                against="send codex, fresh ledger",
-                real=True,
+                against=SEND_CODEX,
+                ours_alone=True,
             ),
         ]
     return cases, sizes[100_000]
@@ -304,11 +318,36 @@ def tabulate(cases, through_real_doors):
         ("send at 10,000 records within 1.1 x a fresh send", SEND_10K, 1.1),
         ("read 10 at 10,000 records within 1.1 x fresh", READ_10K, 1.1),
         ("read 10 at 100,000 records within 1.2 x fresh", "read 10, 100,000 records", 1.2),
-        ("--version within 1.05 x python3 -c pass", "postbag --version", 1.05),
+        ("--version within 1.05 x python3 -c pass", VERSION, 1.05),
         ("a refusal within 1.05 x python3 -c pass", REFUSED, 1.05),
     ]
     return [
         (goal, ratio(by_name[name].times, by_name[by_name[name].against].times), bound) for goal, name, bound in goals
+    ]
+
+
+def against_the_floor(cases):
+    """The agents' verbs, each beside postbag --version and the bare interpreter of the same
+    rounds; and the goals of the floor."""
+    by_name = {case.name: case for case in cases}
+    version, bare = by_name[VERSION].times, by_name[BARE].times
+    verbs = [VERSION, JOIN_CLAUDE, JOIN_CODEX, FRESH_SEND, SEND_CODEX, FRESH_FULL_READ, FRESH_READ, RECEIPTS]
+    print(f"\nthe agents' verbs against the floor, {BARE} {statistics.median(bare) * 1000:.1f} ms:")
+    print(f"  {'verb, on a fresh ledger':<28} {'median':>9}  {'x --version':>11}  {'x bare':>6}")
+    for name in verbs:
+        times = by_name[name].times
+        shown = name.removesuffix(", fresh ledger")
+        median, against = statistics.median(times) * 1000, f"{ratio(times, version):11.2f}  {ratio(times, bare):6.2f}"
+        print(f"  {shown:<28} {median:6.1f} ms  {against}")
+    # A send to Claude may take, beyond 1.5 x --version, what its door and its ledger cost
+    # any program: a socket write and an fsynced append, over the bare interpreter's start.
+    unavoidable = [floor - start for floor, start in zip(by_name[SEND_FLOOR].times, bare, strict=True)]
+    beyond = [send - cost for send, cost in zip(by_name[FRESH_SEND].times, unavoidable, strict=True)]
+    print(f"  (a socket write and an fsynced append cost any program {statistics.median(unavoidable) * 1000:.1f} ms)")
+    return [
+        ("read 10 within 1.5 x --version", ratio(by_name[FRESH_READ].times, version), 1.5),
+        ("a send to Claude, less its socket write and fsync, within 1.5 x --version", ratio(beyond, version), 1.5),
+        ("--version within 1.3 x the bare interpreter", ratio(version, bare), 1.3),
     ]
 
 
@@ -393,7 +432,7 @@ sys.path.insert(0, sys.argv[1])
 import postbag.__main__
 postbag.__main__._load_compiled_code()
 from postbag.claude import inbox
-inbox.PACE.wait = lambda: None
+inbox.Pace.wait = lambda self: None
 sys.exit(postbag.__main__.run(["mcp"]))"""
 
 
@@ -548,14 +587,14 @@ def opening_with_doors_to_read(pyz, work, rounds):
     return [("what open adds to read both doors, under 50 ms", joined - none, 50.0)]
 
 
-# What a send has loaded by the time it looks: the command line, the verbs, both rooms.
+# What a send has loaded by the time it looks: the command line and the verbs; the room it
+# asks is imported in the time measured, as a send imports it.
 AT_ONCE = """import json, socket, subprocess, sys, time
 sys.path.insert(0, sys.argv[1])
 import postbag.__main__
 postbag.__main__._load_compiled_code()  # as the launcher has it: the archive's compiled modules
-from postbag import cli, rooms, verbs
+from postbag import cli, rooms, verbs  # what a send has loaded before it asks the room
 from postbag.here import Here
-cli._parser()
 letter, joined, env = map(json.loads, sys.argv[2:5])
 started = time.perf_counter()
 post = rooms.room(letter["to"], Here(env, sys.argv[5])).post(joined)

@@ -70,11 +70,6 @@ exec(code, vars(main))
 """
 ZIP_EPOCH = 315532800  # 1980-01-01T00:00:00Z
 UNIX = 3  # the zip "created by" system
-# The modules the entry point loads before argparse, to answer --version or refuse a
-# human's verb inside a session, which agents meet often. Their compiled code is stored,
-# not deflated, so that those answers never load zlib: half a millisecond of the eleven
-# they take. test_pyz checks that those answers load nothing else from the archive.
-STORED = ("__main__", "__init__", "human_verbs", "refusal", "vendors", "claude/__init__", "codex/__init__")
 
 
 VERSIONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
@@ -121,29 +116,20 @@ def ensure_built():
 
 
 def zip_bytes(entries, timestamp):
-    """The zipapp: the launcher, then each (name, bytes) with fixed metadata, deflated
-    but for the code the quickest answers load."""
+    """The zipapp: the launcher, then each (name, bytes) with fixed metadata: the sources
+    deflated, the compiled code stored as it is, so that no command loads zlib to run
+    (a third of a millisecond, and another to inflate what an agent's verb loads)."""
     date_time = time.gmtime(max(timestamp, ZIP_EPOCH))[:6]
     buffer = io.BytesIO()
     buffer.write(LAUNCHER)
     with zipfile.ZipFile(buffer, "w") as archive:
         for name, data in entries:
             info = zipfile.ZipInfo(name, date_time)
-            info.compress_type = zipfile.ZIP_STORED if _stored(name) else zipfile.ZIP_DEFLATED
+            info.compress_type = zipfile.ZIP_STORED if name.endswith(".pyc") else zipfile.ZIP_DEFLATED
             info.create_system = UNIX
             info.external_attr = 0o100644 << 16
             archive.writestr(info, data, compresslevel=9)
     return buffer.getvalue()
-
-
-def _stored(name):
-    """Whether entry `name` is the compiled code of a module in STORED."""
-    folder, cache, file = name.rpartition("/__pycache__/")
-    if not cache:
-        return False
-    package = folder.removeprefix("postbag").lstrip("/")  # "" or "claude"
-    module = file.partition(".")[0]
-    return (f"{package}/{module}" if package else module) in STORED
 
 
 def _sources():

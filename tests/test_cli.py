@@ -13,6 +13,10 @@ import sys
 import pytest
 from fakes import dedent
 from helpers import STOP, TIMESTAMP, many_opens
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from postbag.commands import BY_NAME, VERBS
 
 # What the human's verbs name of a Claude session's shell, the test's fake one.
 NAMED_BY_CLAUDE = (
@@ -468,3 +472,68 @@ def test_the_program_and_cli_main_answer_a_human_verb_inside_a_session_alike(pos
     assert (status, out, err) == (program.returncode, program.stdout, program.stderr)
     if args[-1] != "-h":
         assert err == f"postbag: {args[0]} is the human's verb ({NAMED_BY_CLAUDE}){STOP}"
+
+
+# Plain words, read without argparse
+
+
+PLAIN_TOKENS = st.sampled_from(
+    [
+        "claude",
+        "codex",
+        "5",
+        "-",
+        "--",
+        "-5",
+        "-x",
+        "--json",
+        "--follow",
+        "-f",
+        "-q",
+        "--quiet",
+        "--limit",
+        "--limit=3",
+        "--afresh",
+        "--no-wake",
+        "--dry-run",
+        "--remove",
+        "-h",
+        "--help",
+        "",
+        "a b",
+        "--js",
+        "-fq",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(verb=st.sampled_from([verb.name for verb in VERBS]), tokens=st.lists(PLAIN_TOKENS, max_size=4))
+def test_plain_words_are_parsed_as_argparse_parses_them_or_left_to_argparse(verb, tokens):
+    """The quick reading of a verb's words gives exactly what argparse gives, or declines."""
+    import argparse
+
+    from postbag.cli import _verb_parser
+
+    row = BY_NAME[verb]
+    plainly = row.parsed_plainly(tokens)
+    if plainly is None:
+        return
+    parser = _verb_parser(row, 80)
+    parser.error = lambda message: pytest.fail(f"argparse refuses what was read plainly: {message}")
+    parsed, extra = parser.parse_known_args(tokens)
+    assert extra == []
+    assert vars(plainly) == vars(parsed), tokens
+    assert isinstance(parsed, argparse.Namespace)
+
+
+def test_an_agents_everyday_commands_are_read_without_argparse():
+    everyday = [
+        ["read", "10"],
+        ["read", "--json"],
+        ["send", "claude", "-"],
+        ["send", "codex", "Done: see 4f2a9c1."],
+        ["join", "claude", "-q"],
+        ["receipts", "3", "--json"],
+    ]
+    assert [argv for argv in everyday if BY_NAME[argv[0]].parsed_plainly(argv[1:]) is None] == []

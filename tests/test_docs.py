@@ -124,14 +124,13 @@ def test_every_refusal_has_a_troubleshooting_row():
 
 
 def test_every_row_quotes_words_postbag_really_says():
-    from postbag.rooms import ROOMS
     from postbag.vendors import VENDORS
 
     said = said_anywhere()
-    # Words a refusal takes from the rooms where the sources hold a placeholder.
-    sessions = [room.SESSION_NAME for room in ROOMS.values()]
+    # Words a refusal takes from the vendors where the sources hold a placeholder.
+    sessions = [each.SESSION_NAME for each in VENDORS.values()]
     sandboxes = [each.SANDBOX["name"] for each in VENDORS.values() if each.SANDBOX]
-    named = [" nor ".join(sessions), " and ".join(sessions), *sandboxes, *(room.CLIENT for room in ROOMS.values())]
+    named = [" nor ".join(sessions), " and ".join(sessions), *sandboxes, *(each.CLIENT for each in VENDORS.values())]
     filled = [re.escape(words) for words in named]
     for row in troubleshooting_rows():
         for quoted in re.findall(r"`([^`]+)`", row.split(" | ")[0]):
@@ -180,9 +179,10 @@ def test_the_readmes_version_table_says_what_the_tier_proves():
     them (tests/clients/pins.py), and an unknown receipt calls them proven."""
     from postbag.claude.room import HOLDS_SINCE
     from postbag.codex.wake import WAKES_SINCE
-    from postbag.rooms import ROOMS
+    from postbag.rooms import all_rooms
 
-    claude, codex = ROOMS["claude"], ROOMS["codex"]
+    rooms = all_rooms()
+    claude, codex = rooms["claude"], rooms["codex"]
 
     with open(os.path.join(ROOT, "README.md")) as file:
         readme = file.read()

@@ -125,12 +125,12 @@ def test_an_unknown_from_records_a_client_outside_the_proven_range_wrote_says_so
     """The version each client writes in its own records (Claude Code on each transcript
     line, Codex in the rollout's first record) is named where it is not one postbag is
     proven on; a send is never refused for it."""
-    from postbag.rooms import ROOMS
+    from postbag.rooms import all_rooms
 
     claude, codex, _, _ = exchange
     claude.runs(tmp_path / "repo")
     write_lines(claude.transcript, [{"type": "user", "version": "2.1.100", "timestamp": WHEN}])
-    oldest, newest = ROOMS["claude"].PROVEN
+    oldest, newest = all_rooms()["claude"].PROVEN
     [said] = postbag.receipts(inside="codex")
     assert said.endswith(
         f"; claude 2.1.100 wrote these records, and postbag is proven on claude {oldest} to {newest}"
@@ -143,7 +143,7 @@ def test_an_unknown_from_records_a_client_outside_the_proven_range_wrote_says_so
     first["payload"]["cli_version"] = "0.200.0"
     with open(codex.rollout, "w") as file:
         file.writelines([json.dumps(first) + "\n", *lines[1:]])
-    oldest, newest = ROOMS["codex"].PROVEN
+    oldest, newest = all_rooms()["codex"].PROVEN
     assert postbag.receipts(inside="claude") == [
         "letter 5 claude -> codex: unknown: neither codex's queue nor the thread's rollout holds it; "
         f"codex 0.200.0 wrote these records, and postbag is proven on codex {oldest} to {newest}"

@@ -18,8 +18,9 @@ from postbag.receipts import Receipt
 from postbag.refusal import Refusal
 from postbag.registration import Change, Check, Client, Registration
 from postbag.room import CANNOT_TELL, CLIENT_FUNCTIONS, TAKES, WILL_NOT, Post, Reach, Room
-from postbag.rooms import ROOMS
+from postbag.rooms import all_rooms
 
+ROOMS = all_rooms()
 # The type each name of the light part has: a vendor that leaves one out, or gives it
 # another shape, fails here before anything above the rooms reads it.
 LIGHT_TYPES = {
@@ -33,6 +34,7 @@ LIGHT_TYPES = {
     "DOOR_VARIABLES": tuple,
     "MARKS": tuple,
     "DOOR_FIELDS": tuple,
+    "LETTER_MOST": (int, type(None)),
     "SWITCHES": tuple,
     "SANDBOX": (dict, type(None)),
     "is_session_variable": type(len),
@@ -99,7 +101,6 @@ def test_each_room_implements_every_method_the_contract_declares(made):
     assert made.NAME in vendors.VENDORS and made.CLIENT == vendors.VENDORS[made.NAME].CLIENT
     assert made.SESSION_NAME == vendors.VENDORS[made.NAME].SESSION_NAME
     assert all(isinstance(each, str) and each for each in (made.SEND_TOOL, *made.PROVEN))
-    assert made.LETTER_MOST is None or made.LETTER_MOST > 0
 
 
 @pytest.mark.parametrize("made", ROOMS.values(), ids=ROOMS)

@@ -11,7 +11,6 @@ from postbag import __version__
 from postbag.commands import BY_NAME, VERBS
 from postbag.human_verbs import PERSONS_VERBS, in_a_persons_terminal, require_human_first
 from postbag.refusal import Refusal, silence, stop
-from postbag.signals import ignore_interrupts
 from postbag.vendors import CLIENTS, VENDORS
 
 INTERRUPTED, READER_GONE = 130, 141  # as a shell reports SIGINT and SIGPIPE
@@ -54,9 +53,9 @@ def main(argv=None, env=None, here=None):
     to_the_person = False  # a refusal is the agents' words until a person's verb is known to run in their terminal
     try:
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse
-        args = _parse(argv, _columns(here.env), here)
+        args = _parse(argv, here)
         to_the_person = args.name in PERSONS_VERBS and in_a_persons_terminal(here.env)
-        args.handed_over = ignore_interrupts if process else None
+        args.handed_over = _ignore_interrupts if process else None
         return BY_NAME[args.name].handler(args, here)
     except SystemExit as ended:  # argparse's: a usage mistake, or help and the version said
         return ended.code if isinstance(ended.code, int) else (0 if ended.code is None else 1)
@@ -72,12 +71,13 @@ def main(argv=None, env=None, here=None):
         return INTERRUPTED
 
 
-def _parse(argv, columns, here):
-    """The verb and its arguments in `argv`, or a usage error in postbag's own words (exit 2):
-    the chosen verb's parser alone is built, the whole command line's only where no verb is
-    named. What argparse says goes to `here`'s streams."""
+def _parse(argv, here):
+    """The verb and its arguments in `argv`, or a usage error in postbag's own words (exit 2).
+    Plain words and the verb's own flags are read without argparse (Verb.parsed_plainly);
+    for anything else the chosen verb's parser alone is built, the whole command line's
+    only where no verb is named. What argparse says goes to `here`'s streams."""
     if not argv or argv[0] not in BY_NAME:
-        top = _speaking(_top_parser(columns), here)
+        top = _speaking(_top_parser(_columns(here)), here)
         names = ", ".join(BY_NAME)
         if not argv:
             top.error(f"name a verb: {names} (postbag --help says what each does)")
@@ -90,7 +90,12 @@ def _parse(argv, columns, here):
         top.parse_args(argv)  # --help or --version, which end it; anything else is a usage mistake
         top.error(f"name a verb: {names} (postbag --help says what each does)")
     verb = BY_NAME[argv[0]]
-    parser = _speaking(_verb_parser(verb, columns), here)
+    args = verb.parsed_plainly(argv[1:])
+    if args is not None:  # argparse is built only to say a usage mistake the handler finds
+        args.name = verb.name
+        args.usage_error = lambda message: _speaking(_verb_parser(verb, _columns(here)), here).error(message)
+        return args
+    parser = _speaking(_verb_parser(verb, _columns(here)), here)
     args, extra = parser.parse_known_args(argv[1:])
     args.name, args.usage_error = verb.name, parser.error
     if extra:
@@ -109,7 +114,7 @@ def _verb_parser(verb, columns):
         formatter_class=_sized(argparse.HelpFormatter, columns),
         allow_abbrev=False,  # `open --he` is no help: an abbreviation would mean one thing here, another there
     )
-    for argument in verb.arguments() if callable(verb.arguments) else verb.arguments:
+    for argument in verb.all_arguments():
         parser.add_argument(*argument.names, **argument.options)
     return parser
 
@@ -153,19 +158,25 @@ def _sized(base, columns):
     return lambda prog: base(prog, width=columns - 2)  # argparse keeps two columns free
 
 
-def _columns(env):
-    """The terminal's width, as shutil.get_terminal_size finds it: env's COLUMNS, else
-    stdout's terminal, else 80."""
+def _columns(here):
+    """The terminal's width, as shutil.get_terminal_size finds it: the environment's COLUMNS,
+    else stdout's terminal, else 80."""
     try:
-        columns = int(env.get("COLUMNS", ""))
+        columns = int(here.env.get("COLUMNS", ""))
     except ValueError:
         columns = 0
     if columns <= 0:
         try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+            columns = os.get_terminal_size(here.stdout.fileno()).columns
         except (AttributeError, ValueError, OSError):
             columns = 0
     return columns if columns > 0 else 80
+
+
+def _ignore_interrupts():
+    from postbag.signals import ignore_interrupts  # a send's alone, once its letter is handed over
+
+    ignore_interrupts()
 
 
 def _started():

@@ -28,6 +28,51 @@ class Verb:
         self.name, self.handler, self.usage, self.help = name, handler, usage, help
         self.description, self.arguments = description, arguments
 
+    def all_arguments(self):
+        return self.arguments() if callable(self.arguments) else self.arguments
+
+    def parsed_plainly(self, tokens):
+        """What argparse would make of `tokens`, where they are plain words and this verb's
+        own flags alone, made without it (argparse and the re it imports cost more at every
+        start than the rest of an agent's verb): the Parsed arguments. None where anything
+        else stands among them (help, an option that takes a value, `--`, whatever else
+        starts with -), which argparse parses and answers in its own words."""
+        parsed, flags, places = Parsed(), {}, []
+        for argument in self.all_arguments():
+            dest = _dest(argument)
+            flag = argument.names[0].startswith("-")
+            if flag and argument.options.get("action") == "store_true":
+                flags.update(dict.fromkeys(argument.names, dest))
+            elif not flag and argument.options.get("nargs") != "?":
+                return None  # a positional argparse counts otherwise: none of the table's yet
+            setattr(parsed, dest, False if flag and dest in flags.values() else None)
+            places += [] if flag else [dest]
+        words = []
+        for token in tokens:
+            if token.startswith("-") and token != "-":  # "-" alone is a word: stdin
+                if token not in flags:
+                    return None
+                setattr(parsed, flags[token], True)
+            else:
+                words.append(token)
+        if len(words) > len(places):
+            return None
+        for dest, word in zip(places, words, strict=False):  # the rest stay None
+            setattr(parsed, dest, word)
+        return parsed
+
+
+class Parsed:
+    """A verb's arguments, parsed: an attribute for each, as argparse's Namespace has them."""
+
+
+def _dest(argument):
+    """Where argparse keeps `argument`: its dest, else its first long name, else its name."""
+    if "dest" in argument.options:
+        return argument.options["dest"]
+    longs = [name for name in argument.names if name.startswith("--")]
+    return (longs or argument.names)[0].lstrip("-").replace("-", "_")
+
 
 def _open_arguments():
     return [

@@ -5,8 +5,8 @@ it who wrote, and how to reply or that it must not.
 """
 
 import os
-import shlex
 
+from postbag.escape import shell_word
 from postbag.processes import which
 from postbag.refusal import Refusal
 
@@ -59,7 +59,7 @@ def reply_command(program, ledger_path):
     command = " ".join(program)
     if ledger_path is None:
         return command
-    return f"POSTBAG_LEDGER={shlex.quote(ledger_path)} {command}"
+    return f"POSTBAG_LEDGER={shell_word(ledger_path)} {command}"
 
 
 def program_of(here, *, quoted=True):
@@ -69,7 +69,7 @@ def program_of(here, *, quoted=True):
     own path, quoted for a shell; unless `quoted`, always its own path, each word as it
     is, as an argv."""
     executable, path, as_module = here.started
-    quote = shlex.quote if quoted else str
+    quote = shell_word if quoted else str
     if as_module:
         return [quote(executable), "-m", "postbag"]
     program = here.absolute(path)

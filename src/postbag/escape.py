@@ -47,3 +47,17 @@ def in_lines(text, indent):
     """`text` escaped, but for its tabs and line breaks: each break starts a new line with
     `indent`. A break at the very end is the caller's to drop, as splitlines() would."""
     return text.translate(_table(indent))
+
+
+# What a POSIX shell takes as part of a word, unquoted: shlex.quote's own set, which it
+# finds with re, whose import costs a send more than the rest of its work.
+_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+
+
+def shell_word(text):
+    """`text` as one word for a POSIX shell, exactly as shlex.quote writes it."""
+    if not text:
+        return "''"
+    if _SHELL_SAFE.issuperset(text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"

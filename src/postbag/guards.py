@@ -7,8 +7,8 @@ user can set or unset these variables. Every function takes what it judges.
 
 from postbag.human_verbs import in_a_persons_terminal
 from postbag.refusal import Refusal
-from postbag.rooms import ROOMS, room
-from postbag.vendors import PEERS, inside, other
+from postbag.rooms import room
+from postbag.vendors import PEERS, VENDORS, inside, other
 
 # How a person sets up the MCP server, for a server that cannot tell whose session calls it.
 REGISTER = (
@@ -50,10 +50,10 @@ def caller_of_mcp(here, meta):
     seen = [(peer, room(peer, here).caller(meta)) for peer in PEERS]
     seen = [(peer, answer) for peer, answer in seen if answer is not None]
     if len(seen) > 1:
-        both = " and ".join(ROOMS[peer].SESSION_NAME for peer, _ in seen)
+        both = " and ".join(VENDORS[peer].SESSION_NAME for peer, _ in seen)
         raise Refusal(f"this MCP server sees both {both}; {REGISTER}")
     if not seen:
-        neither = " nor ".join(ROOMS[peer].SESSION_NAME for peer in PEERS)
+        neither = " nor ".join(VENDORS[peer].SESSION_NAME for peer in PEERS)
         raise Refusal(f"this MCP server runs in neither {neither}; {REGISTER}")
     [(peer, answer)] = seen
     if isinstance(answer, Refusal):

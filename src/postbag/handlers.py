@@ -70,9 +70,10 @@ def read(args, here):
     count = number(args, args.count, "the number of records")
     on_a_terminal = not args.json and here.stdout is not None and here.stdout.isatty()
     waiting = lambda: say("waiting for a send in progress to finish", here.stderr)  # noqa: E731
-    shot = verbs.snapshot(here, count, with_status=on_a_terminal and not args.follow, on_wait=waiting)
+    status = on_a_terminal and not args.follow
+    shot = verbs.snapshot(here, count, with_status=status, on_wait=waiting, following=args.follow)
     if not shot.found:
-        say(not_there(shot.position.path), here.stderr)
+        say(not_there(shot.path), here.stderr)
         if not args.follow:
             return 0
     # The lock was released before anything is written: what was read is a snapshot, and a

@@ -16,7 +16,6 @@ from postbag.escape import has_unsafe
 from postbag.exchange import Exchange
 from postbag.here import home_of
 from postbag.ledger_index import LineIndex
-from postbag.ledger_position import Position
 from postbag.refusal import Refusal
 from postbag.vendors import PEERS
 
@@ -99,9 +98,11 @@ def set_aside(path, clock):
     while os.path.lexists(aside):
         tried += 1
         aside = f"{path}.damaged-{stamp}-{tried}"
+    from postbag.whole_file import sync_directory  # the human's --afresh alone
+
     try:
         os.rename(path, aside)
-        ledger_file.sync_directory(os.path.dirname(path))
+        sync_directory(os.path.dirname(path))
     except OSError as error:
         raise Refusal(f"cannot set the ledger aside ({error.strerror}: {path})") from None
     return aside
@@ -145,7 +146,7 @@ class Ledger:
         except OSError as error:
             self.close()
             raise Refusal(f"cannot write the ledger ({error.strerror}: {path})") from None
-        except Refusal:
+        except BaseException:  # a refusal, or what no one foresaw: never a lock left held
             self.close()
             raise
 
@@ -175,6 +176,8 @@ class Ledger:
 
     def position(self):
         """Where the file stands now, for following what is appended after it."""
+        from postbag.ledger_position import Position  # a follower's alone
+
         return Position(self.path, self.identity, self._index.size, self.next_number)
 
     def records(self):
@@ -265,8 +268,10 @@ class Ledger:
         self.unfinished = self.count
 
     def _cut_unfinished_line(self):
+        from postbag.whole_file import flush  # a writer's alone
+
         os.ftruncate(self.fd, self._index.size)
-        ledger_file.flush(self.fd)
+        flush(self.fd)
         self.news.append(
             f"an interrupted send left an unfinished record after line {self.unfinished}; "
             "it was removed, and its letter may have been delivered"

@@ -10,8 +10,9 @@ import os
 import stat
 
 from postbag.refusal import Refusal
-from postbag.signals import FileSizeAsError, Held
-from postbag.whole_file import flush, sync_directory
+
+# What only a writer needs, signals held back and names made durable (signals.py,
+# whole_file.py), is imported where it writes: a reader, the commonest caller, loads none of it.
 
 
 def open_to_follow(path):
@@ -91,6 +92,8 @@ def _create(path, flags):
     except FileExistsError:
         return None
     os.close(fd)
+    from postbag.whole_file import sync_directory
+
     sync_directory(os.path.dirname(path))
     return Made(path, made[0] if made else None)
 
@@ -113,6 +116,8 @@ def _open_failure(error, path):
 def _make_private_directories(path):
     """Create `path` and any missing parents, each 0700, the parent of each fsynced;
     directories that exist keep their mode. The directories made, outermost first."""
+    from postbag.whole_file import sync_directory
+
     missing = []
     while path and not os.path.isdir(path):
         missing.append(path)
@@ -153,6 +158,8 @@ def append_whole(fd, line, size):
     stopped by one never leaves half a record. SIGKILL cannot wait; the next writer cuts
     what it left (ledger.py).
     """
+    from postbag.signals import FileSizeAsError, Held
+
     with FileSizeAsError(), Held():  # past the file size limit: an EFBIG, not a killed process
         try:
             _write_durably(fd, line)
@@ -162,6 +169,8 @@ def append_whole(fd, line, size):
 
 
 def _write_durably(fd, line):
+    from postbag.whole_file import flush
+
     # One write of the whole line on an O_APPEND descriptor: a reader never sees half of it.
     if os.write(fd, line) != len(line):
         raise OSError(errno.EIO, "the disk took only part of the record")

@@ -7,7 +7,6 @@ whatever else a verb asks for is read back, from the same locked descriptor, whe
 Nothing here knows what a record is: only bytes, newlines and offsets.
 """
 
-import bisect
 import os
 
 from postbag.refusal import Refusal
@@ -118,7 +117,9 @@ class LineIndex:
         before it are counted, or those back from the line numbered last, when that line
         lies after this one and nearer than the mark (looking back through many lines
         numbers each from the one found before)."""
-        mark, newlines_before = self._marks[bisect.bisect_right(self._marks, (start, self.count)) - 1]
+        from bisect import bisect_right  # a search back numbers what it finds; a tail needs none
+
+        mark, newlines_before = self._marks[bisect_right(self._marks, (start, self.count)) - 1]
         last, numbered = self._numbered
         if 0 <= last - start < start - mark:
             data, at = self._bytes_near(start, last)

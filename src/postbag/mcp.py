@@ -21,14 +21,13 @@ from postbag.guards import caller_of_mcp
 from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
 from postbag.ledger import not_there
 from postbag.refusal import Refusal, sentence, told
-from postbag.rooms import LETTER_MOST, ROOMS
-from postbag.vendors import PEERS, other
+from postbag.vendors import LETTER_MOST, PEERS, VENDORS, other
 
 # The protocol versions this server speaks, newest first: a client's is taken when known
 # (Codex 0.169 sends 2025-06-18, Claude Code 2.1.328 2025-11-25), else the newest is offered.
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 READ_DEFAULT, READ_MOST = 10, 100  # records the read tool shows, unless asked, and at most
-SESSIONS = " and ".join(ROOMS[peer].SESSION_NAME for peer in PEERS)
+SESSIONS = " and ".join(VENDORS[peer].SESSION_NAME for peer in PEERS)
 
 INSTRUCTIONS = f"""\
 postbag carries letters between the two coding agents on this machine, {SESSIONS}, \
@@ -87,7 +86,7 @@ def _send(here, meta, arguments):
 def _read(here, meta, arguments):
     shot = verbs.snapshot(here, arguments.get("count", READ_DEFAULT))
     if not shot.found:
-        return not_there(shot.position.path)
+        return not_there(shot.path)
     if shot.refusal is not None:
         raise shot.refusal
     return "".join(map(words.human_line, shot.records)) or "the ledger holds no records yet"

@@ -4,9 +4,7 @@ The rules are 1.0's, and a little stricter where 1.0 let through what no door or
 can carry: a door field with a NUL, or a lone surrogate in any field.
 """
 
-import json
-import json.scanner
-
+from postbag import json_values
 from postbag.door_fields import is_door_field, is_text
 from postbag.refusal import Refusal
 from postbag.vendors import PEERS, door_fields
@@ -21,7 +19,7 @@ def new(number, at, kind, **fields):
 
 def line_of(record):
     """The bytes of `record`'s line, as 1.0 wrote them: ASCII, for json escapes the rest."""
-    return (json.dumps(record) + "\n").encode()
+    return (json_values.dumps(record) + "\n").encode()
 
 
 def line_start(number):
@@ -60,7 +58,7 @@ def from_bytes(data, number, path):
         if not escapes:
             try:
                 record, stop = scan(text, at)
-            except (StopIteration, ValueError, RecursionError):
+            except (*json_values.NOT_JSON, RecursionError):
                 pass
         if stop != end or not is_record(record, number):
             record = parse(text, at, end, number, escapes)
@@ -78,7 +76,7 @@ def parse(text, start, end, number, escapes=True):
         start += 1
     try:
         record, stop = _scan(text, start)
-    except (StopIteration, ValueError, RecursionError):
+    except (*json_values.NOT_JSON, RecursionError):
         return None
     if stop != end and text[stop:end].strip(_JSON_SPACE):
         return None
@@ -135,11 +133,7 @@ def _may_escape_a_surrogate(text, start=0, end=None):
     return text.find("\\ud", start, end) >= 0 or text.find("\\uD", start, end) >= 0
 
 
-def _no_constant(name):
-    raise ValueError(f"{name} is not JSON")
-
-
-# The decoder's own scanner parses one value in place, where the line starts, with no copy
-# of the line and none of json.loads's wrapping. NaN and Infinity are not JSON, so they are
+# json's own scanner parses one value in place, where the line starts, with no copy of the
+# line and none of json.loads's wrapping. NaN and Infinity are not JSON, so they are
 # refused too.
-_scan = json.scanner.make_scanner(json.JSONDecoder(parse_constant=_no_constant))
+_scan = json_values.scanner(constants=False)

@@ -6,6 +6,7 @@ Both rooms make these and the verbs above read them; nothing here knows a vendor
 """
 
 from postbag import processes
+from postbag.escape import shell_word
 from postbag.refusal import Refusal
 
 COMMAND_TIMEOUT = 60.0  # seconds one of a client's own commands may take: they start a whole client
@@ -42,9 +43,7 @@ class Registration:
 
     def words(self):
         """The command, as a person would type it."""
-        import shlex
-
-        return " ".join(map(shlex.quote, self.argv))
+        return " ".join(map(shell_word, self.argv))
 
 
 class Change:

@@ -90,7 +90,6 @@ class Room(abc.ABC):
     SESSION_NAME = ""  # what a session of this vendor is called, after "a" or "an": "a Claude Code session"
     SEND_TOOL = ""  # the MCP server's send tool as this client names it to its model
     PROVEN = ("", "")  # the oldest and newest versions the real-client tier proves
-    LETTER_MOST = None  # the longest letter, in bytes, its door carries (None: any postbag sends)
 
     def __init__(self, here, switches=None):
         self.here, self.switches = here, switches or {}

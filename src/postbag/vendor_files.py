@@ -18,6 +18,7 @@ import errno
 import os
 import stat
 
+from postbag import json_values
 from postbag.escape import one_line
 
 LIMIT = 1 << 20  # bytes of a settings file or a record of a process: far more than any holds
@@ -66,10 +67,8 @@ def read(path, limit=LIMIT):
 def json_of(data):
     """The JSON value in `data` (bytes or text); ValueError for anything that is not JSON,
     nesting too deep for the parser among it."""
-    import json
-
     try:
-        return json.loads(data)
+        return json_values.loads(data)
     except RecursionError:
         raise ValueError("nested too deep") from None
 

@@ -20,6 +20,7 @@ LIGHT = {
     "DOOR_VARIABLES": "the variables its sessions export that name their door",
     "MARKS": "what else marks a shell as one of its sessions",
     "DOOR_FIELDS": "what a join record holds of the door",
+    "LETTER_MOST": "the longest letter, in bytes, its door carries; None: any postbag sends",
     "SWITCHES": "the human's switches for an exchange that its room honours, each the words of a Switch",
     "SANDBOX": "the words of the Sandbox around its commands, or None where it has none",
     "is_session_variable": "whether a variable's name is one it sets for its sessions: a family, not a list",
@@ -67,6 +68,9 @@ VARIABLES = (
     *(name for each in VENDORS.values() for name in each.MARKS),
 )
 CLIENTS = " and ".join(each.CLIENT for each in VENDORS.values())  # "Claude Code and Codex"
+# The longest letter, in bytes, that every door carries: a letter goes either way, and
+# 1.0 took one cap for both.
+LETTER_MOST = min(each.LETTER_MOST for each in VENDORS.values() if each.LETTER_MOST is not None)
 # Every room's switches, in the order of the peers.
 SWITCHES = tuple(Switch(each.NAME, **words) for each in VENDORS.values() for words in each.SWITCHES)
 

@@ -13,7 +13,7 @@ from postbag.exchange import CLOSED, NOT_OPENED, SPENT
 from postbag.human_verbs import require_human
 from postbag.ledger import not_there
 from postbag.refusal import Refusal
-from postbag.vendors import PEERS, SWITCHES, sandbox_of
+from postbag.vendors import LETTER_MOST, PEERS, SWITCHES, sandbox_of
 
 # The rooms, and all they read of the vendors, are imported by the verbs that reach a
 # door or a vendor's files (send, open, receipts), where they are asked: read and join by
@@ -151,7 +151,7 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None): 
     `sender_door`, the sender's session joins first unless that is its latest door, so
     that the answer comes back to the session that wrote."""
     from postbag import envelope
-    from postbag.rooms import LETTER_MOST, room
+    from postbag.rooms import room
 
     env, sandbox = here.env, sandbox_of(here.env)
     path = ledger.locate(env)
@@ -235,16 +235,17 @@ def receipt_of(letter, joined, here, exchange):
 
 class Snapshot:
     """What `read` shows, taken under the lock and shown after it is released: the
-    records, then a refusal to end with or a status line, and where to follow from.
-    `found` is whether there is a ledger at all."""
+    records, then a refusal to end with or a status line, and, for a follower, where to
+    follow from. `found` is whether there is a ledger at `path` at all."""
 
-    def __init__(self, found, records, position, *, refusal=None, status=None):
-        self.found, self.records, self.position = found, records, position
+    def __init__(self, found, path, records, *, position=None, refusal=None, status=None):  # noqa: PLR0913
+        self.found, self.path, self.records, self.position = found, path, records, position
         self.refusal, self.status = refusal, status
 
 
-def snapshot(here, count=None, *, with_status=False, on_wait=None):
-    """The last `count` records (None: every record) and, `with_status`, the status line."""
+def snapshot(here, count=None, *, with_status=False, on_wait=None, following=False):
+    """The last `count` records (None: every record) and, `with_status`, the status line;
+    `following`, where to follow from."""
     path = ledger.locate(here.env)
     with _ledger(here, path, on_wait=on_wait) as bag:
         shown = bag.records() if count is None else bag.tail(count)
@@ -259,7 +260,8 @@ def snapshot(here, count=None, *, with_status=False, on_wait=None):
                 status = standing(bag)
             except Refusal as damaged:  # told after the records, as is any other refusal of read
                 refusal = damaged
-        return Snapshot(bag.fd is not None, shown, bag.position(), refusal=refusal, status=status)
+        position = bag.position() if following else None
+        return Snapshot(bag.fd is not None, path, shown, position=position, refusal=refusal, status=status)
 
 
 def status(here):

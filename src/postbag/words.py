@@ -8,8 +8,7 @@ Bodies are written by agents and may hold anything, so every character a termina
 act on is shown as an escape instead of reaching the screen (escape.py).
 """
 
-import json
-
+from postbag import json_values
 from postbag.escape import LINE_BREAKS, in_lines, one_line
 from postbag.refusal import say, silence, told
 
@@ -55,7 +54,7 @@ def human_line(record):
 def json_line(record):
     """One record as `read --json` prints it: known fields only, never a door."""
     shown = {field: record[field] for field in _SHOWN_FIELDS if field in record}
-    return json.dumps(shown) + "\n"
+    return json_values.dumps(shown) + "\n"
 
 
 def receipt_line(letter, receipt):
@@ -66,13 +65,13 @@ def receipt_line(letter, receipt):
 def receipt_json(letter, receipt):
     """The same, as `receipts --json` says it."""
     shown = {field: letter[field] for field in ("n", "at", "from", "to")}
-    return json.dumps({**shown, "receipt": receipt.as_json()})
+    return json_values.dumps({**shown, "receipt": receipt.as_json()})
 
 
 def check_line(check, as_json=False):
     """A line of doctor: its state, what it looked at, and what it found; or, `as_json`, the same as JSON."""
     if as_json:
-        return json.dumps({"check": check.what, "state": check.state, "said": check.said})
+        return json_values.dumps({"check": check.what, "state": check.state, "said": check.said})
     return f"{check.state:<5} {check.what}: {check.said}"
 
 

@@ -26,15 +26,15 @@ from helpers import ROOT
 from postbag.claude.room import HOLDS_SINCE
 from postbag.codex.wake import WAKES_SINCE
 from postbag.receipts import numbers
-from postbag.rooms import ROOMS
+from postbag.rooms import all_rooms
 
 CACHE = os.path.join(ROOT, ".cache", "clients")
 PACKAGES = {"codex": "@openai/codex", "claude": "@anthropic-ai/claude-code"}
 # The pairs are the rooms' PROVEN ranges, one fact in one place: what the tier proves is
 # what an unknown receipt calls proven.
 PAIRS = {
-    "newest": {peer: room.PROVEN[1] for peer, room in ROOMS.items()},
-    "oldest": {peer: room.PROVEN[0] for peer, room in ROOMS.items()},
+    "newest": {peer: room.PROVEN[1] for peer, room in all_rooms().items()},
+    "oldest": {peer: room.PROVEN[0] for peer, room in all_rooms().items()},
     # The oldest pair on which no journey skips: where waking and holding begin.
     "oldest-whole": {"codex": WAKES_SINCE, "claude": HOLDS_SINCE},
 }

@@ -23,6 +23,7 @@ DOOR_VARIABLES = (SOCKET, TOKEN)
 MARKS = ("CLAUDECODE", SESSION)
 # What a join record holds of the door: where the inbox listens, and the token it takes.
 DOOR_FIELDS = ("socket", "token")
+LETTER_MOST = None  # its inbox takes a letter of any length postbag sends
 
 
 SWITCHES = ()  # no switch of the human's is its own

@@ -51,11 +51,30 @@ def config_directory(env):
     return env.get("CLAUDE_CONFIG_DIR") or os.path.join(home_of(env), ".claude")
 
 
-def transcripts(config, session="*"):
-    """The paths of the transcripts of `session` (default: every session's) under `config`."""
-    import glob
+def transcripts(config, session=None):
+    """The paths of the transcripts of `session` (default: every session's) under `config`:
+    each project's folder, but a hidden one, holds a file SESSION.jsonl for each of its
+    sessions. Listed by hand, as glob would find them: glob imports re, which costs a send
+    more than the rest of its look at Claude's files."""
+    try:
+        with os.scandir(os.path.join(config, "projects")) as found:
+            projects = [entry.path for entry in found if not entry.name.startswith(".")]
+    except OSError:
+        return []
+    if session is not None:
+        return [path for project in projects if os.path.lexists(path := os.path.join(project, f"{session}.jsonl"))]
+    return [os.path.join(project, name) for project in projects for name in _names(project) if _is_transcript(name)]
 
-    return glob.glob(os.path.join(glob.escape(config), "projects", "*", f"{session}.jsonl"))
+
+def _names(folder):
+    try:
+        return os.listdir(folder)
+    except OSError:  # not a folder, or gone
+        return []
+
+
+def _is_transcript(name):
+    return name.endswith(".jsonl") and not name.startswith(".")
 
 
 def live_session(config, session):

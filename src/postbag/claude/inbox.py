@@ -14,6 +14,7 @@ import errno
 import os
 
 from postbag import processes
+from postbag.json_values import dumps
 from postbag.refusal import Refusal
 from postbag.room import maybe_delivered, not_answered
 from postbag.vendor_files import json_of, record, text
@@ -77,7 +78,6 @@ def knock(door, envelope, *, here, sandbox=None, hear=False):
     none could be made); else None."""
     # The C module beneath `socket`, which would cost a send about 10 ms: it builds enums of
     # every address family and flag, and imports selectors.
-    import json
     from _socket import AF_UNIX, SOCK_STREAM, socket
 
     most = SOCKET_PATH_MOST.get(here.platform, SOCKET_PATH_MOST_ELSEWHERE)
@@ -88,7 +88,7 @@ def knock(door, envelope, *, here, sandbox=None, hear=False):
     message = {"type": "user", "message": {"role": "user", "content": envelope}}
     if ear is not None:
         message |= {"from": f"uds:{ear.path}", "msg_id": ear.msg_id}
-    payload = (json.dumps(auth) + "\n" + json.dumps(message) + "\n").encode()
+    payload = (dumps(auth) + "\n" + dumps(message) + "\n").encode()
     inbox = socket(AF_UNIX, SOCK_STREAM)
     try:
         inbox.settimeout(processes.TIMEOUT)

@@ -45,9 +45,6 @@ PROVEN = ("0.153.0", "0.171.0")
 # The MCP server's send tool as Codex names it to its model: a function inside the server's
 # namespace, the server registered under the name postbag (setup registers it so).
 SEND_TOOL = "the tool send of the mcp__postbag namespace"
-# Linux passes at most 128 KiB in one argument, and `codex queue` takes the envelope as
-# one: the longest letter leaves room for the heading and long paths inside it.
-LETTER_MOST = 96 * 1024
 # What a send says of a thread nobody has loaded that the resume it asked for did not wake.
 RESUME_FAILED = {Resume.NO_DAEMON: DAEMON_DOWN, Resume.UNSUPPORTED: CODEX_WITHOUT_RESUME}
 UNCLEAR = "codex queue said what postbag does not know"
@@ -62,7 +59,6 @@ class Codex(Room):
     SESSION_NAME = SESSION_NAME
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN
-    LETTER_MOST = LETTER_MOST
 
     @property
     def home(self):

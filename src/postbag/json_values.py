@@ -1,0 +1,114 @@
+"""JSON values read from text and written as text by the C half of the standard library's
+json (its accelerator, `_json`), without the json package itself: that package imports
+re, whose cost is more than all the rest an agent's verb does. What comes out is json's
+own, to the byte and to the exception: every case these functions do not take themselves
+(a Python without the accelerator, a value of another type, text that is not JSON) is
+handed to the json package, imported then. tests/test_json_values.py holds them to it.
+"""
+
+try:
+    from _json import encode_basestring_ascii, make_scanner
+except ImportError:  # a Python built without the accelerator: the json package serves
+    encode_basestring_ascii = make_scanner = None
+
+_SPACE = " \t\n\r"  # what json allows around a value
+# What a scanner raises where the text holds no JSON value: StopIteration where none
+# starts, ValueError (json's JSONDecodeError) where one breaks off; and before Python 3.12,
+# SystemError in its place, for the C half finds json's error type only where the json
+# package was imported, and it was not.
+NOT_JSON = (StopIteration, ValueError, SystemError)
+
+
+def _refuse_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+class _Decoding:
+    """What the C scanner reads of a decoder: json.JSONDecoder's defaults."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int = float, int
+
+    def __init__(self, constants):
+        self.parse_constant = float if constants else _refuse_constant
+
+
+def scanner(*, constants=True):
+    """json's scanner: called with a text and where to start, it gives the value there and
+    where it ends, raising one of NOT_JSON where no value is there whole. Unless
+    `constants`, NaN, Infinity and -Infinity, which json reads but are not JSON, raise
+    ValueError."""
+    if make_scanner is not None:
+        return make_scanner(_Decoding(constants))
+    import json.scanner
+
+    return json.scanner.make_scanner(json.JSONDecoder(parse_constant=None if constants else _refuse_constant))
+
+
+_scan = scanner()
+
+
+def loads(data):
+    """json.loads(data), for text or bytes: the value, or json's own ValueError."""
+    if isinstance(data, (bytes, bytearray)):
+        if data[:3] == b"\xef\xbb\xbf" or data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:4]:
+            return _json_package().loads(data)  # a byte-order mark, or UTF-16 or 32: json tells which
+        data = data.decode("utf-8", "surrogatepass")
+    start = len(data) - len(data.lstrip(_SPACE))
+    try:
+        value, end = _scan(data, start)
+    except NOT_JSON:
+        return _json_package().loads(data)  # not JSON: json says why, in its words
+    if end != len(data) and data[end:].strip(_SPACE):
+        return _json_package().loads(data)
+    return value
+
+
+def dumps(value):
+    """json.dumps(value): ASCII, with its separators ", " and ": "."""
+    if encode_basestring_ascii is not None:
+        try:
+            return "".join(_pieces(value))
+        except (_Unusual, RecursionError):
+            pass
+    return _json_package().dumps(value)  # its own answer, or its own error
+
+
+class _Unusual(Exception):
+    """A value of a type json writes in a way of its own, or cannot: json is to write it."""
+
+
+def _pieces(value):
+    kind = type(value)
+    if kind is str:
+        yield encode_basestring_ascii(value)
+    elif value is None:
+        yield "null"
+    elif value is True or value is False:
+        yield "true" if value else "false"
+    elif kind is int:
+        yield int.__repr__(value)
+    elif kind is dict:
+        yield "{"
+        for at, (key, item) in enumerate(value.items()):
+            if type(key) is not str:
+                raise _Unusual
+            yield (", " if at else "") + encode_basestring_ascii(key) + ": "
+            yield from _pieces(item)
+        yield "}"
+    elif kind is list or kind is tuple:
+        yield "["
+        for at, item in enumerate(value):
+            if at:
+                yield ", "
+            yield from _pieces(item)
+        yield "]"
+    else:  # floats, whose NaN and infinities json spells its own way, and all the rest
+        raise _Unusual
+
+
+def _json_package():
+    import json
+
+    return json

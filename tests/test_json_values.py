@@ -1,0 +1,98 @@
+"""json_values against the json package itself: whatever it reads or writes, it reads and
+writes as json does, to the byte and to the exception, the C scanner's way or json's."""
+
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from postbag import json_values
+
+SCALARS = st.none() | st.booleans() | st.integers() | st.text() | st.floats()
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+# Text that is nearly JSON: json's own text of a value, with a few characters changed.
+CHANGES = st.lists(st.tuples(st.integers(0, 200), st.sampled_from('"{}[],:\\ x0eE-.\ufeff\n')), max_size=3)
+NEAR = st.tuples(VALUES.map(json.dumps), CHANGES)
+
+
+def _changed(text, changes):
+    for place, character in changes:
+        at = place % (len(text) + 1)
+        text = text[:at] + character + text[at + 1 :]
+    return text
+
+
+def _outcome(function, *args):
+    """What `function` gives, or the type and words of what it raises."""
+    try:
+        value = function(*args)
+    except (ValueError, RecursionError, TypeError) as error:
+        return type(error), str(error)
+    return "value", json.dumps(value, allow_nan=True)  # NaN != NaN; their text is equal
+
+
+@settings(max_examples=500)
+@given(value=VALUES)
+def test_it_writes_every_value_as_json_writes_it(value):
+    assert json_values.dumps(value) == json.dumps(value)
+
+
+@settings(max_examples=500)
+@given(text=NEAR.map(lambda pair: _changed(*pair)) | st.text(max_size=40))
+def test_it_reads_any_text_as_json_reads_it(text):
+    assert _outcome(json_values.loads, text) == _outcome(json.loads, text)
+    data = text.encode("utf-8", "surrogatepass")
+    assert _outcome(json_values.loads, data) == _outcome(json.loads, data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"\xef\xbb\xbf{}", "{}".encode("utf-16"), "[1]".encode("utf-32-le"), b"\xff\xfe", b"\xc3(", "\ufeff{}", "[1] 2"],
+    ids=["utf-8 mark", "utf-16", "utf-32", "a lone mark", "not utf-8", "a mark in text", "two values"],
+)
+def test_it_reads_encodings_and_marks_as_json_does(data):
+    assert _outcome(json_values.loads, data) == _outcome(json.loads, data)
+
+
+def test_a_value_of_another_type_is_left_to_json_and_its_error():
+    assert _outcome(json_values.dumps, {1: 2}) == _outcome(json.dumps, {1: 2})
+    assert _outcome(json_values.dumps, {"a": object()})[0] is TypeError
+    assert json_values.dumps([math.inf, 1.5]) == "[Infinity, 1.5]"
+
+
+def test_the_records_scanner_refuses_what_is_not_json():
+    scan = json_values.scanner(constants=False)
+    assert scan('{"n": 1} tail', 0) == ({"n": 1}, 8)
+    for constant in ("NaN", "Infinity", "-Infinity"):
+        with pytest.raises(ValueError, match=f"{constant} is not JSON"):
+            scan(f'{{"n": {constant}}}', 0)
+    with pytest.raises(StopIteration):
+        scan("", 0)
+
+
+def test_text_that_is_not_json_is_told_as_json_tells_it_where_nothing_imported_json():
+    """Before Python 3.12 the C half cannot raise json's own error unless json was imported."""
+    import subprocess
+    import sys
+
+    from helpers import SRC
+
+    probe = (
+        "import sys\n"
+        "from postbag import json_values, records\n"
+        'assert records.parse(\'{"n": 1, "at" 2}\', 0, 15, 1) is None\n'
+        "try:\n"
+        "    json_values.loads('{\"a\" 1}')\n"
+        "except ValueError as error:\n"
+        "    print(type(error).__name__, error)\n"
+    )
+    said = subprocess.run(
+        [sys.executable, "-I", "-c", probe], env={"PYTHONPATH": SRC}, capture_output=True, text=True, check=True
+    )
+    assert said.stdout == "JSONDecodeError Expecting ':' delimiter: line 1 column 6 (char 5)\n", said.stderr
