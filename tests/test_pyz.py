@@ -13,7 +13,7 @@ import zipfile
 
 import pytest
 from fakes import path_with_python3, terminal_environment, tools_path
-from helpers import ROOT
+from helpers import ROOT, line
 
 from postbag import __version__
 
@@ -86,22 +86,81 @@ def test_the_archive_holds_the_package_sources_and_their_compiled_code_with_fixe
             assert archive.read("__main__.py") == file.read()
 
 
-@pytest.mark.parametrize("args", [["--version"], ["open", "3"], ["close"], ["setup", "--dry-run"]])
-def test_the_quickest_answers_read_only_stored_code_and_load_no_zlib(pyz, bin_dir, args):
-    """--version, and a human's verb refused in a session, are answered from code the
-    archive stores undeflated: run as a program, they import no zlib."""
+def _imported(pyz, args, env):
+    """The modules `postbag ARGS` imports, run as the archive's launcher runs it, and its exit status."""
     with open(pyz, "rb") as file:
         data = file.read()
     launcher = data[: data.index(b"PK\x03\x04")].decode()
     command = launcher.partition("exec python3 ")[2].partition(" -c '")[0].split()
     code = launcher.partition(" -c '")[2].rpartition('\' "$0"')[0]
-    env = clean_env(bin_dir, CLAUDECODE="1")
     result = subprocess.run(
         ["python3", "-X", "importtime", *command, "-c", code, pyz, *args], env=env, capture_output=True, text=True
     )
     imported = [line.rpartition("|")[2].strip() for line in result.stderr.splitlines() if "import time:" in line]
+    return imported, result.returncode
+
+
+@pytest.mark.parametrize("args", [["--version"], ["open", "3"], ["close"], ["setup", "--dry-run"]])
+def test_the_quickest_answers_read_only_stored_code_and_load_no_zlib(pyz, bin_dir, args):
+    """--version, and a human's verb refused in a session, are answered from code the
+    archive stores undeflated: run as a program, they import no zlib."""
+    imported, status = _imported(pyz, args, clean_env(bin_dir, CLAUDECODE="1"))
     assert "postbag" in imported and "zlib" not in imported, imported
-    assert result.returncode == (0 if args == ["--version"] else 1)
+    assert status == (0 if args == ["--version"] else 1)
+
+
+# What none of an agent's everyday commands loads: each costs more at every start than the
+# rest of a read (argparse, re and what it brings, the json package, whole modules where
+# postbag takes their C halves, the archive's inflater), and a process of its own.
+NEVER_LOADED = (
+    "argparse",
+    "re",
+    "enum",
+    "functools",
+    "collections",
+    "json",
+    "socket",
+    "threading",
+    "shlex",
+    "glob",
+    "fnmatch",
+    "datetime",
+    "subprocess",
+    "selectors",
+    "zlib",
+    "typing",
+)
+# And what of postbag each loads: a read or a join of one agent nothing of the other's room.
+ROOM_MODULES = ("postbag.rooms", "postbag.room", "postbag.receipts", "postbag.envelope", "postbag.processes")
+# Each command, the session it runs in, and what of postbag it must not load: a read none of
+# the rooms, a send or a join of one agent nothing of the other's.
+EVERYDAY = {
+    ("read", "10"): (None, ("postbag.claude.", "postbag.codex.", *ROOM_MODULES, "postbag.whole_file")),
+    ("read", "--json"): (None, ("postbag.claude.", "postbag.codex.", *ROOM_MODULES, "postbag.ledger_position")),
+    ("send", "claude", "Reviewed."): ("codex", ("postbag.codex.",)),
+    ("join", "claude"): ("claude", ("postbag.codex.",)),
+    ("join", "codex"): ("codex", ("postbag.claude.",)),
+}
+
+
+@pytest.mark.parametrize("args", EVERYDAY, ids=" ".join)
+def test_an_agents_everyday_command_loads_only_what_it_uses(pyz, bin_dir, tmp_path, inbox, codex, args):  # noqa: PLR0917
+    """Each of an agent's everyday commands, run as the archive runs, loads none of what it
+    does not use, beyond the interpreter's own start (docs/performance.md has the figures)."""
+    inside, unused = EVERYDAY[args]
+    at = "2026-09-08T10:02:11+02:00"
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text(
+        line(n=1, at=at, kind="open", limit=12)
+        + line(n=2, at=at, kind="join", peer="claude", **inbox.door())
+        + line(n=3, at=at, kind="join", peer="codex", thread=codex.thread)
+    )
+    session = {"claude": inbox.session_env(), "codex": codex.session_env(), None: {}}[inside]
+    env = clean_env(bin_dir, POSTBAG_LEDGER=str(ledger), POSTBAG_CODEX=codex.path, **session)
+    imported, status = _imported(pyz, args, env)
+    assert status == 0
+    assert [name for name in imported if name in NEVER_LOADED] == []
+    assert [name for name in imported if name.startswith(unused)] == []
 
 
 def _rewritten(pyz, target, change):

@@ -7,6 +7,8 @@ tests/real/test_real_wake.py on the real one)."""
 import fcntl
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 # What codex queue --resume prints on stderr when it stored the letter but could not have
 # the daemon load the thread, as 0.169.0 words it; the thread id is filled in.
@@ -219,3 +221,19 @@ def test_the_daemons_record_is_believed_only_for_the_process_it_names(tmp_path):
         child.kill()
         child.wait()
     assert daemon_runs(str(tmp_path)) == STOPPED  # its process is gone
+
+
+# What codex queue says of a resume, read without re: the readings re would make.
+
+LOG_WORDS = st.sampled_from(["2026-09-08T10:02:11Z", "INFO", "DEBUG", "TRACE", "WARN", "\x1b[2m", "\x1b[0m", "\x1b[1"])
+SPACES = st.sampled_from([" ", "  ", "\t", "\u2003", "", "m", ";", "x"])
+
+
+@given(line=st.lists(st.one_of(LOG_WORDS, SPACES, st.text(max_size=3)), max_size=8).map("".join))
+def test_codexs_log_lines_and_colours_are_read_as_their_patterns_read_them(line):
+    import re
+
+    from postbag.codex import queue
+
+    assert queue._is_quiet_log_line(line) == bool(re.match(r"^\S+\s+(?:TRACE|DEBUG|INFO)\s", line))
+    assert queue._without_colours(line) == re.sub(r"\x1b\[[0-9;]*m", "", line)

@@ -4,10 +4,8 @@ load a thread that nobody has loaded, which then takes it (wake.py decides when 
 It runs with stdin from /dev/null and stdout discarded, and what it writes on stderr is
 read only to be told apart: it names the thread, so it is never shown."""
 
-import enum
 import errno
 import os
-import re
 
 from postbag import processes
 from postbag.refusal import Refusal
@@ -25,14 +23,14 @@ USAGE_ERROR, NO_RESUME_FLAG = 2, b"unexpected argument '--resume'"
 # What codex queue writes on stderr that says nothing of the resume: a line of its own log
 # (tracing's format: a time, a level, then the rest; its colours, when it has them, are
 # escapes around the level), or a warning about setting itself up (seen with CODEX_HOME
-# under /tmp, where it makes no helper binaries). Anything else is not known here.
-_LOG_LINE = re.compile(r"^\S+\s+(?:TRACE|DEBUG|INFO)\s")
+# under /tmp, where it makes no helper binaries). Anything else is not known here. Read
+# without re, whose import would cost a join or a send more than the rest of its work.
+_QUIET_LEVELS = ("TRACE", "DEBUG", "INFO")
 _SETTING_UP = ("WARNING: proceeding, even though we could not create PATH aliases",)
-_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 
 
-class Resume(enum.Enum):
-    """What `codex queue --resume` said of the resume it asked codex's daemon for."""
+class Resume:
+    """What `codex queue --resume` said of the resume it asked codex's daemon for: one of these."""
 
     WOKEN = "the daemon loaded the thread"
     NO_DAEMON = "no daemon runs"
@@ -91,7 +89,7 @@ def resumed(stderr):
     """What came of a resume, from what codex queue wrote on stderr: nothing of the resume
     when the daemon took the thread; a warning naming why, when it stored the letter but
     could not have the daemon load the thread; anything else is not known."""
-    text = _COLOUR.sub("", stderr.decode(errors="replace"))
+    text = _without_colours(stderr.decode(errors="replace"))
     if "could not resume thread" in text:
         if "start a local daemon" in text:
             return Resume.NO_DAEMON
@@ -99,8 +97,35 @@ def resumed(stderr):
             return Resume.LOADED_ELSEWHERE
         return Resume.NOT_WOKEN
     said = [line for line in text.splitlines() if line.strip()]
-    known = all(_LOG_LINE.match(line) or line.startswith(_SETTING_UP) for line in said)
+    known = all(_is_quiet_log_line(line) or line.startswith(_SETTING_UP) for line in said)
     return Resume.WOKEN if known else Resume.UNCLEAR
+
+
+def _without_colours(text):
+    """`text` less its colours: each ESC [ digits-and-semicolons m."""
+    kept, at = [], 0
+    while (start := text.find("\x1b[", at)) >= 0:
+        end = start + 2
+        while end < len(text) and ((text[end].isdigit() and text[end].isascii()) or text[end] == ";"):
+            end += 1
+        if end < len(text) and text[end] == "m":
+            kept.append(text[at:start])
+            at = end + 1
+        else:
+            kept.append(text[at : start + 1])
+            at = start + 1
+    return "".join(kept) + text[at:]
+
+
+def _is_quiet_log_line(line):
+    """Whether `line` is a line of codex's own log at a quiet level: a first word, spaces,
+    then TRACE, DEBUG or INFO, and a space after it (tracing's format)."""
+    words = line.split(None, 1)
+    if not line or line[0].isspace() or len(words) < 2:
+        return False
+    rest = words[1]  # from the first character after the spaces
+    level = next((name for name in _QUIET_LEVELS if rest.startswith(name)), None)
+    return level is not None and rest[len(level) : len(level) + 1].isspace()
 
 
 def _codex_said(stderr):

@@ -182,13 +182,13 @@ class _Post(Post):
         if self.loaded is None:
             return None
         state = self.loaded.found()
-        if state == LOADED or self.answer is Resume.LOADED_ELSEWHERE:
+        if state == LOADED or self.answer == Resume.LOADED_ELSEWHERE:
             return None  # a running codex has it loaded, and takes it when idle
         if not self.resume:
             return _waits(state, self.why_not)
-        if self.answer is Resume.WOKEN:
+        if self.answer == Resume.WOKEN:
             return "codex's daemon woke the thread to take it"
-        if self.answer is Resume.UNCLEAR:
+        if self.answer == Resume.UNCLEAR:
             return f"but whether codex's daemon woke the thread is not known: {UNCLEAR}"
         return _waits(state, RESUME_FAILED.get(self.answer, DAEMON_COULD_NOT))
 
