@@ -75,6 +75,8 @@ UNIX = 3  # the zip "created by" system
 VERSIONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
 # Run by each interpreter: compile every source given and write its hash-based .pyc.
 # Each argument is NAME=PATH, NAME the source's place in the archive (postbag/claude/inbox.py).
+# Compiled as -OO compiles, without docstrings and asserts: a quarter less code to load at
+# every start, and nothing postbag does at run time reads a docstring or needs an assert.
 _COMPILE = """\
 import os, py_compile, sys
 out = sys.argv[1]
@@ -83,7 +85,7 @@ for each in sys.argv[2:]:
     folder, stem = os.path.split(name[:-3])
     cfile = os.path.join(out, folder, "__pycache__", stem + "." + sys.implementation.cache_tag + ".pyc")
     mode = py_compile.PycInvalidationMode.UNCHECKED_HASH  # a zip's entries keep no time to check
-    py_compile.compile(path, cfile=cfile, dfile=name, doraise=True, invalidation_mode=mode)
+    py_compile.compile(path, cfile=cfile, dfile=name, doraise=True, invalidation_mode=mode, optimize=2)
 """
 
 

@@ -27,7 +27,8 @@ LIGHT = {
     "inside": "whether an environment is one of its sessions', with its door",
     "in_sandbox": "whether an environment is one of the commands its sandbox runs",
 }
-__doc__ += "".join(f"\n- {name}: {what};" for name, what in LIGHT.items()).rstrip(";") + ".\n"
+if __doc__:  # not where it is compiled without docstrings, as the archive's code is
+    __doc__ += "".join(f"\n- {name}: {what};" for name, what in LIGHT.items()).rstrip(";") + ".\n"
 
 
 class Switch:
