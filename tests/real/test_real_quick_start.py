@@ -82,6 +82,9 @@ def journey(env, claude, codex, model):
     codex.wait_for(lambda: codex.turns_done() == 1, "codex's join")
     ledger = os.path.join(env["HOME"], ".postbag", "ledger.jsonl")  # the default one, for both
     claude.wait_for(lambda: joins(ledger) == 2, "both joins")
+    # Claude Code writes a turn's records to its transcript a moment after the turn's calls
+    # run: open reads the class of the latest turn there, so it waits for that record.
+    claude.wait_for(lambda: any("permissionMode" in r for r in claude.transcript()), "the turn in claude's transcript")
 
     # 3. README's open command.
     opened = postbag(*shlex.split(quick_start("open"))[1:])
