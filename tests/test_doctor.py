@@ -115,6 +115,9 @@ def test_what_claude_lets_in_and_the_ledger_are_checked_and_each_joined_door_nam
     with open(postbag.ledger, "a") as file:
         file.write("not a record\n")
     assert f"fix   the ledger: ledger line 4 is not a record ({postbag.ledger}){AFRESH}" in doctor(postbag, env=clients)
+    # What stops open is named before a mode open mends itself.
+    os.chmod(postbag.ledger, 0o644)
+    assert f"fix   the ledger: ledger line 4 is not a record ({postbag.ledger}){AFRESH}" in doctor(postbag, env=clients)
 
 
 def test_a_server_is_started_as_its_client_would_and_must_answer_as_postbag(postbag, tmp_path):

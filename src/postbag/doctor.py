@@ -199,9 +199,6 @@ def _the_ledger(here):
         return Check(FIX, what, f"{path} cannot be looked at ({error.strerror})"), None
     except Refusal as refusal:
         return Check(FIX, what, to_the_persons_ears(refusal)), None
-    if stat.S_ISREG(status.st_mode) and stat.S_IMODE(status.st_mode) & 0o077:
-        mode = f"{stat.S_IMODE(status.st_mode):o}"
-        return Check(FIX, what, f"{path} can be read by others (mode {mode}): chmod 600 {path}"), None
     try:
         fd, _, _ = ledger_file.open_checked(path, write=True, create=False, sandbox=None)  # as open opens it
         os.close(fd)
@@ -210,8 +207,11 @@ def _the_ledger(here):
             raise damaged
         with Ledger(path) as bag:
             count, joins, exchange = bag.count, bag.latest_joins(), bag.exchange()
-    except Refusal as refusal:
+    except Refusal as refusal:  # what stops open comes first: a loose mode, open mends itself
         return Check(FIX, what, to_the_persons_ears(refusal)), None
+    if stat.S_IMODE(status.st_mode) & 0o077:
+        mode = f"{stat.S_IMODE(status.st_mode):o}"
+        return Check(FIX, what, f"{path} can be read by others (mode {mode}): chmod 600 {path}"), (joins, exchange)
     return Check(OK, what, f"{path}, yours and private, {count} records"), (joins, exchange)
 
 
