@@ -117,9 +117,7 @@ class LineIndex:
         before it are counted, or those back from the line numbered last, when that line
         lies after this one and nearer than the mark (looking back through many lines
         numbers each from the one found before)."""
-        from bisect import bisect_right  # a search back numbers what it finds; a tail needs none
-
-        mark, newlines_before = self._marks[bisect_right(self._marks, (start, self.count)) - 1]
+        mark, newlines_before = self._mark_before(start)
         last, numbered = self._numbered
         if 0 <= last - start < start - mark:
             data, at = self._bytes_near(start, last)
@@ -129,6 +127,18 @@ class LineIndex:
             number = newlines_before + data.count(b"\n", mark - at, start - at) + 1
         self._numbered = (start, number)
         return number
+
+    def _mark_before(self, start):
+        """The last mark at or before byte `start`, found by halving: bisect would load a
+        module of its own at the start of every verb that numbers a line."""
+        lo, hi = 0, len(self._marks)
+        while lo < hi:
+            middle = (lo + hi) // 2
+            if self._marks[middle][0] <= start:
+                lo = middle + 1
+            else:
+                hi = middle
+        return self._marks[lo - 1]
 
     def bytes(self, lo, hi):
         """The file's bytes lo to hi: a stretch longer than a block is read at once."""
