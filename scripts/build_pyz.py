@@ -5,11 +5,13 @@ Two builds of the same tree are byte-identical: entries are sorted, and every ti
 mode and creator field is fixed. Timestamps come from SOURCE_DATE_EPOCH, else the last
 commit, else 1980-01-01 (the earliest time a zip can hold).
 
-A zip holds no __pycache__, so Python would compile the sources on every run. Beside
-them the archive carries each module compiled by every Python from 3.10 to 3.14 that
-the build finds (python3.X on PATH, or under pyenv), as hash-based .pyc files, which are
-the same bytes every time; the entry point loads the one made for the running Python,
-and any other Python compiles the sources as before. The build says which it found.
+A zip holds no __pycache__, so Python would compile the sources on every run. Before
+them the archive carries the package compiled by every Python from 3.10 to 3.14 that
+the build finds (python3.X on PATH, or under pyenv), one entry for each, compiled/TAG
+(TAG that Python's cache tag, cpython-311): its magic number, then a marshalled dict
+of each module's name to (whether it is a package, its marshalled code), the same bytes
+every time. The launcher and the entry point run the one made for the running Python;
+any other Python compiles the sources as before. The build says which it found.
 
     python3 scripts/build_pyz.py [--out DIR]
 """
@@ -34,10 +36,14 @@ PACKAGE = os.path.join(ROOT, "src", "postbag")
 # which is what -I does, in words a python3 that is Python 2 also takes, so that it
 # reaches the entry point and is refused politely. No PYTHON* variable, user
 # site-packages or current directory can change what runs, and start-up skips `site`
-# and `runpy`, which `python3 postbag.pyz` pays for. The Python below runs the entry
-# point from the code compiled for this Python, as runpy would run the archive's
-# __main__.py: with the archive first on sys.path and as sys.argv[0]. Every Python from
-# 2.7 on must parse it.
+# and `runpy`, which `python3 postbag.pyz` pays for. The Python below finds the code
+# compiled for it among the zip's first entries (COMPILED), read at their offsets
+# without zipimport, which would read the whole directory of the zip first, and runs
+# the entry point from it, as runpy would run the archive's __main__.py, with the
+# archive as sys.argv[0] and last on sys.path, where nothing of the standard library's
+# is looked for in it. The entry point runs every module from the same code; a Python
+# the archive holds none for goes through zipimport and compiles the sources. Every
+# Python from 2.7 on must parse it.
 LAUNCHER = b"""#!/bin/sh
 command -v python3 >/dev/null || {
   echo "postbag needs Python 3.10 or later: there is no python3 on PATH" >&2
@@ -49,22 +55,40 @@ if sys.path and sys.path[0] == "":
     del sys.path[0]
 archive = sys.argv[1]
 sys.argv[:2] = [archive]
-sys.path.insert(0, archive)
-from zipimport import zipimporter
-loader = zipimporter(archive)
+sys.path.append(archive)
+main = sys.modules["__main__"]
+main.__file__ = archive + "/__main__.py"
 magic = getattr(sys.modules.get("_frozen_importlib_external"), "MAGIC_NUMBER", None)
 tag = getattr(getattr(sys, "implementation", None), "cache_tag", None)
-try:
-    compiled = loader.get_data("postbag/__pycache__/__main__.%s.pyc" % tag)
-except (IOError, OSError):
-    compiled = b""
-if magic and compiled[:4] == magic:
+__compiled__ = None
+if magic and tag:
     import marshal
-    code = marshal.loads(compiled[16:])
+    try:
+        with open(archive, "rb") as file:
+            at = file.read(4096).find(b"PK\\x03\\x04")
+            while at >= 0:
+                file.seek(at)
+                header = file.read(30)
+                name = file.read(int.from_bytes(header[26:28], "little"))
+                if header[:4] != b"PK\\x03\\x04" or header[8:10] != bytes(2) or not name.startswith(b"compiled/"):
+                    break
+                at += 30 + len(name) + int.from_bytes(header[28:30], "little")
+                size = int.from_bytes(header[18:22], "little")
+                if name == b"compiled/" + tag.encode():
+                    file.seek(at)
+                    data = file.read(size)
+                    if data[:4] == magic:
+                        __compiled__ = marshal.loads(data[4:])
+                    break
+                at += size
+    except (OSError, ValueError, EOFError, TypeError):
+        __compiled__ = None
+if __compiled__ and "postbag.__main__" in __compiled__:
+    code = marshal.loads(__compiled__["postbag.__main__"][1])
 else:
-    code = loader.get_code("__main__")
-main = sys.modules["__main__"]
-main.__file__, main.__loader__ = archive + "/__main__.py", loader
+    from zipimport import zipimporter
+    main.__loader__ = zipimporter(archive)
+    code = main.__loader__.get_code("__main__")
 exec(code, vars(main))
 ' "$0" "$@"
 """
@@ -72,20 +96,25 @@ ZIP_EPOCH = 315532800  # 1980-01-01T00:00:00Z
 UNIX = 3  # the zip "created by" system
 
 
+COMPILED = "compiled/"  # the folder of the archive that holds each Python's code, which the launcher names
 VERSIONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
-# Run by each interpreter: compile every source given and write its hash-based .pyc.
-# Each argument is NAME=PATH, NAME the source's place in the archive (postbag/claude/inbox.py).
+# Run by each interpreter: compile every source given into one file named by its cache tag,
+# in the folder given first (see the docstring). Each argument after it is NAME=PATH, NAME
+# the source's place in the archive (postbag/claude/inbox.py), which its code is named by.
 # Compiled as -OO compiles, without docstrings and asserts: a quarter less code to load at
 # every start, and nothing postbag does at run time reads a docstring or needs an assert.
 _COMPILE = """\
-import os, py_compile, sys
-out = sys.argv[1]
-for each in sys.argv[2:]:
+import importlib.util, marshal, os, sys
+modules = {}
+for each in sorted(sys.argv[2:]):
     name, path = each.split("=", 1)
-    folder, stem = os.path.split(name[:-3])
-    cfile = os.path.join(out, folder, "__pycache__", stem + "." + sys.implementation.cache_tag + ".pyc")
-    mode = py_compile.PycInvalidationMode.UNCHECKED_HASH  # a zip's entries keep no time to check
-    py_compile.compile(path, cfile=cfile, dfile=name, doraise=True, invalidation_mode=mode, optimize=2)
+    with open(path, "rb") as file:
+        code = compile(file.read(), name, "exec", dont_inherit=True, optimize=2)
+    module = name[:-3].replace("/", ".")
+    is_package = module.endswith(".__init__")
+    modules[module.removesuffix(".__init__")] = (is_package, marshal.dumps(code))
+with open(os.path.join(sys.argv[1], sys.implementation.cache_tag), "wb") as file:
+    file.write(importlib.util.MAGIC_NUMBER + marshal.dumps(modules))
 """
 
 
@@ -94,11 +123,10 @@ def build(out_dir):
     the README's check works on a local build too), into `out_dir`; return (path, size,
     digest, the Python versions it carries compiled code for)."""
     pythons = interpreters()
-    entries = [(name, _read(source)) for name, source in _sources()]
-    entries += _compiled(
-        pythons.values(), [(name, source) for name, source in _sources() if name.startswith("postbag/")]
-    )
-    archive = zip_bytes(sorted(entries), _timestamp())
+    sources = sorted((name, _read(source)) for name, source in _sources())
+    package = [(name, source) for name, source in _sources() if name.startswith("postbag/")]
+    entries = _compiled(pythons.values(), package) + sources  # first, where the launcher looks
+    archive = zip_bytes(entries, _timestamp())
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "postbag.pyz")
     _write(path, archive, 0o755)
@@ -118,16 +146,17 @@ def ensure_built():
 
 
 def zip_bytes(entries, timestamp):
-    """The zipapp: the launcher, then each (name, bytes) with fixed metadata: the sources
-    deflated, the compiled code stored as it is, so that no command loads zlib to run
-    (a third of a millisecond, and another to inflate what an agent's verb loads)."""
+    """The zipapp: the launcher, then each (name, bytes), in order, with fixed metadata: the
+    sources deflated, the compiled code stored as it is, so that the launcher reads it
+    where it lies and no command loads zlib to run (a third of a millisecond, and another
+    to inflate what an agent's verb loads)."""
     date_time = time.gmtime(max(timestamp, ZIP_EPOCH))[:6]
     buffer = io.BytesIO()
     buffer.write(LAUNCHER)
     with zipfile.ZipFile(buffer, "w") as archive:
         for name, data in entries:
             info = zipfile.ZipInfo(name, date_time)
-            info.compress_type = zipfile.ZIP_STORED if name.endswith(".pyc") else zipfile.ZIP_DEFLATED
+            info.compress_type = zipfile.ZIP_STORED if name.startswith(COMPILED) else zipfile.ZIP_DEFLATED
             info.create_system = UNIX
             info.external_attr = 0o100644 << 16
             archive.writestr(info, data, compresslevel=9)
@@ -173,18 +202,14 @@ def interpreters():
 
 
 def _compiled(pythons, sources):
-    """(name, bytes) of every (name, path) of `sources` compiled by every one of `pythons`."""
-    entries = []
+    """The (COMPILED + tag, bytes) entry of each of `pythons`, its code of every (name,
+    path) of `sources`, in the order of their tags."""
     with tempfile.TemporaryDirectory() as out:
         for python in pythons:
             subprocess.run(
                 [python, "-I", "-c", _COMPILE, out, *(f"{name}={path}" for name, path in sources)], check=True
             )
-        for folder, _, names in os.walk(out):
-            for name in names:
-                path = os.path.join(folder, name)
-                entries.append((os.path.relpath(path, out).replace(os.sep, "/"), _read(path)))
-    return entries
+        return [(COMPILED + tag, _read(os.path.join(out, tag))) for tag in sorted(os.listdir(out))]
 
 
 def _timestamp():

@@ -3,6 +3,8 @@ same program however it is installed, down to the reply command inside each enve
 
 import glob
 import hashlib
+import importlib.util
+import marshal
 import os
 import re
 import shlex
@@ -27,10 +29,18 @@ PACKAGE_SOURCES = sorted(
 )
 
 
-def _compiled_name(source, version):
-    """Where the archive keeps the code `version` compiled of `source`: its folder's __pycache__."""
-    folder, name = os.path.split(f"postbag/{source}")
-    return f"{folder}/__pycache__/{name[:-3]}.cpython-{version.replace('.', '')}.pyc"
+TAG = sys.implementation.cache_tag
+
+
+def _module_name(source):
+    """The module `source` (a path under src/postbag) is: claude/__init__.py is postbag.claude."""
+    return ("postbag." + source[:-3].replace(os.sep, ".")).removesuffix(".__init__")
+
+
+def _compiled_code(data):
+    """The modules in a compiled/TAG entry made by this Python: {name: (is_package, code)}."""
+    assert data[:4] == importlib.util.MAGIC_NUMBER
+    return marshal.loads(data[4:])
 
 
 def build(out, **env):
@@ -70,13 +80,19 @@ def test_the_archive_holds_the_package_sources_and_their_compiled_code_with_fixe
         infos = archive.infolist()
         versions = _said_versions(said)
         assert "{}.{}".format(*sys.version_info[:2]) in versions  # the building Python, at least
-        compiled = [_compiled_name(n, v) for n in PACKAGE_SOURCES for v in versions]
-        assert [i.filename for i in infos] == sorted(
-            ["__main__.py"] + [f"postbag/{n}" for n in PACKAGE_SOURCES] + compiled
+        # First each Python's code, where the launcher looks for it, then the sources.
+        compiled = [f"compiled/cpython-{v.replace('.', '')}" for v in versions]
+        assert [i.filename for i in infos] == compiled + sorted(
+            ["__main__.py"] + [f"postbag/{n}" for n in PACKAGE_SOURCES]
         )
+        modules = _compiled_code(archive.read(f"compiled/{TAG}"))
+        assert sorted(modules) == sorted(_module_name(n) for n in PACKAGE_SOURCES)
+        assert [name for name, (is_package, _) in modules.items() if is_package] == [
+            _module_name(n) for n in PACKAGE_SOURCES if n.endswith("__init__.py")
+        ]
         # The sources deflated, the compiled code stored, which no command then inflates.
         stored = {i.filename for i in infos if i.compress_type == zipfile.ZIP_STORED}
-        assert stored == {i.filename for i in infos if i.filename.endswith(".pyc")}
+        assert stored == set(compiled)
         assert {i.compress_type for i in infos} == {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
         for info in infos:
             assert info.date_time == (2026, 1, 1, 0, 0, 0)
@@ -87,25 +103,28 @@ def test_the_archive_holds_the_package_sources_and_their_compiled_code_with_fixe
 
 
 def _imported(pyz, args, env):
-    """The modules `postbag ARGS` imports, run as the archive's launcher runs it, and its exit status."""
+    """The modules `postbag ARGS` imports, run as the archive's launcher runs it, its exit
+    status, and whether zipimport read the archive's whole directory on the way."""
     with open(pyz, "rb") as file:
         data = file.read()
     launcher = data[: data.index(b"PK\x03\x04")].decode()
     command = launcher.partition("exec python3 ")[2].partition(" -c '")[0].split()
     code = launcher.partition(" -c '")[2].rpartition('\' "$0"')[0]
-    result = subprocess.run(
-        ["python3", "-X", "importtime", *command, "-c", code, pyz, *args], env=env, capture_output=True, text=True
-    )
+    directories = "zipimport._zip_directory_cache"  # the archives whose directory it has read
+    told = f"import atexit, zipimport\natexit.register(lambda: print(*{directories}, file=sys.stderr))\n"
+    run_as_the_launcher = ["python3", "-X", "importtime", *command, "-c", told + code, pyz, *args]
+    result = subprocess.run(run_as_the_launcher, env=env, capture_output=True, text=True)
     imported = [line.rpartition("|")[2].strip() for line in result.stderr.splitlines() if "import time:" in line]
-    return imported, result.returncode
+    return imported, result.returncode, result.stderr.splitlines()[-1] == pyz
 
 
 @pytest.mark.parametrize("args", [["--version"], ["open", "3"], ["close"], ["setup", "--dry-run"]])
 def test_the_quickest_answers_read_only_stored_code_and_load_no_zlib(pyz, bin_dir, args):
     """--version, and a human's verb refused in a session, are answered from code the
     archive stores undeflated: run as a program, they import no zlib."""
-    imported, status = _imported(pyz, args, clean_env(bin_dir, CLAUDECODE="1"))
+    imported, status, read_the_directory = _imported(pyz, args, clean_env(bin_dir, CLAUDECODE="1"))
     assert "postbag" in imported and "zlib" not in imported, imported
+    assert not read_the_directory
     assert status == (0 if args == ["--version"] else 1)
 
 
@@ -158,8 +177,8 @@ def test_an_agents_everyday_command_loads_only_what_it_uses(pyz, bin_dir, tmp_pa
     )
     session = {"claude": inbox.session_env(), "codex": codex.session_env(), None: {}}[inside]
     env = clean_env(bin_dir, POSTBAG_LEDGER=str(ledger), POSTBAG_CODEX=codex.path, **session)
-    imported, status = _imported(pyz, args, env)
-    assert status == 0
+    imported, status, read_the_directory = _imported(pyz, args, env)
+    assert (status, read_the_directory) == (0, False)
     assert [name for name in imported if name in NEVER_LOADED] == []
     assert [name for name in imported if name.startswith(unused)] == []
 
@@ -180,17 +199,23 @@ def _rewritten(pyz, target, change):
 
 def test_the_compiled_code_is_what_runs_and_the_sources_stand_behind_it(tmp_path, bin_dir):
     pyz, _ = build(tmp_path)
-    tag = sys.implementation.cache_tag
     broken = b"raise SystemExit('the source ran')\n"
 
     def break_sources(name, data):
         return broken if name in ("postbag/cli.py", "__main__.py") else data
 
-    def break_sources_and_drop_compiled(name, data):
-        return None if name == f"postbag/__pycache__/cli.{tag}.pyc" else break_sources(name, data)
+    def without(module):
+        def break_sources_and_drop(name, data):
+            if name != f"compiled/{TAG}":
+                return break_sources(name, data)
+            modules = _compiled_code(data)
+            del modules[module]
+            return data[:4] + marshal.dumps(modules)
 
-    def break_sources_and_drop_the_compiled_entry_point(name, data):
-        return None if name == f"postbag/__pycache__/__main__.{tag}.pyc" else break_sources(name, data)
+        return break_sources_and_drop
+
+    def break_sources_and_drop_this_pythons_code(name, data):
+        return None if name == f"compiled/{TAG}" else break_sources(name, data)
 
     env = clean_env(bin_dir, POSTBAG_LEDGER=str(tmp_path / "none.jsonl"))
     no_ledger = (0, f"postbag: there is no ledger at {env['POSTBAG_LEDGER']} yet\n")
@@ -199,13 +224,14 @@ def test_the_compiled_code_is_what_runs_and_the_sources_stand_behind_it(tmp_path
     # starts the archive's __main__.py, as Python does for every zipapp.
     for change, as_a_program, with_python3 in [
         (break_sources, no_ledger, source_ran),
-        (break_sources_and_drop_compiled, source_ran, source_ran),
-        (break_sources_and_drop_the_compiled_entry_point, source_ran, source_ran),
+        (without("postbag.cli"), source_ran, source_ran),
+        (without("postbag.__main__"), source_ran, source_ran),
+        (break_sources_and_drop_this_pythons_code, source_ran, source_ran),
     ]:
         copy = str(_rewritten(pyz, tmp_path / "copy.pyz", change))
         for way, expected in [([copy], as_a_program), (["python3", copy], with_python3)]:
             result = subprocess.run([*way, "read"], env=env, capture_output=True, text=True)
-            assert (result.returncode, result.stderr) == expected, (change.__name__, way)
+            assert (result.returncode, result.stderr) == expected, (change, way)
 
 
 def test_the_launcher_keeps_python_variables_and_the_current_directory_out(pyz, bin_dir, tmp_path):
@@ -376,13 +402,13 @@ def test_the_wheel_installs_a_console_script_that_is_the_same_program(tmp_path, 
 def test_the_archives_finder_loads_compiled_modules_and_declines_the_rest(tmp_path, monkeypatch):
     """The finder the zipapp's entry point installs, met in-process (coverage does not follow
     the zipapp's own runs)."""
-    import importlib.util
     import zipimport
 
     from postbag import __main__ as entry
 
     pyz, _ = build(tmp_path)
-    finder = entry._CompiledCode(zipimport.zipimporter(str(pyz)), str(pyz))
+    compiled = entry._read_compiled(zipimport.zipimporter(str(pyz)))
+    finder = entry._CompiledCode(str(pyz), compiled)
     spec = finder.find_spec("postbag.words")
     assert spec.origin == f"{pyz}/postbag/words.py"
     module = importlib.util.module_from_spec(spec)
@@ -396,8 +422,12 @@ def test_the_archives_finder_loads_compiled_modules_and_declines_the_rest(tmp_pa
     assert finder.find_spec("postbag.codex.queue").submodule_search_locations is None
     absent = ("json", "postbag.absent", "postbag.a.b", "postbag.codex.absent")
     assert [finder.find_spec(name) for name in absent] == [None] * len(absent)
-    finder.magic = b"\0\0\0\0"  # code compiled by another Python is left to the sources
-    assert finder.find_spec("postbag.transcript") is None
+
+    # Code compiled by another Python, or none, is left to the sources.
+    other = _rewritten(pyz, tmp_path / "other.pyz", lambda name, data: b"\0\0\0\0" + data[4:])
+    assert entry._read_compiled(zipimport.zipimporter(str(other))) is None
+    none = _rewritten(pyz, tmp_path / "none.pyz", lambda name, data: None if name.startswith("compiled/") else data)
+    assert entry._read_compiled(zipimport.zipimporter(str(none))) is None
 
     monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
     entry._load_compiled_code()  # not inside an archive: nothing changes

@@ -40,49 +40,52 @@ def run(argv=None):
 def _load_compiled_code():
     """Inside postbag.pyz, run each module from the code compiled for this Python when the
     archive holds it (scripts/build_pyz.py): a zip holds no __pycache__, so its sources
-    would be compiled again on every run. Elsewhere, and for other Pythons, nothing changes."""
-    archive = getattr(globals().get("__loader__"), "archive", None)
-    if archive is None or any(isinstance(finder, _CompiledCode) for finder in sys.meta_path):
+    would be compiled again on every run. The launcher leaves what it read as
+    __compiled__ among these globals; `python3 postbag.pyz` reads it here. Elsewhere,
+    and for other Pythons, nothing changes."""
+    if any(isinstance(finder, _CompiledCode) for finder in sys.meta_path):
         return
-    sys.meta_path.insert(0, _CompiledCode(__loader__, archive))
+    compiled = globals().get("__compiled__") or _read_compiled(globals().get("__loader__"))
+    if compiled:
+        sys.meta_path.insert(0, _CompiledCode(__file__.rpartition("/")[0], compiled))
+
+
+def _read_compiled(loader):
+    """The archive's code compiled for this Python, through the zipimporter `loader` that
+    runpy ran this file with, or None."""
+    if getattr(loader, "archive", None) is None:
+        return None
+    try:
+        data = loader.get_data("compiled/" + sys.implementation.cache_tag)
+    except OSError:
+        return None
+    if data[:4] != sys.modules["_frozen_importlib_external"].MAGIC_NUMBER:
+        return None
+    import marshal
+
+    return marshal.loads(data[4:])  # noqa: S302 (the archive's own bytes, trusted as far as its sources)
 
 
 class _CompiledCode:
-    """Finds postbag's modules among the archive's __pycache__/NAME.TAG.pyc entries: a
-    package's code is its __init__'s, in its own folder; a module's is beside its source."""
+    """Finds postbag's modules in `compiled`, the archive's code for this Python: each
+    module's name to whether it is a package and its marshalled code. A package's source
+    is its __init__.py in its own folder; a module's, NAME.py beside its package's."""
 
-    def __init__(self, archive_loader, archive):
-        self.archive_loader, self.archive = archive_loader, archive
-        self.magic = sys.modules["_frozen_importlib_external"].MAGIC_NUMBER
-        self.tag = sys.implementation.cache_tag
+    def __init__(self, archive, compiled):
+        self.archive, self.compiled = archive, compiled
 
     def find_spec(self, name, path=None, target=None):
-        parts = name.split(".")
-        if parts[0] != "postbag":
+        if name not in self.compiled:
             return None
-        folder = "/".join(parts)
-        data = self._compiled(folder, "__init__")
-        is_package = data is not None
-        if not is_package:
-            folder, stem = "/".join(parts[:-1]), parts[-1]
-            data = self._compiled(folder, stem)
-            if data is None:
-                return None
-        source = "%s/%s/%s.py" % (self.archive, folder, "__init__" if is_package else stem)
+        is_package, code = self.compiled[name]
+        place = "%s/%s" % (self.archive, name.replace(".", "/"))
+        source = place + ("/__init__.py" if is_package else ".py")
         spec = sys.modules["_frozen_importlib"].ModuleSpec(name, self, origin=source, is_package=is_package)
         if is_package:
-            spec.submodule_search_locations = ["%s/%s" % (self.archive, folder)]
+            spec.submodule_search_locations = [place]
         spec.has_location = True
-        spec.loader_state = data
+        spec.loader_state = code
         return spec
-
-    def _compiled(self, folder, stem):
-        """The code compiled for this Python of `folder`/`stem`.py, or None."""
-        try:
-            data = self.archive_loader.get_data("%s/__pycache__/%s.%s.pyc" % (folder, stem, self.tag))
-        except OSError:
-            return None
-        return data if data[:4] == self.magic else None
 
     def create_module(self, spec):
         return None
@@ -92,7 +95,7 @@ class _CompiledCode:
 
         # The bytes come from the archive itself, which holds the sources beside them: they
         # are trusted exactly as far as the sources are.
-        exec(marshal.loads(module.__spec__.loader_state[16:]), module.__dict__)  # noqa: S102, S302
+        exec(marshal.loads(module.__spec__.loader_state), module.__dict__)  # noqa: S102, S302
 
 
 if __name__ == "__main__":
