@@ -8,9 +8,11 @@ text or start a line of its own.
 
 # What str.splitlines() breaks a line at, as 1.0's `read` laid bodies out with it.
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-# Bidirectional embeddings, overrides and isolates reorder what a terminal draws.
-_BIDI = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
-_UNSAFE = (*range(0x20), *range(0x7F, 0xA0), *_BIDI, 0x2028, 0x2029, *range(0xD800, 0xE000))
+# The characters escaped, as ranges of code points: controls; the line and paragraph
+# separators, then the bidirectional embeddings and overrides, and isolates, which reorder
+# what a terminal draws; surrogates. Kept as ranges: the surrogates alone are 2,048 of
+# them, which every command would otherwise count out as it starts.
+_UNSAFE = ((0, 0x20), (0x7F, 0xA0), (0x2028, 0x202F), (0x2066, 0x206A), (0xD800, 0xE000))
 _tables = {}  # built when first needed: one for one_line, one per indent for in_lines
 
 
@@ -23,7 +25,7 @@ def _table(indent=None):
     keeps tabs and turns each line break into a new line starting with that indent."""
     table = _tables.get(indent)
     if table is None:
-        table = {code: _escape(code) for code in _UNSAFE}
+        table = {code: _escape(code) for start, end in _UNSAFE for code in range(start, end)}
         if indent is not None:
             del table[ord("\t")]
             table.update({ord(c): "\n" + indent for c in LINE_BREAKS})
