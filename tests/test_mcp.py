@@ -639,3 +639,23 @@ def test_the_read_tool_before_any_ledger_says_so_as_read_does(postbag):
     said = postbag.run("read")
     assert said.returncode == 0 and said.stdout == ""
     assert _dispatch(postbag.place("claude"), "read", {}) == (said.stderr.removeprefix("postbag: ").rstrip("\n"), False)
+
+
+def test_a_command_runs_without_the_cycle_collector_and_the_server_with_it(postbag, capsys):
+    """The entry point turns the collector of cycles off for a command's moment (it would run
+    over and over as the modules load); the server, which runs for a whole session, turns it
+    back on."""
+    import gc
+
+    from inprocess import run_cli
+
+    from postbag import __main__ as entry
+
+    try:
+        assert entry.run(["--version"]) == 0
+        assert capsys.readouterr().out == f"postbag {__version__}\n"
+        assert not gc.isenabled()
+        assert run_cli(["mcp"], postbag.environment(), input="").returncode == 0
+        assert gc.isenabled()
+    finally:
+        gc.enable()

@@ -9,6 +9,13 @@ def run(argv=None):
         sys.stderr.write("postbag needs Python 3.10 or later (this is %d.%d)\n" % tuple(sys.version_info[:2]))
         return 1
     argv = sys.argv[1:] if argv is None else list(argv)
+    # A command lives for a moment and gives its memory back by exiting, and what it holds
+    # makes no cycles worth finding; the collector of cycles would run again and again as
+    # its modules load, a tenth of the start of a read. What runs for long (the MCP server,
+    # read --follow) turns it back on: handlers.running_long.
+    import gc
+
+    gc.disable()
     _load_compiled_code()
     # Agents call postbag often. What needs no argument parsing is answered before the
     # rest of postbag loads: the version, and the human's verbs refused inside a session.

@@ -83,6 +83,7 @@ def read(args, here):
     if shot.refusal is not None:
         raise shot.refusal
     if args.follow:
+        running_long()
         words.stream(map(show, shot.position.follow(FOLLOW_INTERVAL)), here.stdout, each=True)
     elif shot.status is not None:
         say(shot.status, here.stderr)
@@ -139,6 +140,7 @@ def serve_mcp(args, here):
             "its input: press Ctrl-D",
             here.stderr,
         )
+    running_long()
     return mcp.serve(here)
 
 
@@ -190,6 +192,14 @@ def number(args, text, what, most=None):
     if most is not None and number > most:
         args.usage_error(f"{what} is at most {most:,}, the most every reader of the ledger keeps exact, not {shown}")
     return number
+
+
+def running_long():
+    """Turn the collector of cycles back on, which the entry point turns off for a command's
+    moment (__main__.py), for a verb that runs on: serving, following."""
+    import gc
+
+    gc.enable()
 
 
 def switch_of(switch):
