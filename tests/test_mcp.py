@@ -647,15 +647,16 @@ def test_a_command_runs_without_the_cycle_collector_and_the_server_with_it(postb
     back on."""
     import gc
 
-    from inprocess import run_cli
-
     from postbag import __main__ as entry
+    from postbag.cli import main
 
+    # Without stdin the server ends at once: it never takes this process's signals for its own.
+    place = postbag.place("claude", streams=(None, io.TextIOWrapper(io.BytesIO()), None))
     try:
         assert entry.run(["--version"]) == 0
         assert capsys.readouterr().out == f"postbag {__version__}\n"
         assert not gc.isenabled()
-        assert run_cli(["mcp"], postbag.environment(), input="").returncode == 0
+        assert main(["mcp"], here=place) == 0
         assert gc.isenabled()
     finally:
         gc.enable()
