@@ -312,6 +312,25 @@ class Postbag:
         self.open("--limit", str(limit))
 
 
+# What a test that runs postbag in this process could leave changed: the dispositions the
+# command line and the MCP server set, and the mask an append holds signals back with.
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGXFSZ)
+
+
+@pytest.fixture(autouse=True)
+def signals_as_found():
+    """Every test leaves this process's signals as it found them: a worker left ignoring
+    SIGINT would pass that on to every child it starts after, and a `read --follow` there
+    would outlive Ctrl-C. The test that changed them fails, and they are put back."""
+    handlers = {number: signal.getsignal(number) for number in SIGNALS}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    yield
+    left = {number: signal.getsignal(number) for number in SIGNALS}, signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    for number, handler in handlers.items():
+        signal.signal(number, handler)
+    assert left == (handlers, mask), "the test left this process's signals changed"
+
+
 @pytest.fixture
 def inbox(tmp_path):
     server = FakeInbox(str(tmp_path / "inbox.sock"), f"tok-{uuid.uuid4().hex}")
