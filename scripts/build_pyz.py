@@ -30,6 +30,9 @@ import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "src", "postbag")
+sys.path.insert(0, os.path.join(ROOT, "src"))
+from postbag.__main__ import COMPILED  # noqa: E402 (the folder of each Python's code: the entry point reads it too)
+
 # The archive's first lines, which Python skips to find the zip after them. Run as a
 # program, /bin/sh reads just these lines and starts python3 on the archive itself,
 # isolated and without `site`: -E -s -S, and the current directory taken off sys.path,
@@ -37,7 +40,7 @@ PACKAGE = os.path.join(ROOT, "src", "postbag")
 # reaches the entry point and is refused politely. No PYTHON* variable, user
 # site-packages or current directory can change what runs, and start-up skips `site`
 # and `runpy`, which `python3 postbag.pyz` pays for. The Python below finds the code
-# compiled for it among the zip's first entries (COMPILED), read at their offsets
+# compiled for it among the zip's first entries (in COMPILED), read at their offsets
 # without zipimport, which would read the whole directory of the zip first, and runs
 # the entry point from it, as runpy would run the archive's __main__.py, with the
 # archive as sys.argv[0] and last on sys.path, where nothing of the standard library's
@@ -70,11 +73,11 @@ if magic and tag:
                 file.seek(at)
                 header = file.read(30)
                 name = file.read(int.from_bytes(header[26:28], "little"))
-                if header[:4] != b"PK\\x03\\x04" or header[8:10] != bytes(2) or not name.startswith(b"compiled/"):
+                if header[:4] != b"PK\\x03\\x04" or header[8:10] != bytes(2) or not name.startswith(b"@COMPILED@"):
                     break
                 at += 30 + len(name) + int.from_bytes(header[28:30], "little")
                 size = int.from_bytes(header[18:22], "little")
-                if name == b"compiled/" + tag.encode():
+                if name == b"@COMPILED@" + tag.encode():
                     file.seek(at)
                     data = file.read(size)
                     if data[:4] == magic:
@@ -91,12 +94,11 @@ else:
     code = main.__loader__.get_code("__main__")
 exec(code, vars(main))
 ' "$0" "$@"
-"""
+""".replace(b"@COMPILED@", COMPILED.encode())
 ZIP_EPOCH = 315532800  # 1980-01-01T00:00:00Z
 UNIX = 3  # the zip "created by" system
 
 
-COMPILED = "compiled/"  # the folder of the archive that holds each Python's code, which the launcher names
 VERSIONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
 # Run by each interpreter: compile every source given into one file named by its cache tag,
 # in the folder given first (see the docstring). Each argument after it is NAME=PATH, NAME

@@ -3,6 +3,10 @@
 # can refuse to run it, so it keeps to syntax they all know.
 import sys
 
+# The archive's folder of the code each Python compiled (scripts/build_pyz.py writes it,
+# its launcher and _read_compiled read it): one entry for each, named by its cache tag.
+COMPILED = "compiled/"
+
 
 def run(argv=None):
     if sys.version_info < (3, 10):
@@ -11,7 +15,7 @@ def run(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     # A command lives for a moment and gives its memory back by exiting, and what it holds
     # makes no cycles worth finding; the collector of cycles would run again and again as
-    # its modules load, a tenth of the start of a read. What runs for long (the MCP server,
+    # its modules load, half a millisecond of every read. What runs for long (the MCP server,
     # read --follow) turns it back on: handlers.running_long.
     import gc
 
@@ -63,7 +67,7 @@ def _read_compiled(loader):
     if getattr(loader, "archive", None) is None:
         return None
     try:
-        data = loader.get_data("compiled/" + sys.implementation.cache_tag)
+        data = loader.get_data(COMPILED + sys.implementation.cache_tag)
     except OSError:
         return None
     if data[:4] != sys.modules["_frozen_importlib_external"].MAGIC_NUMBER:
