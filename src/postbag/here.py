@@ -1,11 +1,10 @@
 """What postbag takes from the process it runs in: its environment, working directory,
 clock, system (and the root under which the system keeps what an administrator sets),
 its standard streams, how it was started, and what the process remembers of its own
-knocks. The entry point
-reads them once (cli.main) and everything below is given them, so that a test, or the
-MCP server for each call, can give others. Below it, the process is read for two things
-alone, which no test gives otherwise: its id, in the names of files no other process may
-take, and the monotonic timer that measures its own waits."""
+knocks. The entry point reads them once (cli.main) and everything below is given them,
+so that a test, or the MCP server for each call, can give others. Below it, the process
+is read for two things alone, which no test gives otherwise: its id, in the names of
+files no other process may take, and the monotonic timer that measures its own waits."""
 
 import os
 
