@@ -49,7 +49,7 @@ def main(argv=None, env=None, here=None):
     if process:
         streams = (sys.stdin, sys.stdout, sys.stderr)
         env = os.environ if env is None else env
-        here = Here(env, os.getcwd(), platform=sys.platform, streams=streams, started=_started())
+        here = Here(env, _working_directory(), platform=sys.platform, streams=streams, started=_started())
     to_the_person = False  # a refusal is the agents' words until a person's verb is known to run in their terminal
     try:
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse
@@ -171,6 +171,14 @@ def _columns(here):
         except (AttributeError, ValueError, OSError):
             columns = 0
     return columns if columns > 0 else 80
+
+
+def _working_directory():
+    """This process's working directory, or None where it has been removed."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def _ignore_interrupts():

@@ -13,7 +13,7 @@ from postbag.times import Clock
 
 class Here:
     """The process's inputs: `env` (a mapping of its variables), `cwd` (its working
-    directory), `clock`, `root` (where the system's own files are, "/" but in tests),
+    directory, absolute; None where it is gone), `clock`, `root` (where the system's own files are, "/" but in tests),
     `platform` (the system's name, as sys.platform gives it; None: not known, where
     what depends on it cannot be told), `streams` (stdin, stdout and stderr: text
     streams, each None where the process was started without it), `started` (how the
@@ -34,7 +34,7 @@ class Here:
 
     def absolute(self, path):
         """`path` made absolute against the working directory, as the process would open it."""
-        return os.path.normpath(os.path.join(self.cwd, path))
+        return os.path.normpath(os.path.join(self.cwd or "/", path))
 
     def system(self, path):
         """The system-wide file at the absolute `path`, under the root."""
@@ -42,9 +42,16 @@ class Here:
 
     def with_env(self, env):
         """The same place, with another environment: what a client gives a server it starts."""
+        return self._like(env, self.cwd)
+
+    def within(self, cwd):
+        """The same place, in another working directory: a session's, for the MCP server it calls."""
+        return self._like(self.env, cwd)
+
+    def _like(self, env, cwd):
         streams = (self.stdin, self.stdout, self.stderr)
         kept = {"clock": self.clock, "root": self.root, "platform": self.platform, "started": self.started}
-        return Here(env, self.cwd, streams=streams, paces=self.paces, **kept)
+        return Here(env, cwd, streams=streams, paces=self.paces, **kept)
 
 
 def home_of(env):

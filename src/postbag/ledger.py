@@ -1,4 +1,7 @@
-"""The bag: one append-only JSON Lines file, the whole history and the only state.
+"""The bag: one append-only JSON Lines file, the whole history and the only state. Each
+git repository has its own, which every directory inside it, worktrees included, shares;
+every directory outside a repository, the default; POSTBAG_LEDGER, where it is set,
+names one over both (`locate`).
 
 Each line is one record, numbered from 1 without gaps. A verb passes over the file once
 (ledger_index.py) to count its lines, and parses only the records it relies on, found by
@@ -17,18 +20,96 @@ from postbag.exchange import Exchange
 from postbag.here import home_of
 from postbag.ledger_index import LineIndex
 from postbag.refusal import Refusal
+from postbag.vendors import LEDGER_VARIABLE as VARIABLE
 from postbag.vendors import PEERS
 
-DEFAULT_PATH = "~/.postbag/ledger.jsonl"
+FOLDER = "~/.postbag"  # where every ledger postbag names itself lives, private, outside any work tree
+DEFAULT_PATH = f"{FOLDER}/ledger.jsonl"  # the ledger of every directory outside a repository
+NAME_MOST = 40  # characters of a repository's name in its ledger's file name
 # What an open record holds of its own; any other field is a switch the human set (vendors.Switch).
 _OPEN_FIELDS = ("n", "at", "kind", "limit")
 
 
-def locate(env):
-    """The ledger's absolute path: POSTBAG_LEDGER, which must be absolute (or start at ~),
-    else the default in the HOME of `env`. Each session runs in a directory of its own,
-    so a relative path would put each one's letters in a ledger of its own."""
-    raw = env.get("POSTBAG_LEDGER") or DEFAULT_PATH
+class Location:
+    """Where the ledger of a place lies, and why there: `path`; `named`, where POSTBAG_LEDGER
+    names it; else `repository`, the Repository the place lies in, whose ledger it is; else
+    neither: the default, the ledger of every place outside a repository."""
+
+    __slots__ = ("named", "path", "repository")
+
+    def __init__(self, path, *, named=False, repository=None):
+        self.path, self.named, self.repository = path, named, repository
+
+    @property
+    def is_default(self):
+        return not self.named and self.repository is None
+
+    def words(self):
+        """The ledger as words name it where a person could think another was meant: the
+        one POSTBAG_LEDGER names, or a repository's; None for the default."""
+        if self.named:
+            return f"the ledger {self.path}, which POSTBAG_LEDGER names"
+        if self.repository is not None:
+            return f"the ledger of the repository {self.repository.top}"
+        return None
+
+
+def locate(here):
+    """Where the ledger of `here` lies: the one POSTBAG_LEDGER names, wherever it is set,
+    which must be absolute (or start at ~: each session runs in a directory of its own, so
+    a relative path would give each a ledger of its own); else, where the directory of
+    `here` lies in a git repository, that repository's own, under FOLDER; else the
+    default. A Location."""
+    env = here.env
+    raw = env.get(VARIABLE)
+    if raw:
+        return Location(named_path(raw, env), named=True)
+    if here.cwd is None:
+        raise Refusal(
+            "the directory this runs in is gone, so the repository whose ledger it uses cannot be told",
+            "run it again from the repository's folder",
+        )
+    from postbag import repository  # the agents' verbs load it; a ledger named by the variable needs none
+
+    found = repository.containing(here.cwd)
+    if found is not None:
+        return Location(path_of(found, env), repository=found)
+    return Location(default_path(env))
+
+
+def default_path(env):
+    """The ledger of every place outside a repository, in the HOME of `env`."""
+    return os.path.normpath(_expand_home(DEFAULT_PATH, env))
+
+
+def path_of(found, env):
+    """The ledger of the Repository `found`, in the HOME of `env`: in FOLDER, outside every
+    work tree, named after the repository, with a short digest of its common directory,
+    which sets apart two repositories of the same name. The digest is a CRC-32, a checksum
+    and no defence, for whoever could make two repositories' digests collide could read
+    the ledgers anyway; it costs no import of hashlib, whose OpenSSL costs every verb
+    more than the rest of this lookup."""
+    from binascii import crc32
+
+    name = "".join(c if c.isprintable() and c not in "/\\" else "_" for c in found.name).lstrip(".")
+    digest = crc32(os.fsencode(found.common))
+    return os.path.normpath(_expand_home(f"{FOLDER}/{name[:NAME_MOST] or 'repository'}-{digest:08x}.jsonl", env))
+
+
+def neighbours(env, path):
+    """The ledgers in FOLDER, in the HOME of `env`, but the one at `path`: the default and
+    every repository's, wherever they are there."""
+    folder = os.path.normpath(_expand_home(FOLDER, env))
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    found = [os.path.join(folder, name) for name in names if name.endswith(".jsonl") and not name.startswith(".")]
+    return [each for each in found if each != path]
+
+
+def named_path(raw, env):
+    """The absolute path POSTBAG_LEDGER names, as `raw`, in `env`; a Refusal for what is none."""
     if has_unsafe(raw):
         raise Refusal("POSTBAG_LEDGER holds a control character")
     path = _expand_home(raw, env)
@@ -38,16 +119,6 @@ def locate(env):
             "and in your terminal"
         )
     return os.path.normpath(path)
-
-
-def is_default(path, env):
-    return path == os.path.normpath(_expand_home(DEFAULT_PATH, env))
-
-
-def named(path, env):
-    """`path`, where it is not the default ledger of `env`, as words that name the ledger
-    must say it; None where it is the default."""
-    return None if is_default(path, env) else path
 
 
 def _expand_home(path, env):
@@ -108,9 +179,10 @@ def set_aside(path, clock):
     return aside
 
 
-def not_there(path):
-    """What a reader says where there is no ledger yet."""
-    return f"there is no ledger at {path} yet"
+def not_there(location):
+    """What a reader says where there is no ledger yet at `location` (a Location)."""
+    mine = f", the repository {location.repository.top}'s" if location.repository is not None else ""
+    return f"there is no ledger at {location.path}{mine} yet"
 
 
 class Ledger:

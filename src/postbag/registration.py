@@ -12,7 +12,6 @@ from postbag.refusal import Refusal
 COMMAND_TIMEOUT = 60.0  # seconds one of a client's own commands may take: they start a whole client
 OK, FIX, NOTE = "ok", "fix", "note"  # a check: fine; blocks a first exchange, with its one fix; worth knowing
 RUN_SETUP = "run postbag setup"  # the fix for whatever setup puts right
-LEDGER_VARIABLE = "POSTBAG_LEDGER"  # what names the ledger to postbag, and so to the server a client starts
 
 
 class Client:

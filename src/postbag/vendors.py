@@ -61,6 +61,9 @@ class Sandbox:
 
 
 VENDORS = {claude.NAME: claude, codex.NAME: codex}
+# postbag's own variable in every session alike: the ledger, wherever it is set, over each
+# repository's own (ledger.py); a vendor's program a door runs gets none of it.
+LEDGER_VARIABLE = "POSTBAG_LEDGER"
 PEERS = tuple(VENDORS)  # the ledger's names for the peers, in its order
 # The variables that mark a shell as living inside an agent's session, in the order a
 # refusal names them: every session's door variables, then what else marks one.
@@ -109,4 +112,4 @@ def sandbox_of(env):
 def for_a_child(env):
     """`env` less every vendor session variable and the ledger's path, for a vendor's
     program a door runs: a token must not reach the other vendor."""
-    return {name: value for name, value in env.items() if name != "POSTBAG_LEDGER" and not is_session_variable(name)}
+    return {name: value for name, value in env.items() if name != LEDGER_VARIABLE and not is_session_variable(name)}
