@@ -18,7 +18,7 @@ import uuid
 
 import pytest
 from fakes import FakeCodex, FakeInbox, less, path_with_python3, terminal_environment
-from helpers import DOOR_NOW, PERSONS_VERBS, REPLACES, ROOT, SESSION_VARIABLES, SRC, STOP
+from helpers import DOOR_NOW, PERSONS_VERBS, REPLACES, ROOT, SESSION_VARIABLES, SRC, STOP, TIMESTAMP
 from hypothesis import settings
 from inprocess import run_cli
 from written import Claude, Codex
@@ -27,12 +27,22 @@ from written import Claude, Codex
 def ledger_news(ledger):
     """What a writer of the ledger at `ledger`, not the default one, says of it on stderr:
     that it created it, with the directory it made, or that it wrote to it (looked in it,
-    where it wrote nothing)."""
-    path = re.escape(ledger)
+    where it wrote nothing); and, for a join, that it took letters from another session
+    (test_human.py holds it to its words)."""
+    path = r"\S+ for the repository [^\n,]+" if ledger is None else re.escape(ledger)
     return (
         rf"postbag: (created the ledger {path}(, and the directory [^\n]+ for it)?|"
-        rf"(wrote to|looked in) the ledger {path}, which POSTBAG_LEDGER names)\n"
+        rf"(wrote to|looked in) the ledger {path}, which POSTBAG_LEDGER names|"
+        r"read the ledger of the repository [^\n]+)\n"
+        rf"({REPLACED})?"
     )
+
+
+# What a join says of the session whose door it replaces.
+REPLACED = (
+    rf"postbag: this replaces the (claude|codex) session that joined at {TIMESTAMP}( from [^\n]+)?: "
+    r"letters to (claude|codex) now come here\n"
+)
 
 
 NOT_JOINED = (
@@ -127,6 +137,9 @@ class Postbag:
         # this process: a folder of the test's, so that the machine's cannot change it.
         self.root = str(tmp_path / "system")
         self.inbox, self.codex = inbox, codex
+        # Where a command runs unless a test says: a folder of the test's own, in no git
+        # repository, wherever the suite itself runs (a clone of postbag is one).
+        self.cwd = str(tmp_path)
         self.python_bin = None  # for the zipapp: the folder on PATH that holds its python3
         env = terminal_environment(HOME=str(tmp_path / "home"), POSTBAG_LEDGER=self.ledger, POSTBAG_CODEX=codex.path)
         if target == "src":
@@ -142,6 +155,11 @@ class Postbag:
     def named(self):
         """What a refusal that could come from differing ledgers adds of this one."""
         return f" (the ledger {self.ledger}, which POSTBAG_LEDGER names)"
+
+    @property
+    def standing(self):
+        """How the status line of `read` and of the status tool starts: which ledger."""
+        return f"ledger {self.ledger}, which POSTBAG_LEDGER names"
 
     @property
     def wrote(self):
@@ -165,6 +183,7 @@ class Postbag:
         """Run `postbag ARGS` inside `inside`'s session (None: the human's terminal).
         `timeout` bounds a process; a command run in this one runs to its end."""
         text = isinstance(input, str) or input is None
+        cwd = self.cwd if cwd is None else cwd
         # A thread of the test's own cannot share this process's stdout: it gets a process.
         if self.in_process and threading.current_thread() is threading.main_thread():
             environment = self.environment(inside, env)
@@ -187,12 +206,12 @@ class Postbag:
                 file.write(f"$ postbag {' '.join(map(str, args))[:200]}\n{''.join(said)}\n")
         return result
 
-    def mcp(self, inside=None, env=None):
+    def mcp(self, inside=None, env=None, cwd=None):
         """`postbag mcp` started as a client starts it, inside `inside`'s session (a Codex
         server gets none of the thread's variables: its calls carry the thread instead)."""
         from rawmcp import RawServer
 
-        return RawServer([*self.command, "mcp"], self.environment(inside, env))
+        return RawServer([*self.command, "mcp"], self.environment(inside, env), cwd=cwd or self.cwd)
 
     def status(self, inside="claude"):
         """What the MCP status tool answers `inside`'s session, through a server of its own:
@@ -210,7 +229,7 @@ class Postbag:
 
         started = (sys.executable, "", True)  # as `python -m postbag`
         env = self.environment(inside, env)
-        return Here(env, os.getcwd(), root=self.root, platform=sys.platform, streams=streams, started=started)
+        return Here(env, self.cwd, root=self.root, platform=sys.platform, streams=streams, started=started)
 
     def environment(self, inside=None, env=None):
         """The environment a command gets inside `inside`'s session, with `env` over it."""
@@ -235,14 +254,23 @@ class Postbag:
             return self.open(*args[1:], **kwargs)
         result = self.run(*args, **kwargs)
         assert result.returncode == 0, result.stderr
-        news = ledger_news(self.ledger_of(kwargs.get("env")))
+        news = ledger_news(self.ledger_of(kwargs.get("env"), kwargs.get("cwd")))
         assert result.stderr == "" or re.fullmatch(news, result.stderr), result.stderr
         return result.stdout
 
-    def ledger_of(self, env=None):
-        """The ledger a command finds with `env` over this runner's environment."""
+    def ledger_of(self, env=None, cwd=None):
+        """The ledger a command finds with `env` over this runner's environment, in `cwd`
+        (default: the runner's): the one POSTBAG_LEDGER names, else, in a folder no git
+        repository holds, the default; None in a repository, whose own it is."""
         full_env = self.environment(None, env)
-        return full_env.get("POSTBAG_LEDGER") or os.path.join(full_env["HOME"], ".postbag", "ledger.jsonl")
+        if full_env.get("POSTBAG_LEDGER"):
+            return full_env["POSTBAG_LEDGER"]
+        folder = os.path.realpath(cwd or self.cwd)
+        while not os.path.exists(os.path.join(folder, ".git")) and os.path.dirname(folder) != folder:
+            folder = os.path.dirname(folder)
+        if os.path.exists(os.path.join(folder, ".git")):
+            return None
+        return os.path.join(full_env["HOME"], ".postbag", "ledger.jsonl")
 
     def open(self, *args, **kwargs):
         """`postbag open ARGS`, insisting on success; its stdout. On stderr it names the
@@ -250,7 +278,8 @@ class Postbag:
         the truth of that)."""
         result = self.run("open", *args, **kwargs)
         assert result.returncode == 0, result.stderr
-        news = f"({ledger_news(self.ledger_of(kwargs.get('env')))})?({REPLACES})?({NOT_JOINED})?({DOOR_NOW})*"
+        ledger = self.ledger_of(kwargs.get("env"), kwargs.get("cwd"))
+        news = f"({ledger_news(ledger)})?({REPLACES})?({NOT_JOINED})?({DOOR_NOW})*"
         assert re.fullmatch(news, result.stderr), result.stderr
         return result.stdout
 

@@ -118,8 +118,10 @@ def test_join_records_each_peers_door(postbag, inbox, codex):
         "socket": inbox.path,
         "token": inbox.token,
         "session": inbox.session,
+        "cwd": postbag.cwd,
     }
-    assert second == {"n": 2, "at": second["at"], "kind": "join", "peer": "codex", "thread": codex.thread}
+    codex_join = {"n": 2, "at": second["at"], "kind": "join", "peer": "codex", "thread": codex.thread}
+    assert second == {**codex_join, "cwd": postbag.cwd}
     assert re.fullmatch(TIMESTAMP, first["at"])
 
 

@@ -123,14 +123,29 @@ def test_the_reply_command_names_an_unusual_ledger_and_runs_in_sh(postbag, inbox
     assert not (tmp_path / "pwned").exists() and not (tmp_path / "pwned2").exists()
 
 
-def test_the_default_ledger_needs_no_prefix(postbag, codex, tmp_path):
-    home = tmp_path / "home"
-    postbag.env["POSTBAG_LEDGER"] = str(home / ".postbag" / "ledger.jsonl")
+def test_a_ledger_no_variable_names_needs_no_prefix(postbag, codex, tmp_path):
+    """Each session finds it again from its own directory: the default outside any
+    repository, the repository's own inside one."""
+    del postbag.env["POSTBAG_LEDGER"]
     postbag.ready()
     postbag.ok("send", "codex", "hi", inside="claude")
     assert "POSTBAG_LEDGER" not in codex.envelopes()[0]
-    del postbag.env["POSTBAG_LEDGER"]  # HOME points into the test's directory
     assert postbag.ok("read", "1").endswith("      hi\n")
+    repository = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repository)], check=True)
+    postbag.cwd = str(repository)
+    postbag.ready()
+    postbag.ok("send", "codex", "in a repository", inside="claude")
+    assert "POSTBAG_LEDGER" not in codex.envelopes()[1]
+
+
+def test_a_ledger_the_variable_names_goes_with_every_reply_the_default_written_out_too(postbag, codex, tmp_path):
+    """Named, it is a choice over each repository's own: the reply must land in it, from
+    whichever directory the answering session runs in."""
+    postbag.env["POSTBAG_LEDGER"] = str(tmp_path / "home" / ".postbag" / "ledger.jsonl")
+    postbag.ready()
+    postbag.ok("send", "codex", "hi", inside="claude")
+    assert f"POSTBAG_LEDGER={postbag.env['POSTBAG_LEDGER']} " in codex.envelopes()[0]
 
 
 @given(text=st.text() | st.sampled_from(["", "'", "a b", "~/x", "é", "-n", "a'b'c", "$HOME", "x=y,z:1@%+./-_"]))

@@ -385,12 +385,13 @@ def test_read_on_a_terminal_ends_with_where_the_bag_stands(postbag, codex):
     shown, said = read_on_a_terminal(postbag)
     assert shown == postbag.ok("read")  # stdout as 1.0 prints it
     assert re.fullmatch(
-        rf"postbag: ledger {re.escape(postbag.ledger)}: exchange of 6 letters, 1 sent, 5 left; "
-        rf"claude joined {TIMESTAMP}, codex joined {TIMESTAMP}\n",
+        rf"postbag: {re.escape(postbag.standing)}: exchange of 6 letters, 1 sent, 5 left; "
+        rf"claude joined {TIMESTAMP} from {re.escape(postbag.cwd)}, "
+        rf"codex joined {TIMESTAMP} from {re.escape(postbag.cwd)}\n",
         said,
     )
     _, said = read_on_a_terminal(postbag, "2")
-    assert said.startswith(f"postbag: ledger {postbag.ledger}: exchange of 6 letters, 1 sent, 5 left; ")
+    assert said.startswith(f"postbag: {postbag.standing}: exchange of 6 letters, 1 sent, 5 left; ")
     postbag.ok("close")
     assert ": exchange of 6 letters, 1 sent, closed by the human; " in read_on_a_terminal(postbag)[1]
     assert read_on_a_terminal(postbag, "--json") == (postbag.ok("read", "--json"), "")
@@ -409,5 +410,7 @@ def test_read_on_a_terminal_names_a_peer_that_never_joined(postbag):
     postbag.ok("join", "codex", inside="codex")
     _, said = read_on_a_terminal(postbag)
     assert re.fullmatch(
-        rf"postbag: ledger \S+: no exchange opened; claude has not joined, codex joined {TIMESTAMP}\n", said
+        rf"postbag: ledger \S+, which POSTBAG_LEDGER names: no exchange opened; claude has not joined, "
+        rf"codex joined {TIMESTAMP} from \S+\n",
+        said,
     )

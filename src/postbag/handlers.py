@@ -73,9 +73,11 @@ def read(args, here):
     status = on_a_terminal and not args.follow
     shot = verbs.snapshot(here, count, with_status=status, on_wait=waiting, following=args.follow)
     if not shot.found:
-        say(not_there(shot.path), here.stderr)
+        say(not_there(shot.location), here.stderr)
         if not args.follow:
             return 0
+    elif shot.location.repository is not None and shot.status is None:  # the status line names it where there is one
+        say(f"read {shot.location.words()}", here.stderr)
     # The lock was released before anything is written: what was read is a snapshot, and a
     # slow pager must not hold up the senders.
     show = words.json_line if args.json else words.human_line
@@ -100,7 +102,7 @@ def receipts(args, here):
     sender = whose(here.env)
     stood = verbs.receipts(here, sender, count)
     if stood is None:
-        say(not_there(locate(here.env)), here.stderr)
+        say(not_there(locate(here)), here.stderr)
     elif not stood:  # news, not a receipt: a JSON Lines reader gets no line
         say("no letter has been sent" + (f" by {sender}" if sender else ""), here.stderr)
     for letter, receipt in stood or ():

@@ -8,12 +8,13 @@ its room (rooms.py), which the exchange's switches go to.
 """
 
 from postbag import ledger
-from postbag.escape import one_line
+from postbag.escape import one_line, shell_word
 from postbag.exchange import CLOSED, NOT_OPENED, SPENT
 from postbag.human_verbs import require_human
 from postbag.ledger import not_there
 from postbag.refusal import Refusal
-from postbag.vendors import LETTER_MOST, PEERS, SWITCHES, sandbox_of
+from postbag.times import moment
+from postbag.vendors import LETTER_MOST, PEERS, SWITCHES, door_fields, sandbox_of
 
 # The rooms, and all they read of the vendors, are imported by the verbs that reach a
 # door or a vendor's files (send, open, receipts), where they are asked: read and join by
@@ -31,7 +32,10 @@ NOTHING_CLOSED = {
     SPENT: "the exchange's letters are already spent; nothing was recorded",
 }
 STANDING = {CLOSED: "closed by the human", SPENT: "spent"}
-NAMED = "the ledger {}, which POSTBAG_LEDGER names"  # a ledger a person may not have meant
+# What a join records besides the door: the fields that name the session are the door's.
+JOIN_FIELDS = ("n", "at", "kind", "peer", "cwd")
+RECENT = 24 * 3600  # seconds: a join this recent in another ledger is named where open finds nobody joined
+OTHERS_MOST = 3  # other ledgers open names at most
 
 
 class Done:
@@ -45,31 +49,62 @@ class Done:
         self.said, self.news = said, [line for line in news if line]
 
 
-def which_ledger(bag, named):
+def which_ledger(bag, location):
     """What a writer says of the ledger it wrote, where a person could think it wrote
-    another: that it created the file (and the directory for it), or, for a ledger other
-    than the default (`named`, as ledger.named gives it), which one it is; None for the
-    default ledger, as it was."""
+    another: that it created the file (and the directory for it), or, for a ledger
+    POSTBAG_LEDGER names, which one it is; None otherwise, as it was. `location` is where
+    the ledger was found (a ledger.Location)."""
     if bag.made is not None:
         made = f"created the ledger {bag.path}"
+        if location.repository is not None:
+            made += f" for the repository {location.repository.top}"
         return made + (f", and the directory {bag.made.directory} for it" if bag.made.directory else "")
-    return None if named is None else f"wrote to {NAMED.format(named)}"
+    return f"wrote to {location.words()}" if location.named else None
 
 
-def _elsewhere(named):
+def _elsewhere(location):
     """The words a refusal adds that could come from the agents' and the human's ledgers
-    differing: which ledger this one is (`named`), unless it is the default."""
-    return "" if named is None else f" ({NAMED.format(named)})"
+    differing: which ledger this one is, unless it is the default."""
+    words = location.words()
+    return "" if words is None else f" ({words})"
+
+
+def _no_exchange(location):
+    """Why a send finds no exchange open: 1.0's words, and which ledger, and, for a
+    repository's, what the human runs and where."""
+    if location.repository is None:
+        return SEND_REFUSED[NOT_OPENED] + _elsewhere(location)
+    top = location.repository.top
+    return f"no exchange is open in the ledger of the repository {top} (the human runs postbag open there)"
 
 
 def join(here, peer, door, *, again=True):
-    """Record `door`, the fields that reach `peer`'s session, and how it joined. Unless
-    `again`, a door that is already `peer`'s latest is not recorded a second time."""
-    with _ledger(here, write=True, create=True) as bag:
-        if not again and _is_latest(bag.latest_join(peer), door):
+    """Record `door`, the fields that reach `peer`'s session and how it joined, with the
+    session's directory (`here`'s). Unless `again`, a door that is already `peer`'s
+    latest is not recorded a second time. A join that takes letters from another session
+    says so."""
+    location = ledger.locate(here)
+    with _ledger(here, location, write=True, create=True) as bag:
+        before = bag.latest_join(peer)
+        if not again and _is_latest(before, door):
             return Done(f"{peer} was joined already: letters to {peer} reach this session", *bag.news)
-        _write_record(bag, "join", peer=peer, **door)
-    return Done(f"{peer} joined", *bag.news, which_ledger(bag, ledger.named(bag.path, here.env)))
+        _write_record(bag, "join", peer=peer, **door, **_directory(here))
+    return Done(f"{peer} joined", *bag.news, which_ledger(bag, location), _replaced_session(peer, before, door))
+
+
+def _directory(here):
+    """What a join records of the session's directory: `cwd`, where it is known."""
+    return {} if here.cwd is None else {"cwd": here.cwd}
+
+
+def _replaced_session(peer, before, door):
+    """What a join of `door` says of `before`, `peer`'s latest join, where that was
+    another session's: when it joined, from where, and that letters now come here."""
+    if before is None or all(before.get(field) == door.get(field) for field in door_fields(peer)):
+        return None
+    where = before.get("cwd")
+    whence = f" from {where}" if type(where) is str else ""
+    return f"this replaces the {peer} session that joined at {before['at']}{whence}: letters to {peer} now come here"
 
 
 def open_exchange(here, limit, chosen=None, *, afresh=False):
@@ -78,11 +113,12 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
     who has yet to join, and whether each joined door can take a letter."""
     require_human("open", here.env)
     chosen = chosen or {}
+    location = ledger.locate(here)
     aside = None
     if afresh:
-        aside = ledger.set_aside(ledger.locate(here.env), here.clock)
+        aside = ledger.set_aside(location.path, here.clock)
         aside = f"set the damaged ledger aside, whole and private, as {aside}"
-    with _ledger(here, write=True, create=True) as bag:
+    with _ledger(here, location, write=True, create=True) as bag:
         replaced = _replaced(bag.exchange())
         _write_record(bag, "open", limit=limit, **chosen)
         exchange, joins = bag.exchange(), bag.latest_joins()
@@ -90,8 +126,62 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
     absent = [peer for peer, joined in joins.items() if joined is None]
     doors = [reach(peer, joined, here, exchange).words for peer, joined in joins.items() if joined is not None]
     opened = ", ".join([f"exchange open: {limit} letters", *(s.opened for s in SWITCHES if s.set_in(chosen))])
-    wrote = which_ledger(bag, ledger.named(bag.path, here.env))
-    return Done(opened, aside, *bag.news, wrote, replaced, _not_joined(absent), *doors)
+    wrote = which_ledger(bag, location)
+    elsewhere = _joined_elsewhere(here, location, limit) if len(absent) == len(PEERS) else []
+    return Done(opened, aside, *bag.news, wrote, replaced, _not_joined(absent), *elsewhere, *doors)
+
+
+def _joined_elsewhere(here, location, limit):
+    """What open says, where nobody has joined its ledger, of the other ledgers agents
+    joined in the last day: where they joined from, and the command that opens an
+    exchange there."""
+    from postbag.envelope import program_of
+
+    program = " ".join(program_of(here))
+    said = []
+    for found in recent_joins(here, location.path)[:OTHERS_MOST]:
+        joined = ", ".join(f"{peer} at {record['at']}" for peer, record in found.joins.items())
+        opens = f"cd {shell_word(found.directory)} && {program} open {limit}"
+        said.append(
+            f"agents joined another ledger from {found.directory} ({joined}): to open an exchange there, {opens}"
+        )
+    return said
+
+
+class Joined:
+    """Another ledger's joins in the last day: `path`, `joins` (each peer's latest, by
+    peer, in the ledger's order of peers) and `directory`, the one the latest came from."""
+
+    __slots__ = ("directory", "joins", "path")
+
+    def __init__(self, path, joins):
+        self.path, self.joins = path, joins
+        self.directory = max(joins.values(), key=lambda record: record["n"])["cwd"]
+
+    @property
+    def latest(self):
+        return max(moment(record["at"]) or 0 for record in self.joins.values())
+
+
+def recent_joins(here, path):
+    """The ledgers under ledger.FOLDER, other than the one at `path`, that a session joined
+    in the last day from a directory the join names: Joined, the latest first. A ledger
+    that cannot be read is passed over: this is news, never a refusal."""
+    now, found = here.clock.now(), []
+    for other in ledger.neighbours(here.env, path):
+        try:
+            with ledger.Ledger(other) as bag:
+                joins = bag.latest_joins()
+        except (Refusal, OSError):
+            continue
+        recent = {
+            peer: record
+            for peer, record in joins.items()
+            if record is not None and now - (moment(record["at"]) or 0) < RECENT and type(record.get("cwd")) is str
+        }
+        if recent:
+            found.append(Joined(other, recent))
+    return sorted(found, key=lambda each: -each.latest)
 
 
 def _replaced(exchange):
@@ -116,7 +206,7 @@ def reach(peer, joined, here, exchange):
 def reach_of(here, peer):
     """The same of `peer`'s latest door in the ledger, in words, or that it has not joined;
     None without a ledger."""
-    with _ledger(here) as bag:
+    with _ledger(here, ledger.locate(here)) as bag:
         if bag.fd is None:
             return None
         joined, exchange = bag.latest_join(peer), bag.exchange()
@@ -133,15 +223,15 @@ def _not_joined(absent):
 
 def close_exchange(here):
     require_human("close", here.env)
-    with _ledger(here, write=True) as bag:
+    location = ledger.locate(here)
+    with _ledger(here, location, write=True) as bag:
         exchange = bag.exchange()
-        named = ledger.named(bag.path, here.env)
         if exchange.barred:
-            looked = None if named is None else f"looked in {NAMED.format(named)}"
+            looked = None if location.is_default else f"looked in {location.words()}"
             return Done(NOTHING_CLOSED[exchange.barred], *bag.news, looked)
         _write_record(bag, "close")
     closed = f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent"
-    return Done(closed, *bag.news, which_ledger(bag, named))
+    return Done(closed, *bag.news, which_ledger(bag, location))
 
 
 def send(here, sender, recipient, body, *, handed_over=None, sender_door=None):  # noqa: PLR0913
@@ -153,25 +243,23 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None): 
     from postbag import envelope
     from postbag.rooms import room
 
-    env, sandbox = here.env, sandbox_of(here.env)
-    path = ledger.locate(env)
-    named = ledger.named(path, env)
+    sandbox = sandbox_of(here.env)
+    location = ledger.locate(here)
     envelope.check_body(body, LETTER_MOST)
-    with ledger.Ledger(path, write=True, sandbox=sandbox, clock=here.clock) as bag:
+    with ledger.Ledger(location.path, write=True, sandbox=sandbox, clock=here.clock) as bag:
         exchange = bag.exchange()
         if exchange.barred:
-            elsewhere = _elsewhere(named) if exchange.barred == NOT_OPENED else ""
-            raise Refusal(SEND_REFUSED[exchange.barred] + elsewhere)
+            raise Refusal(_no_exchange(location) if exchange.barred == NOT_OPENED else SEND_REFUSED[exchange.barred])
         joins = bag.latest_joins((recipient, sender) if sender_door is not None else (recipient,))
         joined = joins[recipient]
         if joined is None:
-            raise Refusal(f"{recipient} has not joined{_elsewhere(named)}")
-        rejoined = ""
+            raise Refusal(f"{recipient} has not joined{_elsewhere(location)}")
+        rejoined, replaced = "", None
         if sender_door is not None and not _is_latest(joins[sender], sender_door):
-            _write_record(bag, "join", peer=sender, **sender_door)
-            rejoined = f"{sender} joined; "
+            _write_record(bag, "join", peer=sender, **sender_door, **_directory(here))
+            rejoined, replaced = f"{sender} joined; ", _replaced_session(sender, joins[sender], sender_door)
         number, left, door = bag.next_number, exchange.left - 1, room(recipient, here, exchange)
-        command = envelope.reply_command(envelope.program_of(here), named)
+        command = envelope.reply_command(envelope.program_of(here), location.path if location.named else None)
         tool = door.SEND_TOOL if joined.get("via") == "mcp" else None
         text = envelope.wrap(number, sender, body, last=left == 0, command=command, send_tool=tool)
         post = door.post(joined)  # reads the recipient's records around the knock
@@ -190,7 +278,7 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None): 
             post.finish()  # what it reads ends before the refusal does: no thread outlives it into shutdown
             raise
     delivered = f"{rejoined}letter {number} delivered to {recipient}, {left} left"
-    return Done(delivered + _after(post), *bag.news, which_ledger(bag, named))
+    return Done(delivered + _after(post), *bag.news, which_ledger(bag, location), replaced)
 
 
 def _after(post):
@@ -209,7 +297,7 @@ def receipts(here, sender=None, count=None):
     """Where letters stand, from the recipients' own records: `sender`'s last `count`
     letters (default its last one), or with no sender the last `count` letters (default
     those of the latest exchange), oldest first, as (letter, Receipt); None without a ledger."""
-    with _ledger(here) as bag:
+    with _ledger(here, ledger.locate(here)) as bag:
         if bag.fd is None:
             return None
         exchange = bag.exchange()
@@ -236,42 +324,48 @@ def receipt_of(letter, joined, here, exchange):
 class Snapshot:
     """What `read` shows, taken under the lock and shown after it is released: the
     records, then a refusal to end with or a status line, and, for a follower, where to
-    follow from. `found` is whether there is a ledger at `path` at all."""
+    follow from. `found` is whether there is a ledger at `location` (a ledger.Location) at all."""
 
-    def __init__(self, found, path, records, *, position=None, refusal=None, status=None):  # noqa: PLR0913
-        self.found, self.path, self.records, self.position = found, path, records, position
+    def __init__(self, found, location, records, *, position=None, refusal=None, status=None):  # noqa: PLR0913
+        self.found, self.location, self.records, self.position = found, location, records, position
         self.refusal, self.status = refusal, status
+
+    @property
+    def path(self):
+        return self.location.path
 
 
 def snapshot(here, count=None, *, with_status=False, on_wait=None, following=False):
     """The last `count` records (None: every record) and, `with_status`, the status line;
     `following`, where to follow from."""
-    path = ledger.locate(here.env)
-    with _ledger(here, path, on_wait=on_wait) as bag:
+    location = ledger.locate(here)
+    with _ledger(here, location, on_wait=on_wait) as bag:
         shown = bag.records() if count is None else bag.tail(count)
         refusal = status = None
         if bag.unfinished is not None:
             refusal = Refusal(
-                f"{ledger.truncated(bag.unfinished, path)}: its last record is unfinished, most likely from an "
-                "interrupted send, and the next send, join or open removes it"
+                f"{ledger.truncated(bag.unfinished, location.path)}: its last record is unfinished, most likely "
+                "from an interrupted send, and the next send, join or open removes it"
             )
         elif with_status:
             try:
-                status = standing(bag)
+                status = standing(bag, location)
             except Refusal as damaged:  # told after the records, as is any other refusal of read
                 refusal = damaged
         position = bag.position() if following else None
-        return Snapshot(bag.fd is not None, path, shown, position=position, refusal=refusal, status=status)
+        return Snapshot(bag.fd is not None, location, shown, position=position, refusal=refusal, status=status)
 
 
 def status(here):
     """Where the bag stands, as the status line says, or that there is no ledger yet."""
-    with _ledger(here) as bag:
-        return not_there(bag.path) if bag.fd is None else standing(bag)
+    location = ledger.locate(here)
+    with _ledger(here, location) as bag:
+        return not_there(location) if bag.fd is None else standing(bag, location)
 
 
-def standing(bag):
-    """One line for the human: the ledger, the exchange, and who has joined since when."""
+def standing(bag, location):
+    """One line for the human: the ledger (and which repository's, or that POSTBAG_LEDGER
+    names it), the exchange, and who has joined since when."""
     exchange = bag.exchange()
     if exchange.barred == NOT_OPENED:
         state = "no exchange opened"
@@ -279,21 +373,33 @@ def standing(bag):
         state = f"exchange of {exchange.granted} letters, {exchange.sent} sent, "
         state += STANDING.get(exchange.barred) or f"{exchange.left} left"
         state += "".join(f", {s.standing}" for s in SWITCHES if s.set_in(exchange.switches))
-    peers = [
-        f"{peer} has not joined" if joined is None else f"{peer} joined {one_line(joined['at'])}"
-        for peer, joined in bag.latest_joins().items()
-    ]
-    return f"ledger {bag.path}: {state}; {', '.join(peers)}"
+    peers = [_joined_words(peer, joined) for peer, joined in bag.latest_joins().items()]
+    return f"{ledger_called(location)}: {state}; {', '.join(peers)}"
+
+
+def _joined_words(peer, joined):
+    """How the status line says when `peer` joined, and from where, or that it has not."""
+    if joined is None:
+        return f"{peer} has not joined"
+    where = joined.get("cwd")
+    return f"{peer} joined {one_line(joined['at'])}" + (f" from {one_line(where)}" if type(where) is str else "")
+
+
+def ledger_called(location):
+    """The ledger at `location` as a status line names it: its path, and why it is that one."""
+    if location.repository is not None:
+        return f"ledger {location.path}, of the repository {location.repository.top}"
+    return f"ledger {location.path}" + (", which POSTBAG_LEDGER names" if location.named else "")
 
 
 def _is_latest(joined, door):
     """Whether `door` (with how it joined) is what `joined`, a peer's latest join, recorded."""
-    return joined is not None and {k: v for k, v in joined.items() if k not in ("n", "at", "kind", "peer")} == door
+    return joined is not None and {k: v for k, v in joined.items() if k not in JOIN_FIELDS} == door
 
 
-def _ledger(here, path=None, **options):
-    """The ledger at `path` (default: where `here` says), told of the sandbox around this process."""
-    return ledger.Ledger(path or ledger.locate(here.env), sandbox=sandbox_of(here.env), clock=here.clock, **options)
+def _ledger(here, location, **options):
+    """The ledger at `location`, told of the sandbox around this process."""
+    return ledger.Ledger(location.path, sandbox=sandbox_of(here.env), clock=here.clock, **options)
 
 
 def _write_record(bag, kind, **fields):

@@ -15,8 +15,9 @@ from postbag.refusal import say, silence, told
 # What `read` shows of a record: none of the door's fields (socket, token, thread) or the
 # Claude session a join names, which lead into a session and so stay in the ledger, and
 # none of what a room keeps with a record for itself (an open's switches, a letter's
-# `recipient_said`). `via` says how a peer joined ("mcp": through the MCP server).
-_SHOWN_FIELDS = ("n", "at", "kind", "peer", "via", "limit", "from", "to", "body")
+# `recipient_said`). `via` says how a peer joined ("mcp": through the MCP server), and
+# `cwd` the directory its session works in.
+_SHOWN_FIELDS = ("n", "at", "kind", "peer", "via", "cwd", "limit", "from", "to", "body")
 INDENT = "      "
 BATCH = 256  # lines written at once: one write of bytes costs less than one of text a line
 
