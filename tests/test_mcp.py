@@ -116,7 +116,7 @@ def test_the_sdk_calls_every_tool_from_each_peers_session(postbag, inbox, codex)
         postbag.in_a_tool(words, postbag.wrote) for words in ("claude joined", "letter 4 delivered to codex, 2 left")
     )
     assert read.endswith("  letter claude -> codex\n      Review parser.py.\n") and read.count("\n") == 3
-    assert status.startswith(f"ledger {postbag.ledger}: exchange of 3 letters, 1 sent, 2 left; claude joined 20")
+    assert status.startswith(f"{postbag.standing}: exchange of 3 letters, 1 sent, 2 left; claude joined 20")
     first, second = postbag.records()[:2]
     assert (first["peer"], first["thread"], first["via"]) == ("codex", codex.thread, "mcp")
     assert (second["peer"], second["socket"], second["via"]) == ("claude", inbox.path, "mcp")
@@ -167,7 +167,7 @@ def test_the_typescript_sdk_connects_lists_and_calls_the_tools_and_meets_the_err
     joined, status, read, wrong, refused_send, unknown = said["calls"]
     joined_text = postbag.in_a_tool("codex joined", postbag.created)
     assert joined == {"content": [{"type": "text", "text": joined_text}], "isError": False}
-    assert status["content"][0]["text"].startswith(f"ledger {postbag.ledger}: no exchange opened; ")
+    assert status["content"][0]["text"].startswith(f"{postbag.standing}: no exchange opened; ")
     assert read["content"][0]["text"].endswith("  join   codex\n")
     assert (wrong["isError"], wrong["content"][0]["text"]) == (True, SEND_USAGE)
     no_exchange = refused("no exchange is open" + postbag.named)
@@ -400,7 +400,7 @@ def test_between_calls_the_server_holds_no_lock_and_each_call_sees_what_others_w
     postbag.ready(limit=5)
     as_codex = server()
     meta = {"threadId": str(uuid.uuid4())}
-    assert as_codex.tool("status")[0].startswith(f"ledger {postbag.ledger}: exchange of 5 letters, 0 sent, 5 left")
+    assert as_codex.tool("status")[0].startswith(f"{postbag.standing}: exchange of 5 letters, 0 sent, 5 left")
     with open(postbag.ledger, "rb+") as ledger:
         fcntl.flock(ledger, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: the server holds nothing between calls
         fcntl.flock(ledger, fcntl.LOCK_UN)

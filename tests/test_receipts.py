@@ -102,7 +102,7 @@ def test_through_the_mcp_door_status_tells_the_sender_whether_its_last_letter_wa
         claude.took(to_claude)
         text, _ = server.tool("status", meta=meta)
         assert text.splitlines()[-1] == f"your last letter, 4 to claude: answered by letter 5, taken at {local(WHEN)}"
-        assert text.splitlines()[0].startswith(f"ledger {postbag.ledger}: exchange of 12 letters, 2 sent, 10 left")
+        assert text.splitlines()[0].startswith(f"{postbag.standing}: exchange of 12 letters, 2 sent, 10 left")
     finally:
         server.close()
 

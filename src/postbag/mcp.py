@@ -21,6 +21,7 @@ from postbag.guards import caller_of_mcp
 from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
 from postbag.ledger import not_there
 from postbag.refusal import Refusal, sentence, told
+from postbag.rooms import room
 from postbag.vendors import LETTER_MOST, PEERS, VENDORS, other
 
 # The protocol versions this server speaks, newest first: a client's is taken when known
@@ -75,29 +76,33 @@ class Tool:
 
 def _join(here, meta, arguments):
     peer, door = caller_of_mcp(here, meta)
-    return words.tool_text(verbs.join(here, peer, {**door, "via": "mcp"}, again=False))
+    place = _session_place(here, peer, door)
+    return words.tool_text(verbs.join(place, peer, {**door, "via": "mcp"}, again=False))
 
 
 def _send(here, meta, arguments):
     peer, door = caller_of_mcp(here, meta)
-    return words.tool_text(verbs.send(here, peer, other(peer), arguments["text"], sender_door={**door, "via": "mcp"}))
+    place = _session_place(here, peer, door)
+    sent = verbs.send(place, peer, other(peer), arguments["text"], sender_door={**door, "via": "mcp"})
+    return words.tool_text(sent)
 
 
 def _read(here, meta, arguments):
-    shot = verbs.snapshot(here, arguments.get("count", READ_DEFAULT))
+    place = _callers_place(here, meta)[0]
+    shot = verbs.snapshot(place, arguments.get("count", READ_DEFAULT))
     if not shot.found:
-        return not_there(shot.path)
+        return not_there(shot.location)
     if shot.refusal is not None:
         raise shot.refusal
-    return "".join(map(words.human_line, shot.records)) or "the ledger holds no records yet"
+    shown = "".join(map(words.human_line, shot.records)) or "the ledger holds no records yet"
+    if shot.location.repository is not None:  # which repository's, as read says it on the command line
+        shown = shown.rstrip("\n") + "\n" + told(f"read {shot.location.words()}")
+    return shown
 
 
 def _status(here, meta, arguments):
+    here, peer = _callers_place(here, meta)
     lines = [verbs.status(here)]
-    try:
-        peer, _ = caller_of_mcp(here, meta)
-    except Refusal:
-        peer = None  # the exchange is anyone's to see; whose letters these are is not known
     if peer is not None:
         reach = verbs.reach_of(here, other(peer))
         lines += [reach] if reach else []
@@ -108,6 +113,25 @@ def _status(here, meta, arguments):
             letter, receipt = stood[-1]
             lines.append(f"your last letter, {letter['n']} to {letter['to']}: {receipt.words()}")
     return "\n".join(map(one_line, lines))
+
+
+def _session_place(here, peer, door):
+    """`here`, in the directory of `peer`'s session behind `door`, as its client records it
+    (the directory a client starts its server in is the client's choice: Claude Code's
+    desktop app starts it in $HOME), else in the server's own: each session's ledger is
+    that directory's."""
+    found = room(peer, here).directory(door)
+    return here if found is None else here.within(found)
+
+
+def _callers_place(here, meta):
+    """The place of the session that makes a call, and its peer, where the call tells it;
+    else the server's own place, and None: whose the call is, is not known."""
+    try:
+        peer, door = caller_of_mcp(here, meta)
+    except Refusal:
+        return here, None  # the exchange is anyone's to see; whose letters these are is not known
+    return _session_place(here, peer, door), peer
 
 
 TOOLS = {

@@ -107,6 +107,12 @@ class Room(abc.ABC):
         sessions; a Refusal (made, not raised) where it does, but gives no door."""
 
     @abc.abstractmethod
+    def directory(self, door):
+        """The directory the session behind `door` (a door of `caller`'s) works in, as the
+        vendor's own files record it, or None where they do not say: the MCP server's own
+        directory is the one its client chose to start it in, which may be another."""
+
+    @abc.abstractmethod
     def post(self, joined):
         """A Post of one letter to the door of the join record `joined`."""
 

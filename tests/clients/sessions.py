@@ -90,12 +90,14 @@ class CodexHome:
         os.chmod(path, 0o755)
         return path
 
-    def new_thread(self, env):
-        """Start a thread with `codex exec` and stop it once its rollout holds its settings; its id."""
+    def new_thread(self, env, cwd=None):
+        """Start a thread with `codex exec`, in `cwd` if given, and stop it once its rollout
+        holds its settings; its id."""
         before = set(self._rollouts())
         child = subprocess.Popen(
             self.namespace.inside([codex_binary(), "exec", "--skip-git-repo-check", "Wait for letters."]),
             env={**env, **self.env},
+            cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -91,6 +91,15 @@ class Claude(Room):
         except Refusal as refusal:
             return refusal
 
+    def directory(self, door):
+        """From its session file: found by its id, else by the socket it listens on."""
+        session = _session_of(door)
+        alive = live_session(self.config, session) if session is not None else None
+        if isinstance(alive, Session) and alive.cwd:
+            return alive.cwd
+        found = listener(self.config, door["socket"])
+        return found[1].cwd if found is not None else None
+
     def post(self, joined):
         return _Post(self, joined)
 

@@ -6,7 +6,8 @@
   yet is a row whose payload is {"UserInput": {"content": [{"type": "text", "text":
   ENVELOPE}, ...]}}; the row goes when a session takes it;
 - sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl, the thread's record: its first
-  record names the version that began it; a taken letter is a {"type": "response_item",
+  record, {"type": "session_meta", "payload": {"cli_version", ...}}, names the version
+  that began it; a taken letter is a {"type": "response_item",
   "payload": {"type": "message", "role": "user", "content": [{"type": "input_text",
   "text": ENVELOPE}]}, "timestamp": ...} record; the settings a resumed turn runs with,
   and each turn's start, calls and end, are records too.
@@ -70,17 +71,23 @@ def rollouts(home, thread):
 
 def version_of(rollout):
     """The Codex version that began the rollout at `rollout`, from its first record, or None."""
+    return text(_meta_of(rollout), "cli_version")
+
+
+def _meta_of(rollout):
+    """What the first record of the rollout at `rollout` says of its thread (its
+    session_meta's payload), or nothing where it cannot be read or is of another shape."""
     try:
         fd = open_regular(rollout)
     except OSError:
-        return None
+        return {}
     try:
         first = record(json_of(os.pread(fd, _FIRST_LINE_MOST, 0).partition(b"\n")[0]))
     except (OSError, ValueError):
-        return None
+        return {}
     finally:
         os.close(fd)
-    return text(table(first, "payload"), "cli_version") if first.get("type") == "session_meta" else None
+    return table(first, "payload") if first.get("type") == "session_meta" else {}
 
 
 def took(entry, letter):

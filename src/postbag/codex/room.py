@@ -95,6 +95,12 @@ class Codex(Room):
             return Refusal("the call's threadId is not a thread id")
         return {"thread": thread}
 
+    def directory(self, door):
+        """None: Codex starts a thread's server in the thread's own working directory, the
+        one it works in now (under codex exec, its app server and its daemon's resume
+        alike, 0.171.0), where its rollout's first record names only the one it began in."""
+        del door
+
     def post(self, joined):
         return _Post(self, joined)
 
