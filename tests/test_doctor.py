@@ -4,12 +4,13 @@ configuration where the real ones do (tests/real/test_real_setup.py runs the rea
 
 import json
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 from fakes import FakeClaude
-from helpers import AFRESH
+from helpers import AFRESH, TIMESTAMP
 
 
 @pytest.fixture
@@ -48,7 +49,8 @@ def test_on_a_fresh_home_doctor_names_each_fix_and_after_setup_says_ok(postbag, 
         "fix   Codex's MCP server: postbag is not registered: run postbag setup",
         "note  waking a thread nobody has loaded: Codex's daemon is not running, so such a thread keeps its letters "
         "until it runs: start it with codex app-server daemon start",
-        f"ok    the ledger: none yet at {postbag.ledger}: the first join or open makes it, private to you",
+        f"ok    the ledger: none yet at {postbag.ledger}, which POSTBAG_LEDGER names: the first join or open makes "
+        "it, private to you",
     ]
     assert postbag.run("setup", env=clients).returncode == 0
     lines = doctor(postbag, env=clients, status=0)
@@ -107,7 +109,7 @@ def test_what_claude_lets_in_and_the_ledger_are_checked_and_each_joined_door_nam
     assert f"fix   the ledger: {postbag.ledger} can be read by others (mode 644): chmod 600 {postbag.ledger}" in lines
     os.chmod(postbag.ledger, 0o600)
     lines = doctor(postbag, env=clients)
-    assert f"ok    the ledger: {postbag.ledger}, yours and private, 3 records" in lines
+    assert f"ok    the ledger: {postbag.ledger}, which POSTBAG_LEDGER names, yours and private, 3 records" in lines
     door = "note  claude's door: claude will not take a letter now: it refuses each, since its settings refuse "
     assert door in "\n".join(lines)
     codex_door = "note  codex's door: whether codex can take a letter now cannot be told"
@@ -212,22 +214,30 @@ def test_a_ledger_doctor_cannot_locate_or_look_at_is_named_with_why(postbag, cli
 
 
 @pytest.mark.shipped
-def test_a_ledger_named_after_setup_is_told_as_such_with_both_ledgers_and_the_one_fix(postbag, clients, tmp_path):
+def test_a_ledger_named_after_setup_is_told_as_such_with_both_ledgers_and_both_fixes(postbag, clients, tmp_path):
     assert postbag.run("setup", env={**clients, "POSTBAG_LEDGER": None}).returncode == 0
-    default = os.path.join(postbag.env["HOME"], ".postbag", "ledger.jsonl")
-    lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": default})  # the default, written out
+    lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": None})
     assert "ok    Claude Code's MCP server: postbag, registered, starts and answers" in lines
     assert "ok    Codex's MCP server: postbag, registered, starts and answers" in lines
     shared = str(tmp_path / "shared" / "ledger.jsonl")
     lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": shared}, status=1)
+    each_own = "each session's own ledger (its repository's, or the default)"
     for client in ("Claude Code", "Codex"):
         assert (
-            f"fix   {client}'s MCP server: it starts this postbag on the ledger {default}, and this terminal names "
-            f"the ledger {shared}: run postbag setup, which points it at this one"
+            f"fix   {client}'s MCP server: it starts this postbag on {each_own}, and this terminal names "
+            f"the ledger {shared}: to keep the clients' ledger, which setup gave them, unset POSTBAG_LEDGER in this "
+            "terminal (and in your shell's startup file); or run postbag setup, which points it at this one"
         ) in lines
     assert postbag.run("setup", env={**clients, "POSTBAG_LEDGER": shared}).returncode == 0
     lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": shared}, status=0)
     assert "ok    Codex's MCP server: postbag, registered, starts and answers" in lines
+    # The person's choice, in a new terminal that lacks it: both ways out, and which keeps it.
+    lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": None}, status=1)
+    assert (
+        f"fix   Codex's MCP server: it starts this postbag on the ledger {shared}, and this terminal names {each_own}: "
+        f"to keep the clients' ledger, which setup gave them, export POSTBAG_LEDGER={shared} in this terminal (or in "
+        "your shell's startup file); or run postbag setup, which takes the ledger out of its registration"
+    ) in lines
 
 
 def damaged(postbag, path):
@@ -307,3 +317,41 @@ def test_a_damaged_ledger_names_its_first_bad_line_and_open_afresh_sets_it_aside
     assert postbag.refused("open", "--afresh") == (
         f"the ledger {postbag.ledger} is not damaged, so nothing was set aside: open it without --afresh"
     )
+
+
+def test_doctor_names_this_directorys_ledger_the_others_agents_joined_and_where_the_old_history_stays(
+    postbag, clients, tmp_path
+):
+    from test_repository import new_repository
+
+    del postbag.env["POSTBAG_LEDGER"]
+    home = tmp_path / "home"
+    postbag.ok("join", "claude", inside="claude")  # before: one ledger for the machine
+    work, other = new_repository(tmp_path / "work" / "api"), new_repository(tmp_path / "other" / "api")
+    postbag.ok("join", "codex", inside="codex", cwd=other)
+    lines = postbag.run("doctor", env=clients, cwd=work).stdout.splitlines()
+    [ledger] = [line for line in lines if line.startswith(("ok    the ledger:", "fix   the ledger:"))]
+    assert re.fullmatch(
+        rf"ok    the ledger: none yet at {re.escape(str(home))}/\.postbag/api-[0-9a-f]{{8}}\.jsonl, the repository "
+        rf"{re.escape(work)}'s: the first join or open makes it, private to you",
+        ledger,
+    )
+    default = home / ".postbag" / "ledger.jsonl"
+    others = [line for line in lines if line.startswith("note  another ledger:")]
+    assert len(others) == 2  # the latest first
+    assert re.fullmatch(
+        rf"note  another ledger: {re.escape(str(home))}/\.postbag/api-[0-9a-f]{{8}}\.jsonl: codex joined at "
+        rf"{TIMESTAMP}, from {re.escape(other)}",
+        others[0],
+    )
+    assert re.fullmatch(
+        rf"note  another ledger: {re.escape(str(default))}: claude joined at {TIMESTAMP}, "
+        rf"from {re.escape(postbag.cwd)}",
+        others[1],
+    )
+    assert (
+        f"note  the ledger outside repositories: {default} keeps its history, from before each repository had a "
+        "ledger of its own too; sessions outside any repository still use it"
+    ) in lines
+    outside = postbag.run("doctor", env=clients).stdout.splitlines()  # the terminal outside: the old one is its own
+    assert f"ok    the ledger: {default}, yours and private, 1 records" in outside

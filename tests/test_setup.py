@@ -270,9 +270,9 @@ def test_the_ledger_the_terminal_names_goes_with_the_registration(postbag, clien
 def test_a_ledger_named_after_setup_is_one_change_that_setup_makes_and_remove_undoes(postbag, clients, tmp_path):
     env, claude_config, codex_config = clients
     set_up(postbag, env=env)
-    written_out = os.path.join(postbag.env["HOME"], ".postbag", "ledger.jsonl")  # the default, written out
-    assert set_up(postbag, env={**env, "POSTBAG_LEDGER": written_out}) == "setup finds nothing to change\n"
-    shared = str(tmp_path / "shared" / "ledger.jsonl")
+    assert servers(claude_config)["postbag"]["env"] == servers(codex_config)["postbag"]["env"] == {}
+    # Named, even as the default written out, a ledger is a choice over each repository's own.
+    shared = os.path.join(postbag.env["HOME"], ".postbag", "ledger.jsonl")
     named = {**env, "POSTBAG_LEDGER": shared}
     shown = " ".join([*program(postbag), "mcp"])
     moves = [
@@ -290,7 +290,15 @@ def test_a_ledger_named_after_setup_is_one_change_that_setup_makes_and_remove_un
         == {"POSTBAG_LEDGER": shared}
     )
     assert set_up(postbag, env=named) == "setup finds nothing to change\n"
-    removed = set_up(postbag, "--remove", env=env)  # from a terminal that names the default: it is this postbag
+    # From a terminal that names none, the registration is moved back: each session finds its own.
+    each_own = "each session's own ledger (its repository's, or the default)"
+    back = set_up(postbag, env=env).splitlines()
+    assert back[0].startswith(
+        f"claude lets postbag's MCP server find {each_own}, where it named {shared}: claude mcp remove postbag -s user"
+    )
+    assert servers(claude_config)["postbag"]["env"] == servers(codex_config)["postbag"]["env"] == {}
+    set_up(postbag, env=named)
+    removed = set_up(postbag, "--remove", env=env)  # from a terminal that names none: it is this postbag
     assert "claude takes out postbag's MCP server" in removed and "codex  takes out postbag's MCP server" in removed
     assert servers(claude_config) == servers(codex_config) == {}
 

@@ -14,13 +14,14 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from postbag import __version__, ledger_file
-from postbag.ledger import Ledger, damage, locate
+from postbag.escape import shell_word
+from postbag.ledger import VARIABLE, Ledger, damage, default_path, locate
 from postbag.receipts import numbers
 from postbag.refusal import Refusal, to_the_persons_ears
 from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check
 from postbag.room import TAKES
 from postbag.rooms import room
-from postbag.setup import ANOTHER, ELSEWHERE, ledger_of, registration_of, standing
+from postbag.setup import ANOTHER, ELSEWHERE, ledger_of, ledger_words, registration_of, standing
 from postbag.vendor_files import json_of, quoted, record, table
 from postbag.vendors import PEERS, for_a_child
 
@@ -86,15 +87,23 @@ def _registration(each, registered, wanted, here, what):
             f"{each.unregistering().shown}, then {RUN_SETUP}",
         )
     if state == ELSEWHERE:
-        return Check(
-            FIX,
-            what,
-            f"it starts this postbag on the ledger {ledger_of(registered, here)}, and this terminal names the ledger "
-            f"{ledger_of(wanted, here)}: {RUN_SETUP}, which points it at this one",
-        )
+        return Check(FIX, what, _ledgers_differ(ledger_of(registered, here), ledger_of(wanted, here)))
     why_not = answers(registered, here.env)
     said = "postbag, registered, starts and answers" if why_not is None else f"postbag does not start: {why_not}"
     return Check(OK if why_not is None else FIX, what, said)
+
+
+def _ledgers_differ(theirs, ours):
+    """doctor's words where a client starts this postbag on the ledger `theirs`, and this
+    terminal names `ours` (each a path, or None for each session's own): both fixes, and
+    which one keeps what setup gave the clients before."""
+    said = f"it starts this postbag on {ledger_words(theirs)}, and this terminal names {ledger_words(ours)}"
+    if theirs is None:
+        keep = f"unset {VARIABLE} in this terminal (and in your shell's startup file)"
+    else:
+        keep = f"export {VARIABLE}={shell_word(theirs)} in this terminal (or in your shell's startup file)"
+    move = "which takes the ledger out of its registration" if ours is None else "which points it at this one"
+    return f"{said}: to keep the clients' ledger, which setup gave them, {keep}; or {RUN_SETUP}, {move}"
 
 
 def _version(each, client):
@@ -170,35 +179,60 @@ def _first_line(fd, deadline):
 
 
 def _ledger_checks(here):
-    """The ledger as `open` would find it, and each door that has joined it, in `open`'s words."""
+    """The ledger as `open` would find it, and each door that has joined it, in `open`'s
+    words; the other ledgers agents joined in the last day; and, in a repository, where
+    the default ledger keeps what came before."""
     from postbag import verbs
 
-    check, found = _the_ledger(here)
-    if found is None:
-        return [check]
-    joins, exchange = found
-    doors = []
-    for peer, joined in joins.items():
-        if joined is not None:
-            reach = verbs.reach(peer, joined, here, exchange)
-            doors.append(Check(OK if reach.state == TAKES else NOTE, f"{peer}'s door", reach.words))
-    return [check, *doors]
-
-
-def _the_ledger(here):
-    """The ledger's Check: where it can be made, or opened to write as `open` opens it; its
-    owner and mode; every line a record. With it, where it is there and whole, its latest
-    joins and exchange; else None."""
-    what = "the ledger"
     try:
-        path = locate(here.env)
+        location = locate(here)
+    except Refusal as refusal:
+        return [Check(FIX, "the ledger", to_the_persons_ears(refusal))]
+    check, found = _the_ledger(location)
+    doors = []
+    if found is not None:
+        joins, exchange = found
+        for peer, joined in joins.items():
+            if joined is not None:
+                reach = verbs.reach(peer, joined, here, exchange)
+                doors.append(Check(OK if reach.state == TAKES else NOTE, f"{peer}'s door", reach.words))
+    return [check, *doors, *_other_ledgers(here, location)]
+
+
+def _other_ledgers(here, location):
+    """A note for each other ledger an agent joined in the last day, and, where this one is
+    a repository's, one for the default ledger, which keeps the history of before."""
+    from postbag import verbs
+
+    notes = []
+    for found in verbs.recent_joins(here, location.path):
+        joined = ", ".join(f"{peer} joined at {record['at']}" for peer, record in found.joins.items())
+        notes.append(Check(NOTE, "another ledger", f"{found.path}: {joined}, from {found.directory}"))
+    default = default_path(here.env)
+    if location.repository is not None and os.path.isfile(default):
+        notes.append(
+            Check(
+                NOTE,
+                "the ledger outside repositories",
+                f"{default} keeps its history, from before each repository had a ledger of its own too; "
+                "sessions outside any repository still use it",
+            )
+        )
+    return notes
+
+
+def _the_ledger(location):
+    """The ledger's Check, at `location`: where it can be made, or opened to write as `open`
+    opens it; its owner and mode; every line a record. With it, where it is there and
+    whole, its latest joins and exchange; else None."""
+    what, path = "the ledger", location.path
+    called = path + _whose(location)
+    try:
         status = os.lstat(path)
     except FileNotFoundError:
-        return _none_yet(path), None
+        return _none_yet(path, called), None
     except OSError as error:
         return Check(FIX, what, f"{path} cannot be looked at ({error.strerror})"), None
-    except Refusal as refusal:
-        return Check(FIX, what, to_the_persons_ears(refusal)), None
     try:
         fd, _, _ = ledger_file.open_checked(path, write=True, create=False, sandbox=None)  # as open opens it
         os.close(fd)
@@ -212,15 +246,24 @@ def _the_ledger(here):
     if stat.S_IMODE(status.st_mode) & 0o077:
         mode = f"{stat.S_IMODE(status.st_mode):o}"
         return Check(FIX, what, f"{path} can be read by others (mode {mode}): chmod 600 {path}"), (joins, exchange)
-    return Check(OK, what, f"{path}, yours and private, {count} records"), (joins, exchange)
+    return Check(OK, what, f"{called}, yours and private, {count} records"), (joins, exchange)
 
 
-def _none_yet(path):
-    """The Check of a ledger that is not there yet: whether open can make it."""
+def _whose(location):
+    """What doctor adds to the ledger's path: which repository's it is, or that
+    POSTBAG_LEDGER names it; nothing for the default."""
+    if location.repository is not None:
+        return f", the repository {location.repository.top}'s"
+    return ", which POSTBAG_LEDGER names" if location.named else ""
+
+
+def _none_yet(path, called):
+    """The Check of a ledger that is not there yet, at `path` (`called`, with whose it is):
+    whether open can make it."""
     why_not = _cannot_make(path)
     if why_not is not None:
-        return Check(FIX, "the ledger", f"none yet at {path}, and open could not make it: {why_not}")
-    return Check(OK, "the ledger", f"none yet at {path}: the first join or open makes it, private to you")
+        return Check(FIX, "the ledger", f"none yet at {called}, and open could not make it: {why_not}")
+    return Check(OK, "the ledger", f"none yet at {called}: the first join or open makes it, private to you")
 
 
 def _cannot_make(path):

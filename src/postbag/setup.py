@@ -3,19 +3,20 @@
 It registers this very postbag, by its absolute path, as the MCP server `postbag` of each
 client installed here, through the client's own command, and lets the agent call its
 tools without asking, as each room says; it carries POSTBAG_LEDGER where the terminal
-names a ledger other than the default. It changes no setting that decides what an agent
-lets in: where one would stop letters, it says so and names the setting. Every plan is
-made before any change, so that a client whose configuration setup cannot change safely
-leaves every client as it was; a person's own file is changed first, so that a write the
-disk refuses leaves everything as it was; `--dry-run` says the changes and makes none; a
-second run finds nothing to change; `--remove` takes out what setup puts in.
+names a ledger, and else names none, so that each session finds its repository's. It
+changes no setting that decides what an agent lets in: where one would stop letters, it
+says so and names the setting. Every plan is made before any change, so that a client
+whose configuration setup cannot change safely leaves every client as it was; a person's
+own file is changed first, so that a write the disk refuses leaves everything as it was;
+`--dry-run` says the changes and makes none; a second run finds nothing to change;
+`--remove` takes out what setup puts in.
 """
 
 from postbag.envelope import program_of
 from postbag.human_verbs import require_human
-from postbag.ledger import is_default, locate
+from postbag.ledger import VARIABLE, named_path
 from postbag.refusal import Refusal
-from postbag.registration import LEDGER_VARIABLE, Change, Registration
+from postbag.registration import Change, Registration
 from postbag.rooms import room
 from postbag.vendor_files import quoted
 from postbag.vendors import PEERS
@@ -23,6 +24,7 @@ from postbag.verbs import Done
 
 # How a registration of postbag stands against this postbag, as `standing` tells.
 NONE, ANOTHER, ELSEWHERE, THIS = "none", "another program", "another ledger", "this postbag"
+EACH_OWN = "each session's own ledger (its repository's, or the default)"  # a registration that names none
 
 
 class Plan:
@@ -38,22 +40,29 @@ class Plan:
 
 def registration_of(here):
     """The Registration by which the clients are to start postbag's server: this postbag,
-    by its absolute path, as `here` was started; `mcp`; and the ledger the terminal names,
-    where it names one other than the default (written out or not, the default is the
-    default)."""
-    path = locate(here.env)
-    carried = {} if is_default(path, here.env) else {LEDGER_VARIABLE: path}
+    by its absolute path, as `here` was started; `mcp`; and the ledger the terminal names
+    with POSTBAG_LEDGER, where it names one. Else it names none, and each session the
+    server is started for finds its own: its repository's, or the default."""
+    named = here.env.get(VARIABLE)
+    carried = {VARIABLE: named_path(named, here.env)} if named else {}
     return Registration([*program_of(here, quoted=False), "mcp"], carried)
 
 
 def ledger_of(registration, here):
-    """The ledger postbag's server writes, started as `registration` says: the one its
-    POSTBAG_LEDGER names, else the default."""
-    named = registration.env.get(LEDGER_VARIABLE, "")
+    """The ledger postbag's server writes, started as `registration` says: the path its
+    POSTBAG_LEDGER names; None where it names none, and each session's is its own."""
+    named = registration.env.get(VARIABLE)
+    if not named:
+        return None
     try:
-        return locate({**here.env, LEDGER_VARIABLE: named})
+        return named_path(named, here.env)
     except Refusal:
         return named  # a path postbag would refuse: the server refuses it too, and it differs from this one
+
+
+def ledger_words(path):
+    """The ledger `path` (ledger_of's) as words name it."""
+    return EACH_OWN if path is None else f"the ledger {path}"
 
 
 def standing(registered, wanted, here):
@@ -143,9 +152,10 @@ def _plan(each, wanted, here, removing):
 
 def _moving(each, registered, wanted, here):
     """The Change that points the client's registration of this postbag, which names
-    another ledger, at the one this terminal names: the registration taken out and made
-    again, with whatever else it names; put back as it was where the new one fails."""
-    others = {name: value for name, value in registered.env.items() if name != LEDGER_VARIABLE}
+    another ledger than this terminal (or names one where this names none, or none where
+    this names one), at this terminal's: the registration taken out and made again, with
+    whatever else it names; put back as it was where the new one fails."""
+    others = {name: value for name, value in registered.env.items() if name != VARIABLE}
     moved = Registration(wanted.argv, {**others, **wanted.env})
     out, back_in, as_it_was = each.unregistering(), each.registering(moved), each.registering(registered)
 
@@ -164,7 +174,11 @@ def _moving(each, registered, wanted, here):
         out.make()
         as_it_was.make()
 
-    said = f"points postbag's MCP server at the ledger this terminal names, {ledger_of(wanted, here)}"
+    target = ledger_of(wanted, here)
+    if target is None:
+        said = f"lets postbag's MCP server find {EACH_OWN}, where it named {ledger_of(registered, here)}"
+    else:
+        said = f"points postbag's MCP server at the ledger this terminal names, {target}"
     return Change(f"{said}: {out.shown}, then {back_in.shown}", make, undo=undo)
 
 

@@ -81,15 +81,17 @@ def test_on_the_real_clients_a_persons_settings_come_back_byte_for_byte_and_a_la
     with open(settings, "rb") as file:
         assert file.read() == mine.replace(b'"Bash(git status)"]', b'"Bash(git status)","mcp__postbag"]')
 
-    # The ledger named after setup: doctor says which, setup moves both registrations in one change.
-    default = os.path.join(env["HOME"], ".postbag", "ledger.jsonl")
-    assert "fix" not in run({**env, "POSTBAG_LEDGER": default}, "postbag", "doctor").stdout.split()
+    # The ledger named after setup: doctor says which, and both fixes; setup moves both registrations in one change.
+    unnamed = {name: value for name, value in env.items() if name != "POSTBAG_LEDGER"}
+    assert "fix" not in run(unnamed, "postbag", "doctor").stdout.split()
     shared = str(tmp_path / "shared" / "ledger.jsonl")
     named = {**env, "POSTBAG_LEDGER": shared}
     told = run(named, "postbag", "doctor")
     assert (
-        f"fix   Claude Code's MCP server: it starts this postbag on the ledger {default}, and this terminal names "
-        f"the ledger {shared}: run postbag setup, which points it at this one"
+        "fix   Claude Code's MCP server: it starts this postbag on each session's own ledger (its repository's, or "
+        f"the default), and this terminal names the ledger {shared}: to keep the clients' ledger, which setup gave "
+        "them, unset POSTBAG_LEDGER in this terminal (and in your shell's startup file); or run postbag setup, which "
+        "points it at this one"
     ) in told.stdout.splitlines(), told.stdout
     moved = run(named, "postbag", "setup")
     assert moved.returncode == 0, moved.stderr
