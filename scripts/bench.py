@@ -53,14 +53,16 @@ class Case:
     `ours_alone` says that one may not know it (the real doors, a verb 1.0 lacks);
     `refused` says the command must end in a refusal."""
 
-    def __init__(self, name, argv, env, *, against=None, postbag=True, ours_alone=False, refused=False):  # noqa: PLR0913
-        self.name, self.argv, self.env, self.against = name, argv, env, against
+    def __init__(self, name, argv, env, *, against=None, postbag=True, ours_alone=False, refused=False, cwd=None):  # noqa: PLR0913
+        self.name, self.argv, self.env, self.against, self.cwd = name, argv, env, against, cwd
         self.postbag, self.ours_alone, self.refused = postbag, ours_alone, refused
         self.times, self.other_times = [], []
 
     def run(self, argv, times):
         started = time.perf_counter()
-        done = subprocess.run(argv, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+        done = subprocess.run(
+            argv, env=self.env, cwd=self.cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
+        )
         times.append(time.perf_counter() - started)
         stderr = done.stderr.decode(errors="replace")
         if done.returncode != self.refused or self.refused != ("stop and ask the human" in stderr):
@@ -195,6 +197,11 @@ SEND_FLOOR = "floor: python3 -I -S, a socket write and an fsynced append"
 JOIN_CLAUDE, JOIN_CODEX, FRESH_FULL_READ = "join claude", "join codex", "read, fresh ledger"
 RECEIPTS = "receipts, fresh ledger"
 REJOINED, REJOINED_10K = "100,000 rejoined", "10,000 rejoined"
+# The same verbs with no POSTBAG_LEDGER, run in a folder eight deep in a git repository:
+# what finding the repository, and so its ledger, adds.
+IN_A_REPOSITORY = "a repository's, 8 folders deep"
+REPO_SEND, REPO_READ = f"send claude, {IN_A_REPOSITORY}", f"read 10, {IN_A_REPOSITORY}"
+DEEP = ("a", "b", "c", "d", "e", "f", "g", "h")
 
 
 def report(pyz, work, rounds, other):
@@ -212,6 +219,7 @@ def report(pyz, work, rounds, other):
             real = None
         verdicts = tabulate(cases, through_real_doors)
         verdicts += against_the_floor(cases)
+        finding_the_ledger(work, max(rounds, 101))
         verdicts += beside_the_table(cases, pyz, work, rounds, size)
         verdicts += through_the_mcp_server(cases, pyz, work, inbox)
         verdicts += asking_for_receipts(pyz, work, rounds)
@@ -247,6 +255,8 @@ def cases_for(pb, work, inbox, codex, real):
     def env(records, **extra):
         return {**base, "POSTBAG_LEDGER": ledgers[records], **extra}
 
+    deep = in_a_repository(work, base, fake_doors)
+
     # CODEX_SESSION_ID: the variable 1.0 knew, so that --against 1.0.0 runs the same cases
     in_codex, in_claude = {"CODEX_SESSION_ID": THREAD}, {"CLAUDECODE": "1", **inbox.session_env()}
     line = (json.dumps({"n": 1, "at": AT, "body": BODY}) + "\n").encode()
@@ -272,7 +282,9 @@ def cases_for(pb, work, inbox, codex, real):
         Case(SEND_CODEX, [*pb, "send", "codex", BODY], env(3, **in_claude), against=FRESH_SEND),
         Case(JOIN_CLAUDE, [*pb, "join", "claude"], env(3, **in_claude), against=VERSION),
         Case(JOIN_CODEX, [*pb, "join", "codex"], env(3, **in_codex), against=VERSION),
+        Case(REPO_SEND, send_claude, {**base, **in_codex}, against=FRESH_SEND, cwd=deep, ours_alone=True),
         Case(FRESH_READ, read_10, env(3)),
+        Case(REPO_READ, read_10, base, against=FRESH_READ, cwd=deep, ours_alone=True),
         Case(FRESH_FULL_READ, [*pb, "read"], env(3), against=VERSION),
         Case(RECEIPTS, [*pb, "receipts"], env(3, **in_codex), against=VERSION, ours_alone=True),
         Case(READ_10K, read_10, env(10_000), against=FRESH_READ),
@@ -301,6 +313,52 @@ def cases_for(pb, work, inbox, codex, real):
             ),
         ]
     return cases, sizes[100_000]
+
+
+def in_a_repository(work, base, doors):
+    """A git repository whose ledger holds three records, as a fresh one does, for the
+    environment `base` (which names no ledger); a folder eight deep in it."""
+    from postbag.here import Here
+    from postbag.ledger import locate
+
+    repository = os.path.join(work, "repository")
+    deep = os.path.join(repository, *DEEP)
+    os.makedirs(deep)
+    subprocess.run(["git", "init", "--quiet", repository], check=True)
+    write_ledger(locate(Here(base, repository)).path, 3, doors)
+    return deep
+
+
+def finding_the_ledger(work, rounds):
+    """What finding the ledger costs, in the process, from folders of each kind: outside any
+    repository (the walk goes up to /), at a repository's top, eight folders deep in it,
+    and in a worktree, whose `.git` file and `commondir` are read."""
+    from postbag.here import Here
+    from postbag.ledger import locate
+
+    repository = os.path.join(work, "repository")
+    worktree = os.path.join(work, "worktree")
+    git = ["git", "-c", "user.name=b", "-c", "user.email=b@b"]
+    subprocess.run([*git, "-C", repository, "commit", "--quiet", "--allow-empty", "-m", "x"], check=True)
+    subprocess.run([*git, "-C", repository, "worktree", "add", "--quiet", worktree], check=True)
+    places = {
+        "outside any repository": os.path.join(work, "bin"),
+        "a repository's top": repository,
+        "8 folders deep in it": os.path.join(repository, *DEEP),
+        "a worktree of it": worktree,
+        "POSTBAG_LEDGER set": repository,
+    }
+    env = {"HOME": os.path.join(work, "home")}
+    print(f"\nfinding the ledger, in the process (the first of each folder's lookups excluded), medians of {rounds}:")
+    for name, folder in places.items():
+        here = Here({**env, "POSTBAG_LEDGER": "/l.jsonl"} if name == "POSTBAG_LEDGER set" else env, folder)
+        locate(here)
+        took = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            locate(here)
+            took.append(time.perf_counter() - started)
+        print(f"  {name:<28} {statistics.median(took) * 1e6:7.1f} us")
 
 
 def tabulate(cases, through_real_doors):
@@ -340,12 +398,13 @@ def against_the_floor(cases):
     rounds; and the goals of the floor."""
     by_name = {case.name: case for case in cases}
     version, bare = by_name[VERSION].times, by_name[BARE].times
-    verbs = [VERSION, JOIN_CLAUDE, JOIN_CODEX, FRESH_SEND, SEND_CODEX, FRESH_FULL_READ, FRESH_READ, RECEIPTS]
+    verbs = [VERSION, JOIN_CLAUDE, JOIN_CODEX, FRESH_SEND, REPO_SEND, SEND_CODEX, FRESH_FULL_READ, FRESH_READ]
+    verbs += [REPO_READ, RECEIPTS]
     print(f"\nthe agents' verbs against the floor, {BARE} {statistics.median(bare) * 1000:.1f} ms:")
     print(f"  {'verb, on a fresh ledger':<28} {'median':>9}  {'x --version':>11}  {'x bare':>6}")
     for name in verbs:
         times = by_name[name].times
-        shown = name.removesuffix(", fresh ledger")
+        shown = name.removesuffix(", fresh ledger").replace(IN_A_REPOSITORY, "in a repository")
         median, against = statistics.median(times) * 1000, f"{ratio(times, version):11.2f}  {ratio(times, bare):6.2f}"
         print(f"  {shown:<28} {median:6.1f} ms  {against}")
     # A send to Claude may take, beyond 1.5 x --version, what its door and its ledger cost
@@ -353,10 +412,22 @@ def against_the_floor(cases):
     unavoidable = [floor - start for floor, start in zip(by_name[SEND_FLOOR].times, bare, strict=True)]
     beyond = [send - cost for send, cost in zip(by_name[FRESH_SEND].times, unavoidable, strict=True)]
     print(f"  (a socket write and an fsynced append cost any program {statistics.median(unavoidable) * 1000:.1f} ms)")
+    beyond_in_a_repository = [send - cost for send, cost in zip(by_name[REPO_SEND].times, unavoidable, strict=True)]
     return [
         ("read 10 within 1.5 x --version", ratio(by_name[FRESH_READ].times, version), 1.5),
         ("a send to Claude, less its socket write and fsync, within 1.5 x --version", ratio(beyond, version), 1.5),
         ("--version within 1.3 x the bare interpreter", ratio(version, bare), 1.3),
+        ("read 10 in a repository's ledger within 1.5 x --version", ratio(by_name[REPO_READ].times, version), 1.5),
+        (
+            "a send to Claude in a repository, less its socket write and fsync, within 1.5 x --version",
+            ratio(beyond_in_a_repository, version),
+            1.5,
+        ),
+        (
+            "finding a repository's ledger adds under 1 ms to read 10",
+            adds(by_name[REPO_READ].times, by_name[FRESH_READ].times),
+            1.0,
+        ),
     ]
 
 

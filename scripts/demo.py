@@ -57,7 +57,6 @@ ANSWERS = {
     ],
 }
 WAIT = 60.0
-DEFAULT_LEDGER = os.path.join(".postbag", "ledger.jsonl")  # under HOME, where postbag keeps it unless told
 
 
 class Show:
@@ -182,7 +181,7 @@ class Agents:
     exchange, checked."""
 
     description = ""
-    names_the_ledger = False  # whether the ledger is named by POSTBAG_LEDGER, not found in the demo's HOME
+    names_the_ledger = False  # whether the ledger is named by POSTBAG_LEDGER, not the repository's own
     human_env: dict
     claude_env: dict
 
@@ -336,12 +335,14 @@ def main():
     pyz, built = build_pyz.ensure_built()
     directory = tempfile.mkdtemp(prefix="postbag-demo-")
     show = Show()
+    started_in = os.getcwd()
     try:
         return Demo(pyz, directory, args.limit, built, Real if args.real else Simulated, show).run()
     except RuntimeError as error:  # a real client that would not start
         print(f"demo: {error}", file=sys.stderr)
         return 1
     finally:
+        os.chdir(started_in)
         if args.keep:
             show.say("", f"kept {directory}")
         else:
@@ -355,8 +356,11 @@ class Demo:
     def __init__(self, pyz, directory, limit, built, agents, show):  # noqa: PLR0913, PLR0917
         self.pyz, self.directory, self.limit, self.built, self.show = pyz, directory, limit, built, show
         self.home = os.path.join(directory, "home")
-        named = agents.names_the_ledger
-        self.ledger = os.path.join(directory, "ledger.jsonl") if named else os.path.join(self.home, DEFAULT_LEDGER)
+        # The repository both agents work in, as people run a pair: every command runs
+        # there, and its ledger is the repository's own (or the one named for the clients).
+        self.work = os.path.join(directory, "work")
+        self.named = agents.names_the_ledger
+        self.ledger = os.path.join(directory, "ledger.jsonl") if self.named else None
         self._agents = agents
 
     def start(self):
@@ -368,12 +372,20 @@ class Demo:
         # A home of the demo's own, which holds the ledger where a person's would be: what a
         # send reads of Claude's settings must not be the person's either.
         os.makedirs(self.home)
+        subprocess.run(["git", "init", "--quiet", self.work], check=True)
+        os.chdir(self.work)
         human = fakes.terminal_environment(PATH=path, HOME=self.home)
-        if self._agents.names_the_ledger:
+        if self.named:
             human["POSTBAG_LEDGER"] = self.ledger
+        else:
+            from postbag.here import Here
+            from postbag.ledger import locate
+
+            self.ledger = locate(Here(human, self.work)).path
         self.show.say(
             f"postbag demo: {self._agents.description}, real doors, and the postbag.pyz people download",
             f"  program  {self.pyz}{' (just built)' if self.built else ''}",
+            f"  work     {self.work}, a git repository",
             f"  ledger   {self.ledger}",
             "",
         )

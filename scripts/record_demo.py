@@ -6,7 +6,8 @@
 It runs scripts/demo.py (its simulated agents, the real doors, the postbag.pyz people
 download) and draws what it printed as a terminal window whose blocks appear one after
 another, as they did. What differs from run to run (the temporary directory, the clone's
-place, the time stamps, how long it took) is written one fixed way, so that the picture
+place, the digest of the repository's place in its ledger's name, the time stamps, how
+long it took) is written one fixed way, so that the picture
 changes only when what the demo says changes. --check draws nothing and exits 1 when
 docs/demo.svg is not what a run draws now (tests/test_demo.py asks the same).
 """
@@ -29,6 +30,7 @@ FIXED = [
     (re.compile(r"/[^ ]*/postbag-demo-[^/ ]+"), "/tmp/postbag-demo"),
     (re.compile(r"(program  )/[^ ]*/dist/postbag\.pyz( \(just built\))?"), r"\1~/postbag/dist/postbag.pyz"),
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"), "2026-12-04T10:30:00+01:00"),
+    (re.compile(r"(/work-)[0-9a-f]{8}(\.jsonl)"), r"\g<1>3f9c2a1b\2"),  # the digest of the repository's place
     (re.compile(r"^Done in [\d.]+ s\.$", re.MULTILINE), "Done in 0.4 s."),
 ]
 

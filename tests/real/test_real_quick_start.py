@@ -4,6 +4,7 @@ as a person has them, as a new user has it. The only words not README's are the 
 models' (what "Join postbag." and a request to write mean to them: "Call: join", "Call:
 send")."""
 
+import glob
 import os
 import re
 import shlex
@@ -12,6 +13,7 @@ import subprocess
 import clients
 from fakes import path_with_python3, terminal_environment
 from helpers import ROOT, TIMESTAMP
+from test_repository import new_repository
 
 
 def quick_start(marker):
@@ -47,32 +49,36 @@ def test_the_quick_start_works_as_written_on_the_real_clients(pyz, namespace, mo
     shown = readme_sample("setup: what it prints").removeprefix("$ postbag setup\n")
     assert printed == shown.replace("/home/you/.local/bin", str(bin_dir)).replace("/home/you", str(home))
 
-    # 2. Both sessions start, as a person starts them.
-    claude = clients.ClaudeSession(str(home), str(tmp_path / "work"), namespace, model, env)
+    # 2. Both sessions start, as a person starts them, in the repository they work on.
+    work = new_repository(tmp_path / "work")
+    claude = clients.ClaudeSession(str(home), work, namespace, model, env)
     try:
-        thread = codex_home.new_thread(env)
+        thread = codex_home.new_thread(env, cwd=work)
         # The sandbox and approvals a Codex user has by default.
         default = {"sandbox": "workspace-write", "approval": "on-request"}
-        codex = clients.CodexSession(codex_home, thread, codex_model, env, str(tmp_path / "work"), **default)
+        codex = clients.CodexSession(codex_home, thread, codex_model, env, work, **default)
         try:
-            journey(env, claude, codex, model)
+            journey(env, claude, codex, model, work)
         finally:
             codex.stop()
     finally:
         claude.remove()
 
 
-def joins(ledger):
-    try:
-        with open(ledger) as file:
-            return file.read().count('"kind": "join"')
-    except FileNotFoundError:
+def joins(home):
+    """The joins in the ledgers under `home`: the repository's, once there is one."""
+    found = glob.glob(os.path.join(home, ".postbag", "work-*.jsonl"))
+    if not found:
         return 0
+    with open(found[0]) as file:
+        return file.read().count('"kind": "join"')
 
 
-def journey(env, claude, codex, model):
-    def postbag(*args):
-        done = subprocess.run(["postbag", *args], env=env, capture_output=True, text=True, timeout=60, check=False)
+def journey(env, claude, codex, model, work):
+    def postbag(*args):  # in a terminal of the person's, in the repository, as Quick start says
+        done = subprocess.run(
+            ["postbag", *args], env=env, cwd=work, capture_output=True, text=True, timeout=60, check=False
+        )
         assert done.returncode == 0, done.stderr
         return done
 
@@ -80,15 +86,14 @@ def journey(env, claude, codex, model):
     claude.say("Call: join")
     codex.say("Call: join")
     codex.wait_for(lambda: codex.turns_done() == 1, "codex's join")
-    ledger = os.path.join(env["HOME"], ".postbag", "ledger.jsonl")  # the default one, for both
-    claude.wait_for(lambda: joins(ledger) == 2, "both joins")
+    claude.wait_for(lambda: joins(env["HOME"]) == 2, "both joins")  # the repository's own ledger, for both
     # Claude Code writes a turn's records to its transcript a moment after the turn's calls
     # run: open reads the class of the latest turn there, so it waits for that record.
     claude.wait_for(lambda: any("permissionMode" in r for r in claude.transcript()), "the turn in claude's transcript")
 
     # 3. README's open command.
     opened = postbag(*shlex.split(quick_start("open"))[1:])
-    # The default ledger is named by nobody; each door says, from its client's records, that it takes letters.
+    # The repository's ledger is named by nobody; each door says, from its client's records, that it takes letters.
     assert (opened.stdout, opened.stderr) == (
         "exchange open: 6 letters\n",
         "postbag: claude can take a letter now: its session runs, and it prompts for permissions (its latest turn ran "
