@@ -1,28 +1,48 @@
 """A JSON document edited as text, as a person edits it by hand: a value added at the end
 of an array or an object, or taken out of one, every other byte left as it was (the
-person's indentation, key order, spacing, line endings and final newline).
+person's indentation, key order, spacing, line endings, numbers as written, escapes, and
+final newline).
+
+The document is read by a parser of its own, which takes what JSON.parse takes (Claude
+Code reads its settings so): any depth, for it keeps its place on a stack of its own, not
+Python's; any number, whose text it checks and never converts; every escape, lone
+surrogates among them. Of a key that stands twice in one object, the last counts, as in
+JSON.parse. The parser keeps, of the root and of the few containers below it that an
+edit looks into, where each item starts and ends and each member's key; every other value
+it checks and passes over, at the speed of json's own scanner where it can. Its time is
+linear in the text, and so is every edit's.
 
 An added value copies the layout around it: the separator the last two items have (or
 the space before the only one), the spacing after a key's colon, and the indentation of
-its lines, so that taking it out again removes exactly the text adding it put in. Every
-edit is checked by parsing its result: where the document's shape leaves an edit in
-place unsafe (a key that appears twice in one object, of which JSON takes the last),
-`edited` raises Unsafe, and the caller writes the whole document instead.
+its lines, so that taking it out again removes exactly the text adding it put in.
 """
 
 import json
+import json.scanner
+import re
 
-_SPACE = " \t\r\n"
-_SCALAR = json.JSONDecoder()
+LAYOUT_LOOKS = 64  # containers the layout is read from, at most: enough, and linear in the text
+# One token, after any space: a bracket, a comma or a colon, a string (no control
+# character, known escapes only), a number as JSON writes one, or a literal.
+_TOKEN = re.compile(
+    r"[ \t\r\n]*(?:(?P<open>[\[{])|(?P<close>[\]}])|(?P<comma>,)|(?P<colon>:)"
+    r'|(?P<string>"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*")'
+    r"|(?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
+    r"|(?P<literal>true|false|null))"
+)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SPACES = re.compile(r"[ \t\r\n]*")
+# What an open container waits for next.
+_VALUE, _KEY, _COLON, _NEXT = "a value", "a key in quotes", "a colon", "a comma"
 
 
-class Unsafe(ValueError):
-    """The document's shape does not allow the edit in place."""
+class NotJson(ValueError):
+    """Text that JSON.parse would refuse; its words say where (line and column) and what."""
 
 
 class Node:
     """A value in the text: `kind` ("object", "array" or "value"), where it starts and ends;
-    a member of an object also where its key starts and ends, and `key`, the key; a
+    a member of an object also where its key starts and ends, and `key`, the key; a kept
     container its `items`, each a Node."""
 
     __slots__ = ("end", "items", "key", "key_end", "key_start", "kind", "start")
@@ -37,66 +57,188 @@ class Node:
         return self.start if self.key_start is None else self.key_start
 
 
-def parse(text):
-    """The Node of the JSON value that is the whole of `text`; ValueError for anything else."""
-    node, at = _value(text, _skip(text, 0))
-    if _skip(text, at) != len(text):
-        raise ValueError("text after the value")
+class _Open:
+    """A container the parser is inside: its `node`, what it `wants` next, whether it `may
+    close` now, and the span of the key whose value comes next."""
+
+    __slots__ = ("kept", "key", "may_close", "node", "wants")
+
+    def __init__(self, node, kept):
+        self.node, self.kept, self.key, self.may_close = node, kept, None, True
+        self.wants = _KEY if node.kind == "object" else _VALUE
+
+
+def parse(text, within=()):
+    """The Node of the JSON value that is the whole of `text`; NotJson for anything else.
+    The root keeps its items; of its members, those whose key is one of `within` keep
+    theirs, and so do their own members (permissions, and its allow list)."""
+    node, end = _walk(text, 0, within)
+    rest = _skip(text, end)
+    if rest != len(text):
+        raise _not_json(text, rest, "nothing after the value")
     return node
 
 
+def _walk(text, at, within, fast=True):
+    """The Node of the value that starts at `at` (after any space), and where it ends. The
+    containers that keep their items (parse says which) are read token by token; every
+    other value is passed over, `fast`, by json's scanner (its C half, where the nesting
+    is not too deep for it), else token by token too, which tells where and why what is
+    not JSON is not."""
+    stack = []
+    while True:
+        top = stack[-1] if stack else None
+        if fast and (top is None or top.wants == _VALUE) and _passes_over(text, at, stack, within):
+            node, at = _passed_over(text, _skip(text, at), within)
+            if top is not None and top.key is not None:
+                node.key_start, node.key_end = top.key
+                top.key = None
+        else:
+            found = _TOKEN.match(text, at)
+            if found is None:
+                raise _not_json(text, _skip(text, at), stack)
+            kind = found.lastgroup
+            start, at = found.start(kind), found.end()
+            wants = top.wants if top else _VALUE
+            if kind == "close":
+                closer = "}" if top is not None and top.node.kind == "object" else "]"
+                if top is None or not top.may_close or text[start] != closer:
+                    raise _not_json(text, start, stack)
+                node = stack.pop().node
+                node.end = at
+            elif wants != _VALUE or kind in ("comma", "colon"):
+                _went_on(text, stack, kind, (start, at))
+                continue
+            else:
+                node = Node("value" if kind != "open" else ("object" if text[start] == "{" else "array"), start)
+                if top is not None and top.key is not None:
+                    node.key_start, node.key_end = top.key
+                    top.key = None
+                if kind == "open":
+                    stack.append(_Open(node, fast))
+                    continue
+                node.end = at
+        if not stack:
+            return node, at
+        _ended(text, stack, node)
+
+
+def _passes_over(text, at, stack, within):
+    """Whether what starts after `at` is a value that keeps no items, to pass over whole:
+    not a container that keeps them (the root; a member of the root whose key is one of
+    `within`; a member of such a one), and not what ends a container or is no value."""
+    at = _skip(text, at)
+    if at >= len(text) or text[at] in "]},:":
+        return False  # the token loop tells what it is
+    if text[at] not in "[{":
+        return True
+    if len(stack) == 0:
+        return False
+    if len(stack) == 1:
+        key = stack[0].key
+        return not (stack[0].node.kind == "object" and key is not None and string_at(text, key[0]) in within)
+    return not (len(stack) == 2 and stack[1].kept)
+
+
+def _scalar_at(text, at):
+    """Whether the value at `at` (after any space) is no container."""
+    at = _skip(text, at)
+    return at < len(text) and text[at] not in "[{"
+
+
+# json's scanner, reading JSON as JSON.parse does: numbers kept as their text (so that no
+# length is too long for an int), NaN and the infinities refused.
+def _refuse(constant):
+    raise ValueError(f"{constant} is not JSON")
+
+
+_SCAN = json.scanner.make_scanner(json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=_refuse, strict=True))
+
+
+def _passed_over(text, start, within):
+    """The Node of the value at `start`, no container kept, and where it ends."""
+    try:
+        _, end = _SCAN(text, start)
+    except (StopIteration, ValueError, RecursionError):
+        # Not JSON, or deeper than the scanner's recursion goes: token by token, which
+        # finds its end at any depth, or says where it breaks, and why.
+        return _walk(text, start, within, fast=False)
+    node = Node("object" if text[start] == "{" else "array" if text[start] == "[" else "value", start)
+    node.end = end
+    return node, end
+
+
+def _went_on(text, stack, kind, span):
+    """Take the token of `kind` at `span`, no value, where the container on top of `stack`
+    waits for a key, a colon or a comma."""
+    top = stack[-1] if stack else None
+    wants = top.wants if top else _VALUE
+    start = span[0]
+    if wants == _KEY and kind == "string":
+        top.key, top.wants, top.may_close = span, _COLON, False
+    elif wants == _COLON and kind == "colon":
+        top.wants = _VALUE
+    elif wants == _NEXT and kind == "comma":
+        top.wants, top.may_close = (_KEY if top.node.kind == "object" else _VALUE), False
+    else:
+        raise _not_json(text, start, stack)
+
+
+def _ended(text, stack, node):
+    """`node` has ended inside the container on top of `stack`, which keeps it, with its
+    key decoded, where it keeps its items; the container then waits for a comma or its end."""
+    top = stack[-1]
+    top.wants, top.may_close = _NEXT, True
+    if top.kept:
+        if node.key_start is not None:
+            node.key = string_at(text, node.key_start)
+        top.node.items.append(node)
+
+
+def string_at(text, start):
+    """The string whose opening quote is at `start` in `text`, its escapes decoded (a lone
+    surrogate among them, as JSON.parse keeps one)."""
+    return json.decoder.scanstring(text, start + 1)[0]
+
+
 def _skip(text, at):
-    while at < len(text) and text[at] in _SPACE:
-        at += 1
-    return at
+    """Where the first character after any space from `at` is."""
+    return _SPACES.match(text, at).end()
 
 
-def _value(text, at):
-    """The Node of the value that starts at `at`, and where it ends."""
-    if at >= len(text):
-        raise ValueError("a value is missing")
-    opening = text[at]
-    if opening not in "[{":
-        node = Node("value", at)
-        _, node.end = _SCALAR.raw_decode(text, at)
-        return node, node.end
-    node = Node("object" if opening == "{" else "array", at)
-    closing = "}" if opening == "{" else "]"
-    at = _skip(text, at + 1)
-    while text[at : at + 1] != closing:
-        if node.items:
-            if text[at : at + 1] != ",":
-                raise ValueError("items without a comma between them")
-            at = _skip(text, at + 1)
-        key = key_start = key_end = None
-        if node.kind == "object":
-            if text[at : at + 1] != '"':
-                raise ValueError("an object's key is not a string")
-            key_start = at
-            key, key_end = json.decoder.scanstring(text, at + 1)
-            at = _skip(text, key_end)
-            if text[at : at + 1] != ":":
-                raise ValueError("a key without a colon")
-            at = _skip(text, at + 1)
-        item, at = _value(text, at)
-        item.key, item.key_start, item.key_end = key, key_start, key_end
-        node.items.append(item)
-        at = _skip(text, at)
-    node.end = at + 1
-    return node, node.end
+def _not_json(text, at, stack):
+    """What JSON.parse refuses at `at`: by line and column, what stands there, and what
+    would have (what the open container `stack` waits for, or the words given)."""
+    if isinstance(stack, str):
+        wanted = stack
+    elif not stack:
+        wanted = _VALUE
+    else:
+        top = stack[-1]
+        wanted = top.wants
+        if top.may_close:
+            wanted += f" or the end of the {top.node.kind}"
+    line = len(_LINE_BREAK.findall(text, 0, at)) + 1
+    column = at - max(text.rfind("\n", 0, at), text.rfind("\r", 0, at))
+    there = "its end" if at >= len(text) else repr(text[at])
+    return NotJson(f"at line {line} column {column}, {there} stands where JSON wants {wanted}")
 
 
 def member(node, key):
-    """The value of `key` in the object `node`, or None; Unsafe where the key appears twice."""
-    found = [item for item in node.items if item.key == key]
-    if len(found) > 1:
-        raise Unsafe(f"{key} appears more than once")
-    return found[0] if found else None
+    """The value of `key` in the object `node`, as JSON.parse takes it: the last, where the
+    key stands more than once; None where it stands nowhere."""
+    return next((item for item in reversed(node.items) if item.key == key), None)
+
+
+def strings(text, node):
+    """The strings among the items of the array `node`, decoded."""
+    return [string_at(text, item.start) for item in node.items if text[item.start] == '"']
 
 
 def indent_of(text, at):
     """The spaces and tabs that start the line holding `at`."""
-    start = end = text.rfind("\n", 0, at) + 1
+    start = max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
+    end = start
     while end < at and text[end] in " \t":
         end += 1
     return text[start:end]
@@ -105,13 +247,19 @@ def indent_of(text, at):
 class Layout:
     """How a document is laid out, read from its text: its line ending, `unit`, the
     indentation one level adds (None: it is written on one line), and the separators
-    after a key and between the items of a container written on one line."""
+    after a key and between the items of a container written on one line. It is read from
+    the first LAYOUT_LOOKS containers, the top first: a document lays itself out alike."""
 
     def __init__(self, text, root):
-        self.newline = "\r\n" if "\r\n" in text else "\n"
+        found = _LINE_BREAK.search(text)
+        self.newline = found.group() if found else "\n"
         self.unit = self.colon = self.comma = None
-        self._read(text, root)
-        if self.unit is None and "\n" in text[root.start : root.end]:
+        containers, looked = [root], 0
+        while looked < min(len(containers), LAYOUT_LOOKS):
+            node, looked = containers[looked], looked + 1
+            self._read(text, node)
+            containers += [item for item in node.items if item.items]
+        if self.unit is None and _LINE_BREAK.search(text, root.start, root.end):
             self.unit = "  "
         self.colon = self.colon or ": "
         self.comma = self.comma or ", "
@@ -119,17 +267,16 @@ class Layout:
     def _read(self, text, node):
         if not node.items:
             return
-        first, outer = node.items[0], indent_of(text, node.start)
+        first = node.items[0]
         if _on_lines(text, node) and self.unit is None:
-            inner = indent_of(text, first.first)
+            outer, inner = indent_of(text, node.start), indent_of(text, first.first)
             if inner.startswith(outer) and len(inner) > len(outer):
                 self.unit = inner[len(outer) :]
-        if first.key_end is not None and self.colon is None:
-            self.colon = text[first.key_end : first.start]
+        between = text[first.key_end : first.start] if first.key_end is not None else None
+        if between is not None and self.colon is None and not _LINE_BREAK.search(between):
+            self.colon = between  # a colon on a line of its own is too odd to copy
         if len(node.items) > 1 and not _on_lines(text, node) and self.comma is None:
             self.comma = text[first.end : node.items[1].first]
-        for item in node.items:
-            self._read(text, item)
 
     def render(self, value, indent):
         """`value` as JSON in this layout: on lines, those after the first at `indent`; or
@@ -143,7 +290,7 @@ class Layout:
 def _on_lines(text, node):
     """Whether the container `node` puts its first item on a line of its own."""
     until = node.items[0].first if node.items else node.end - 1
-    return "\n" in text[node.start + 1 : until]
+    return _LINE_BREAK.search(text, node.start + 1, until) is not None
 
 
 def appended(text, node, key, value, layout):
@@ -171,29 +318,11 @@ def appended(text, node, key, value, layout):
 
 def without(text, node, index):
     """`text` without item `index` of the container `node` and what joined it to the one
-    before (or, for the first, to the bracket): what `appended` put in, where it put it."""
+    before (or, for the first, to the one after, or to the bracket): what `appended` put
+    in, where it put it."""
     item = node.items[index]
     if index > 0:
         return text[: node.items[index - 1].end] + text[item.end :]
     if len(node.items) > 1:
         return text[: item.first] + text[node.items[1].first :]
     return text[: node.start + 1] + text[item.end :]
-
-
-def edited(text, change, expected):
-    """The text `change(text, root, layout)` makes of the document `text`, checked: it must
-    parse as `expected`; Unsafe where the document does not allow the change in place."""
-    try:
-        root = parse(text)
-    except (ValueError, RecursionError):
-        raise Unsafe("the document cannot be read in place") from None
-    if root.kind != "object":
-        raise Unsafe("the document is not an object")
-    result = change(text, root, Layout(text, root))
-    try:
-        same = json.loads(result) == expected
-    except (ValueError, RecursionError):
-        same = False
-    if not same:
-        raise Unsafe("an edit in place would change more than it should")
-    return result
