@@ -221,6 +221,11 @@ def main(flavour, version, argv):
     if argv[1:2] == [os.environ.get("FAKE_CLIENT_FAILS")]:  # the one command to fail, as a broken client does
         sys.stderr.write("Error: the configuration is broken\n")
         return 1
+    if argv[1:2] == [os.environ.get("FAKE_CLIENT_HOLDS")]:  # the one command that says it started, then waits
+        import time
+        open(os.environ["FAKE_CLIENT_STARTED"], "w").close()
+        while True:
+            time.sleep(1)
     if flavour == "claude":
         path = os.path.join(os.environ.get("CLAUDE_CONFIG_DIR") or os.environ["HOME"], ".claude.json")
     else:

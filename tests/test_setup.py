@@ -167,8 +167,10 @@ def test_setup_adds_the_rule_as_a_person_would_and_remove_gives_the_file_back_by
 def test_a_home_without_settings_is_left_without_them_by_remove(postbag, clients):
     env, claude_config, codex_config = clients
     set_up(postbag, env=env)
-    result = postbag.run("setup", "--remove", env=env)
     path = settings_path(postbag)
+    made = b"postbag made this folder, and settings.json in it, to hold the rule\n"
+    assert read_bytes(path + ".before-postbag") == made
+    result = postbag.run("setup", "--remove", env=env)
     assert (result.returncode, result.stdout) == (
         0,
         f"claude removes {path}, which setup made\n"
@@ -177,51 +179,79 @@ def test_a_home_without_settings_is_left_without_them_by_remove(postbag, clients
         f"setup made these 3 changes; {RESTART}\n",
     )
     assert servers(claude_config) == {} and servers(codex_config) == {}
-    assert os.listdir(os.path.dirname(path)) == []
+    assert not os.path.exists(os.path.dirname(path))  # the folder setup made, gone with what it held
     assert set_up(postbag, "--remove", env=env) == "setup finds nothing to take out\n"
 
 
-def test_what_the_person_changed_since_setup_stays_and_the_kept_copy_is_never_overwritten(postbag, clients):
+def test_where_only_the_file_was_missing_remove_takes_the_file_away_and_leaves_the_folder(postbag, clients):
     env, *_ = clients
-    path = write_settings(postbag, WRITTEN_BY_CLAUDE)
+    folder = os.path.join(postbag.env["HOME"], ".claude")
+    os.makedirs(folder)
     set_up(postbag, env=env)
-    edited = read_bytes(path).replace(b'"model": "opus"', b'"model": "sonnet"')  # the person's own change since
-    write_settings(postbag, edited)
-    removed = set_up(postbag, "--remove", env=env)
-    assert f"takes out {RULE} from permissions.allow in {path}\n" in removed  # a copy is kept already: no other
-    assert read_bytes(path) == WRITTEN_BY_CLAUDE.replace(b'"model": "opus"', b'"model": "sonnet"')
-    assert read_bytes(path + ".before-postbag") == WRITTEN_BY_CLAUDE
-    for args in ((), ("--remove",), (), ()):  # setup again, and again: the copy is the person's first file still
-        set_up(postbag, *args, env=env)
-        assert read_bytes(path + ".before-postbag") == WRITTEN_BY_CLAUDE
-    assert settings(postbag)["model"] == "sonnet" and RULE in settings(postbag)["permissions"]["allow"]
+    assert read_bytes(settings_path(postbag) + ".before-postbag") == b""  # there was no file: nothing to keep
+    set_up(postbag, "--remove", env=env)
+    assert os.listdir(folder) == []
 
 
-def test_a_rule_the_person_wrote_is_kept_in_a_copy_before_remove_takes_it_out(postbag, clients):
+def test_what_the_person_changed_since_setup_stays_and_remove_takes_out_only_what_setup_added(postbag, clients):
     env, *_ = clients
-    mine = b'{"permissions": {"allow": ["mcp__postbag", "Read"]}}\n'
+    mine = b'{"a": 1, "permissions": {"allow": []}}'
     path = write_settings(postbag, mine)
-    assert "claude lets" not in set_up(postbag, env=env)  # allowed already: setup changes nothing there
-    assert not os.path.exists(path + ".before-postbag")
-    removed = set_up(postbag, "--remove", env=env)
-    assert f"takes out {RULE} from permissions.allow in {path}, kept as it was in settings.json.before-postbag" in (
-        removed
-    )
-    assert read_bytes(path) == b'{"permissions": {"allow": ["Read"]}}\n'
-    assert read_bytes(path + ".before-postbag") == mine
     set_up(postbag, env=env)
-    set_up(postbag, "--remove", env=env)  # the rule is setup's to take out, wherever it stood: the copy keeps it
-    assert read_bytes(path) == b'{"permissions": {"allow": ["Read"]}}\n'
-    assert read_bytes(path + ".before-postbag") == mine
+    assert read_bytes(path) == b'{"a": 1, "permissions": {"allow": ["mcp__postbag"]}}'
+    write_settings(postbag, b'{"a": 2, "permissions": {"allow": ["mcp__postbag"]}}')  # the person's own change since
+    removed = set_up(postbag, "--remove", env=env)
+    assert (
+        f"claude takes out {RULE} from permissions.allow in {path}, and removes settings.json.before-postbag, which "
+        "no longer describes it\n"
+    ) in removed
+    assert read_bytes(path) == b'{"a": 2, "permissions": {"allow": []}}'  # their empty allow is theirs: it stays
+    assert not os.path.exists(path + ".before-postbag")
+    assert set_up(postbag, "--remove", env=env) == "setup finds nothing to take out\n"  # and no later remove guesses
+    set_up(postbag, env=env)  # setup again: the copy is the file as it found it now
+    assert read_bytes(path + ".before-postbag") == b'{"a": 2, "permissions": {"allow": []}}'
 
 
-def test_a_file_of_a_shape_no_edit_in_place_can_keep_is_written_whole_and_given_back_whole(postbag, clients):
+def test_a_file_setup_made_and_the_person_filled_keeps_what_they_put_in(postbag, clients):
     env, *_ = clients
-    twice = b'{"permissions": {"allow": ["Read"]}, "permissions": {"allow": ["Edit"]}}'  # JSON takes the last
+    set_up(postbag, env=env)
+    path = settings_path(postbag)
+    filled = b'{\n  "model": "opus",\n  "permissions": {\n    "allow": [\n      "mcp__postbag"\n    ]\n  }\n}\n'
+    write_settings(postbag, filled)
+    set_up(postbag, "--remove", env=env)
+    assert read_bytes(path) == b'{\n  "model": "opus"\n}\n'
+    write_settings(postbag, b"{}")
+    set_up(postbag, env=env)
+    write_settings(postbag, b'{"permissions": {"allow": ["mcp__postbag"]}}')  # laid out anew, nothing of the person's
+    set_up(postbag, "--remove", env=env)
+    assert read_bytes(path) == b"{}"  # they had a file before this setup: it stays, as they had it
+
+
+def test_a_rule_the_person_wrote_before_setup_stays_through_setup_and_remove(postbag, clients):
+    env, *_ = clients
+    for mine in (
+        b'{"permissions": {"allow": ["mcp__postbag", "Read"]}}\n',
+        b'{"permissions": {"allow": ["mcp__postbag", "mcp__postbag"]}}\n',
+        b'{"permissions": {"allow": ["mcp__postbag__*"]}}',
+    ):
+        path = write_settings(postbag, mine)
+        assert "claude lets" not in set_up(postbag, env=env)  # allowed already: setup changes nothing there
+        assert not os.path.exists(path + ".before-postbag")
+        assert "settings.json" not in set_up(postbag, "--remove", env=env)  # setup added no rule: none is taken out
+        assert read_bytes(path) == mine
+
+
+def test_a_key_twice_and_numbers_past_a_double_are_edited_in_place_and_given_back_byte_for_byte(postbag, clients):
+    """JSON.parse takes the last of a key, and 1e400 is valid JSON it reads as Infinity:
+    the edit goes where JSON.parse looks, and every number keeps the text it was written in."""
+    env, *_ = clients
+    twice = b'{"permissions": {}, "big": 1e400, "n": 123456789012345678901234567890, '
+    twice += b'"permissions": {"allow": ["Bash(ls)"]}}'
     path = write_settings(postbag, twice)
     set_up(postbag, env=env)
-    whole = b'{\n  "permissions": {\n    "allow": [\n      "Edit",\n      "mcp__postbag"\n    ]\n  }\n}\n'
-    assert read_bytes(path) == whole
+    assert read_bytes(path) == twice.replace(b'"Bash(ls)"]', b'"Bash(ls)", "mcp__postbag"]')
+    lines = postbag.run("doctor", env=env).stdout
+    assert "ok    the permission rule: Claude Code runs postbag's tools without asking" in lines
     set_up(postbag, "--remove", env=env)
     assert read_bytes(path) == twice
 
@@ -240,6 +270,88 @@ def test_a_settings_file_that_is_a_link_is_written_through_to_the_file_it_names(
     assert read_bytes(link + ".before-postbag") == b'{"model": "opus"}'  # beside the name the person knows
     set_up(postbag, "--remove", env=env)
     assert os.path.islink(link) and dotfiles.read_bytes() == b'{"model": "opus"}'
+
+
+def test_a_link_that_names_no_file_is_left_as_it_is_and_setup_says_what_it_needs(postbag, clients, tmp_path):
+    env, claude_config, codex_config = clients
+    os.makedirs(os.path.join(postbag.env["HOME"], ".claude"))
+    link = settings_path(postbag)
+    for target in (tmp_path / "missing" / "dir" / "settings.json", tmp_path / "settings.json"):
+        os.symlink(target, link)
+        assert postbag.refused("setup", env=env) == (
+            f"setup changed nothing: claude's settings.json, {link}, is a link to {target}, which is not there: "
+            f"create {target} (an empty object, {{}} is enough), or remove the link, then run postbag setup again"
+        )
+        assert os.readlink(link) == str(target) and not os.path.exists(target)
+        assert not os.path.exists(claude_config) and not os.path.exists(codex_config)
+        os.unlink(link)
+
+
+@pytest.mark.parametrize("how", ["read-only", "hard-linked"])
+def test_a_settings_file_the_person_made_read_only_or_gave_two_names_is_named_and_left_alone(postbag, clients, how):
+    env, claude_config, _ = clients
+    path = write_settings(postbag, b'{"model": "opus"}', mode=0o444 if how == "read-only" else 0o600)
+    if how == "hard-linked":
+        os.link(path, path + ".mine")
+    said = postbag.refused("setup", env=env)
+    if how == "read-only":
+        assert said == (
+            f"setup changed nothing: claude's settings.json, {path}, is read-only (mode 444): make it writable "
+            f"(chmod u+w {path}), or add {RULE} to permissions.allow yourself"
+        )
+    else:
+        assert said == (
+            f"setup changed nothing: claude's settings.json, {path}, has 2 names (hard links), which a rewrite "
+            f"would split: add {RULE} to permissions.allow yourself"
+        )
+        assert os.stat(path).st_ino == os.stat(path + ".mine").st_ino
+    assert read_bytes(path) == b'{"model": "opus"}' and not os.path.exists(claude_config)
+
+
+def test_part_files_a_killed_setup_left_are_cleaned_by_the_next_run(postbag, clients):
+    env, *_ = clients
+    path = write_settings(postbag, WRITTEN_BY_CLAUDE)
+    folder = os.path.dirname(path)
+    ended = subprocess.Popen(["true"])  # a pid whose process has ended: a writer killed
+    ended.wait()
+    left = [f".settings.json.{ended.pid}.0a1b2c3d.part", f".settings.json.before-postbag.{ended.pid}.00ff00ff.part"]
+    alive = f".settings.json.{os.getpid()}.feedbeef.part"  # a writer that still runs: its file is its own
+    for name in [*left, alive, "notes.part"]:
+        with open(os.path.join(folder, name), "w") as file:
+            file.write("{")
+    set_up(postbag, env=env)
+    assert sorted(strays(folder)) == sorted([alive, "notes.part"])
+
+
+@pytest.mark.process  # a signal of its own, and the process it ends
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_mid_setup_leaves_every_change_undone(postbag, clients, signal_name):
+    import signal
+    import time
+
+    env, claude_config, codex_config = clients
+    path = write_settings(postbag, WRITTEN_BY_CLAUDE)
+    started = os.path.join(postbag.env["HOME"], "claude-add-started")
+    holding = {**env, "FAKE_CLIENT_HOLDS": "add", "FAKE_CLIENT_STARTED": started}
+    child = subprocess.Popen(
+        [*postbag.command, "setup"],
+        env=postbag.environment(None, holding),
+        cwd=postbag.cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not os.path.exists(started) and time.monotonic() < deadline:  # the rule is in; claude mcp add runs
+        time.sleep(0.01)
+    assert read_bytes(path) == SHAPES["Claude Code's own"][1]
+    child.send_signal(getattr(signal, signal_name))
+    _, stderr = child.communicate(timeout=30)
+    assert child.returncode == (130 if signal_name == "SIGINT" else -getattr(signal, signal_name)), stderr
+    assert stderr == "postbag: setup was interrupted; nothing was changed\n"
+    assert read_bytes(path) == WRITTEN_BY_CLAUDE and not os.path.exists(path + ".before-postbag")
+    assert not os.path.exists(claude_config) or servers(claude_config) == {}
+    assert not os.path.exists(codex_config)
 
 
 def test_a_dry_run_says_each_change_and_makes_none(postbag, clients):
@@ -346,7 +458,8 @@ def test_a_settings_file_setup_cannot_read_safely_changes_nothing(postbag, clien
     assert reason.startswith("setup changed nothing: ")
     assert reason.endswith(
         {
-            "{not json": "claude's settings.json cannot be read (it is not JSON)",
+            "{not json": "claude's settings.json is not JSON (at line 1 column 2, 'n' stands where JSON wants a key "
+            "in quotes or the end of the object)",
             "[1, 2]": "claude's settings.json is not an object of settings",
         }.get(text, "permissions.allow in claude's settings.json is not a list")
     )
@@ -521,7 +634,15 @@ LAYOUTS = st.sampled_from(
 )
 PERSONS = st.dictionaries(
     st.sampled_from(["model", "theme", "hooks", "env", "permissions"]),
-    st.one_of(st.text(max_size=5), st.integers(), st.just({}), st.just({"allow": ["Read"]}), st.just({"deny": []})),
+    st.one_of(
+        st.text(max_size=5),
+        st.integers(),
+        st.just({}),
+        st.just({"allow": ["Read"]}),
+        st.just({"allow": []}),
+        st.just({"allow": [RULE, "Read"]}),  # a rule of the person's own
+        st.just({"deny": []}),
+    ),
     max_size=4,
 )
 
@@ -546,23 +667,11 @@ def without_the_rule(data):
     return value
 
 
-def empty_at_the_end(data, copy):
-    """The one case the file alone cannot tell from setup's own: the person's empty
-    permissions (or allow) last of its object, where setup would have made it, and no
-    copy kept of the file as setup found it (the person changed it since an earlier setup)."""
-    if data is None or data == copy:
-        return False
-    value = json.loads(data.removeprefix(b"\xef\xbb\xbf"))
-    permissions = value.get("permissions")
-    return (permissions == {} and list(value)[-1] == "permissions") or (
-        permissions is not None and (permissions.get("allow") == [] and list(permissions)[-1] == "allow")
-    )
-
-
-def holds_the_rule(data):
-    return data is not None and RULE in json.loads(data.removeprefix(b"\xef\xbb\xbf")).get("permissions", {}).get(
-        "allow", []
-    )
+def rules_of(data):
+    """The rules of the allow list of a settings file, as JSON takes them: none where there is no file."""
+    if not data:
+        return []
+    return json.loads(data.removeprefix(b"\xef\xbb\xbf")).get("permissions", {}).get("allow", [])
 
 
 @hypothesis.settings(max_examples=80, deadline=None)
@@ -571,34 +680,85 @@ def holds_the_rule(data):
     steps=st.lists(st.sampled_from(["setup", "remove"]) | st.tuples(PERSONS, LAYOUTS, st.booleans()), max_size=8),
 )
 def test_no_sequence_of_setups_removals_and_edits_loses_the_persons_file(tmp_path_factory, start, steps):
+    """Each rule of the person's file, through whatever they and setup do to it in turn: every
+    setting of theirs stays; setup adds one rule or none; remove takes out the one setup
+    added and nothing of theirs, giving the file back byte for byte where nothing changed
+    since, and keeps no copy after it; nothing is left half written."""
     from postbag.claude import permission
 
-    folder = tmp_path_factory.mktemp("claude")
+    folder = tmp_path_factory.mktemp("claude") / ".claude"
     path = str(folder / "settings.json")
     kept = path + permission.KEPT
-    prior = found_by_setup = None
+    given_back = None  # what a remove gives back byte for byte: the file as setup found it, while untouched since
+    added = False  # whether setup added a rule that no remove has taken out since
     for step in [*([start] if start else []), *steps]:
         if type(step) is tuple:  # the person writes their file, whatever it held
             value = {key: item for key, item in step[0].items() if key != "permissions" or type(item) is dict}
+            os.makedirs(folder, exist_ok=True)
             with open(path, "wb") as file:
                 file.write(persons_file(value, step[1], step[2]))
-            prior = "edit"
+            given_back = None
             continue
-        before, copy = read_bytes(path), read_bytes(kept)
+        before = read_bytes(path)
         change = permission.change(path, removing=step == "remove")
         if change is not None:
             change.make()
         after = read_bytes(path)
-        assert strays(str(folder)) == []
+        assert not os.path.isdir(folder) or strays(str(folder)) == []
         assert without_the_rule(after) == without_the_rule(before)  # every setting of the person's kept
         if step == "setup":
             assert permission.settings_at(path).allowed()
-            found_by_setup = before
+            grown = len(rules_of(after)) - len(rules_of(before))
+            assert grown == (0 if RULE in rules_of(before) else 1)
+            if grown:
+                given_back, added = (b"" if before is None else before), True
         else:
-            assert not holds_the_rule(after)
-            if prior == "setup" and not holds_the_rule(found_by_setup) and not empty_at_the_end(found_by_setup, copy):
-                assert after == found_by_setup  # given back byte for byte, or absent where it was absent
-        if copy is not None:  # a kept copy is never overwritten: it stays, or is given back whole
-            assert read_bytes(kept) == copy or (read_bytes(kept) is None and after == copy)
-        prior = step
-    assert sorted(os.listdir(folder)) in ([], ["settings.json"], ["settings.json", "settings.json.before-postbag"])
+            copies = [rule for rule in rules_of(before) if rule == RULE]
+            taken = len(copies) - len([rule for rule in rules_of(after) if rule == RULE])
+            # The one setup added, wherever the person's edits since left it; none of theirs.
+            assert taken == (1 if added and copies else 0)
+            if given_back is not None:
+                assert (after or b"") == given_back
+            assert not os.path.exists(kept)
+            given_back, added = None, False
+    assert not os.path.isdir(folder) or sorted(os.listdir(folder)) in (
+        [],
+        ["settings.json"],
+        ["settings.json", "settings.json.before-postbag"],
+    )
+
+
+def test_a_deny_or_ask_rule_of_the_persons_is_named_with_its_file_and_never_changed(postbag, clients):
+    env, *_ = clients
+    mine = b'{"permissions": {"deny": ["mcp__postbag"], "allow": ["Read"]}}'
+    path = write_settings(postbag, mine)
+    project = os.path.join(postbag.cwd, ".claude", "settings.local.json")
+    os.makedirs(os.path.dirname(project))
+    with open(project, "w") as file:
+        json.dump({"permissions": {"ask": ["mcp__postbag__send"]}}, file)
+    result = postbag.run("setup", env=env)
+    assert result.returncode == 0, result.stderr
+    # The rule goes in all the same, for the tools no deny names; what the deny and the ask do is said, not undone.
+    assert f"claude adds {RULE} to permissions.allow in {path}, kept as it was in settings.json.before-postbag\n" in (
+        result.stdout
+    )
+    assert "without asking" not in result.stdout
+    said = result.stderr.splitlines()
+    assert said[:2] == [
+        f"postbag: Claude Code will not run postbag's tools: {RULE} stands in permissions.deny of {path}, and a deny "
+        "wins over every allow (setup leaves that to you)",
+        f"postbag: Claude Code asks before each call of postbag's send tool: {RULE}__send stands in permissions.ask "
+        f"of {project}, and an ask wins over an allow (setup leaves that to you)",
+    ]
+    assert json.loads(read_bytes(path))["permissions"]["deny"] == [RULE]
+    lines = postbag.run("doctor", env=env).stdout.splitlines()
+    assert (
+        f"fix   the permission rule: Claude Code will not run postbag's tools: {RULE} stands in permissions.deny of "
+        f"{path}, and a deny wins over every allow: take it out there, if the agents are to write to each other"
+    ) in lines
+    write_settings(postbag, b'{"permissions": {"allow": ["mcp__postbag"]}}')
+    lines = postbag.run("doctor", env=env).stdout.splitlines()
+    assert (
+        "note  the permission rule: Claude Code asks before each call of postbag's send tool: mcp__postbag__send "
+        f"stands in permissions.ask of {project}, and an ask wins over an allow"
+    ) in lines

@@ -43,6 +43,38 @@ def write(path, data, mode=0o600):
     sync_directory(folder)
 
 
+def clean_leftovers(folder):
+    """Remove the part files in `folder` that a write of postbag's left when a kill stopped
+    it: each .NAME.PID.HEX.part, whose process PID runs no more. A process that runs is
+    writing one still, or has the same pid since: its file stays."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        pid = _writer_of(name)
+        if pid is None:
+            continue
+        try:
+            os.kill(pid, 0)
+            continue
+        except ProcessLookupError:
+            pass
+        except OSError:  # another user's process: it runs
+            continue
+        _remove_quietly(os.path.join(folder, name))
+
+
+def _writer_of(name):
+    """The pid in the name of a part file of postbag's, .NAME.PID.HEX.part, or None."""
+    if not (name.startswith(".") and name.endswith(".part")):
+        return None
+    parts = name[: -len(".part")].rsplit(".", 2)
+    if len(parts) != 3 or not (parts[1].isascii() and parts[1].isdigit()) or len(parts[2]) != 8:
+        return None
+    return int(parts[1]) if 0 < int(parts[1]) < 2**31 else None
+
+
 def remove(path):
     """Remove the file at `path`, and make its directory's loss of the name durable."""
     os.unlink(path)

@@ -13,9 +13,19 @@
 
 import os
 
+from postbag import repository
 from postbag.claude import CLIENT, PROGRAM
 from postbag.claude import permission as rule
-from postbag.claude.acceptance import ACCEPT, BYPASSES, HOLD, LETTING_IN, REFUSE, Settings
+from postbag.claude.acceptance import (
+    ACCEPT,
+    BYPASSES,
+    HOLD,
+    LETTING_IN,
+    MANAGED_SETTINGS,
+    PROJECT_SETTINGS,
+    REFUSE,
+    Settings,
+)
 from postbag.claude.files import config_directory
 from postbag.here import home_of
 from postbag.processes import which
@@ -84,7 +94,24 @@ def unregistering(here, client):
 
 
 def allowing_tools(here, removing):
-    return rule.change(settings_path(here.env), removing=removing)
+    held = [] if removing else rule.holding_back(settings_paths(here))
+    return rule.change(settings_path(here.env), removing=removing, unasked=not held)
+
+
+def settings_paths(here):
+    """Every settings file whose permission rules Claude Code applies to a session started
+    in this terminal's directory, in its order: an administrator's, the person's, and the
+    project's (its .claude folder's settings.json and settings.local.json, in this
+    directory and at the top of its repository)."""
+    folders = [here.cwd] if here.cwd else []
+    try:
+        found = repository.containing(here.cwd) if here.cwd else None
+    except Refusal:  # the ledger's check says why; the rules of this directory are read all the same
+        found = None
+    if found is not None and found.top not in folders:
+        folders.append(found.top)
+    projects = [os.path.join(folder, ".claude", name) for folder in folders for name in PROJECT_SETTINGS]
+    return [*(here.system(path) for path in MANAGED_SETTINGS), settings_path(here.env), *projects]
 
 
 def checks(here):
@@ -94,17 +121,26 @@ def checks(here):
         allowed = rule.settings_at(settings_path(here.env)).allowed()
     except Refusal as refusal:
         return [Check(FIX, what, f"{refusal}: mend it, then {RUN_SETUP}"), _acceptance(here)]
-    if allowed:
-        found = Check(OK, what, f"Claude Code runs postbag's tools without asking ({rule.RULE} is allowed)")
-    else:
+    held = rule.holding_back(settings_paths(here))
+    denied = [each for each in held if each.kind == "deny"]
+    if denied:
+        found = Check(FIX, what, f"{denied[0].words()}: take it out there, if the agents are to write to each other")
+    elif not allowed:
         found = Check(FIX, what, f"Claude Code would ask before each of postbag's tools: {RUN_SETUP}")
+    elif held:
+        found = Check(NOTE, what, held[0].words())
+    else:
+        found = Check(OK, what, f"Claude Code runs postbag's tools without asking ({rule.RULE} is allowed)")
     return [found, _acceptance(here)]
 
 
 def notes(here):
-    """What setup says, and leaves to the person, of what Claude Code lets in."""
+    """What setup says, and leaves to the person, of what Claude Code lets in, and of the
+    rules that keep postbag's tools from running without asking."""
+    held = [f"{each.words()} (setup leaves that to you)" for each in rule.holding_back(settings_paths(here))]
     check = _acceptance(here)
-    return [] if check.state == OK else [f"Claude Code and {check.what}: {check.said} (setup leaves that to you)"]
+    lets_in = [] if check.state == OK else [f"Claude Code and {check.what}: {check.said} (setup leaves that to you)"]
+    return held + lets_in
 
 
 def _acceptance(here):

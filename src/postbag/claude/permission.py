@@ -1,67 +1,110 @@
 """The rule that lets postbag's tools run in Claude Code without asking: "mcp__postbag"
 in permissions.allow of the person's settings.json, which setup puts in and setup
---remove takes out (observed on 2.1.248 to 2.1.336).
+--remove takes out (observed on 2.1.248 to 2.1.336); and what the settings at every
+level say of postbag's tools, deny and ask rules among them, which setup never changes.
 
 settings.json is the person's file, and is treated so:
-- it is edited in place, as a person edits it (json_text.py): the rule goes at the end of
-  permissions.allow, every other byte as it was; only where the file's shape does not
-  allow that (a key twice in one object) is it written whole, in Claude Code's own
-  layout, two spaces an indent;
-- it is written whole or not at all (whole_file.py);
-- before postbag first changes it, the file as found is kept beside it, as
-  settings.json.before-postbag, which no later run overwrites;
-- --remove gives the kept bytes back where the file is still what setup made of them
-  (and removes the kept copy, whose bytes are then the file's), removes a file setup
-  made where there was none while it is still as setup made it, and otherwise takes out
-  the rule alone, keeping the rest, and the file as it was before, where no copy is kept.
+- it is read as Claude Code reads it (JSON.parse: any depth, numbers as written, the last
+  of a key that stands twice), and edited in place, as a person edits it (json_text.py):
+  the rule goes at the end of the permissions.allow that counts, every other byte as it
+  was; a file it cannot edit so (not JSON, not an object of settings, longer than postbag
+  reads back once the rule is in) is refused, with why, and nothing changes;
+- it is written whole or not at all (whole_file.py), through a link to the file it names;
+  a link that names no file, a file that is read-only or has other names (hard links),
+  is named and left alone;
+- before postbag changes it, the file as found is kept beside it, as
+  settings.json.before-postbag (empty where there was no file; a line saying so where
+  there was no folder either): the kept copy is the record that setup added the rule,
+  and of what it made to hold it;
+- --remove takes out what setup put in and nothing else: where the file is still what
+  setup made of the kept copy, it gives back the kept bytes (or removes the file, and the
+  folder, setup made); where the person changed it since, it takes out the rule setup
+  added, and what setup made to hold it where that holds nothing else; the kept copy goes
+  with it, said so where it no longer described the file. A rule the person wrote before
+  setup stays: setup added none, and kept no copy.
 """
 
-import json
 import os
+import stat
 
 from postbag import json_text, whole_file
+from postbag.escape import shell_word
 from postbag.refusal import Refusal
 from postbag.registration import Change
-from postbag.vendor_files import read
+from postbag.vendor_files import LIMIT, read
 
 RULE = "mcp__postbag"  # the permission rule that lets every tool of postbag's server run without asking
 RULES = (RULE, f"{RULE}__*")  # what counts as that rule already
-KEPT = ".before-postbag"  # the settings file as postbag first found it, beside it
+TOOL_RULE = f"{RULE}__"  # how a rule for one of its tools begins
+KEPT = ".before-postbag"  # the settings file as postbag found it, beside it
+# What the kept copy holds where there was no file to keep: nothing, or, where setup made
+# the folder too, these words.
+NO_FILE, NO_FOLDER = b"", b"postbag made this folder, and settings.json in it, to hold the rule\n"
 # What setup writes where there was no settings file: Claude Code's own layout.
-MADE = (json.dumps({"permissions": {"allow": [RULE]}}, indent=2) + "\n").encode()
+MADE = b'{\n  "permissions": {\n    "allow": [\n      "' + RULE.encode() + b'"\n    ]\n  }\n}\n'
 _BOM = b"\xef\xbb\xbf"
+LOOKED_INTO = ("permissions",)  # the members of the settings whose own members an edit reads
+# What setup made to hold the rule, as the kept copy tells it: only the rule; the allow
+# list; the permissions; the file.
+RULE_ALONE, ALLOW, PERMISSIONS, FILE = 0, 1, 2, 3
 
 
 class Settings:
-    """The bytes of a settings file (`data`; None where there is none) and what they say (`value`)."""
+    """A settings file as Claude Code reads it: its bytes (`data`, None where there is none),
+    and of its text the object of settings (`root`), its permissions and its allow list,
+    each the one that counts, or None."""
 
-    __slots__ = ("data", "value")
+    __slots__ = ("allow", "bom", "data", "permissions", "root", "text")
 
     def __init__(self, data):
-        self.data, self.value = data, None
+        self.data, self.bom, self.text = data, b"", None
+        self.root = self.permissions = self.allow = None
         if data is None:
             return
+        self.bom = _BOM if data.startswith(_BOM) else b""
+        # Bytes that are not UTF-8 are kept as they are, each as a lone surrogate: written
+        # back, they are the same bytes.
+        self.text = data[len(self.bom) :].decode("utf-8", "surrogateescape")
         try:
-            self.value = json.loads(data.removeprefix(_BOM).decode())
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            raise Refusal("claude's settings.json cannot be read (it is not JSON)") from None
-        permissions = self.value.get("permissions", {}) if type(self.value) is dict else None
-        if type(permissions) is not dict:
+            self.root = json_text.parse(self.text, within=LOOKED_INTO)
+        except json_text.NotJson as error:
+            raise Refusal(f"claude's settings.json is not JSON ({error})") from None
+        if self.root.kind != "object":
             raise Refusal("claude's settings.json is not an object of settings")
-        if type(permissions.get("allow", [])) is not list:
-            raise Refusal("permissions.allow in claude's settings.json is not a list")
+        self.permissions = json_text.member(self.root, "permissions")
+        if self.permissions is not None and self.permissions.kind != "object":
+            raise Refusal("permissions in claude's settings.json is not an object")
+        self.allow = _list(self, "allow")
 
-    @property
-    def allow(self):
-        return [] if self.value is None else self.value.get("permissions", {}).get("allow", [])
+    def rules(self, kind):
+        """The rules of permissions.`kind` ("allow", "deny" or "ask") that count, as text."""
+        found = self.allow if kind == "allow" else _list(self, kind)
+        return [] if found is None else json_text.strings(self.text, found)
 
     def allowed(self):
-        """Whether these settings let postbag's tools run without asking."""
-        return any(rule in self.allow for rule in RULES)
+        """Whether these settings let postbag's tools run without asking, as far as allow says."""
+        return any(rule in RULES for rule in self.rules("allow"))
 
     def holds_the_rule(self):
         """Whether permissions.allow holds the rule setup puts in, as setup writes it."""
-        return RULE in self.allow
+        return RULE in self.rules("allow")
+
+    def made_by_setup(self):
+        """What setup made to hold the rule where it found these settings (its kept copy):
+        FILE, PERMISSIONS, ALLOW or RULE_ALONE."""
+        if self.data in (NO_FILE, NO_FOLDER):
+            return FILE
+        if self.permissions is None:
+            return PERMISSIONS
+        return ALLOW if self.allow is None else RULE_ALONE
+
+
+def _list(settings, kind):
+    """The permissions.`kind` list of `settings` that counts, or None; a Refusal where it is no list."""
+    found = json_text.member(settings.permissions, kind) if settings.permissions is not None else None
+    if found is not None and found.kind != "array":
+        raise Refusal(f"permissions.{kind} in claude's settings.json is not a list")
+    return found
 
 
 def settings_at(path):
@@ -75,109 +118,166 @@ def settings_at(path):
         raise Refusal(f"claude's settings.json cannot be read ({error.strerror})") from None
 
 
-def with_rule(settings):
-    """The bytes setup makes of `settings`: the rule added at the end of permissions.allow."""
-    if settings.data is None:
-        return MADE
-    expected = json.loads(json.dumps(settings.value))
-    expected.setdefault("permissions", {}).setdefault("allow", []).append(RULE)
+class Held:
+    """A deny or ask rule that keeps postbag's tools from running without asking: the
+    `rule`, its `kind` ("deny" or "ask") and the settings file it stands in (`path`)."""
 
-    def add(text, root, layout):
-        permissions = json_text.member(root, "permissions")
-        if permissions is None:
-            return json_text.appended(text, root, "permissions", {"allow": [RULE]}, layout)
-        allow = json_text.member(permissions, "allow")
-        if allow is None:
-            return json_text.appended(text, permissions, "allow", [RULE], layout)
-        return json_text.appended(text, allow, None, RULE, layout)
+    __slots__ = ("kind", "path", "rule")
 
-    return _edited(settings, add, expected)
+    def __init__(self, kind, rule, path):
+        self.kind, self.rule, self.path = kind, rule, path
+
+    def words(self):
+        """What it does, in words that say where it stands."""
+        what = "postbag's tools" if self.rule in RULES else f"postbag's {self.rule.removeprefix(TOOL_RULE)} tool"
+        where = f"{self.rule} stands in permissions.{self.kind} of {shell_word(self.path)}"
+        if self.kind == "deny":
+            return f"Claude Code will not run {what}: {where}, and a deny wins over every allow"
+        return f"Claude Code asks before each call of {what}: {where}, and an ask wins over an allow"
 
 
-def without_rule(settings):
-    """The bytes of `settings` with the rule taken out of permissions.allow. Where setup's
-    own edit of a file with less in it (no allow list, no permissions: what setup makes
-    to hold the rule) gives exactly these bytes, that file: what setup made is taken out
-    whole, the person's own file given back. Otherwise the rule alone goes."""
-    rule_alone = _taken_out(settings, 0)
-    for emptied in (2, 1):  # permissions, then allow, where setup would have made them
+def holding_back(paths):
+    """Every deny rule, then every ask rule, of the settings files at `paths` (managed,
+    the person's, the project's, in Claude Code's order) that names postbag's server or
+    one of its tools: Helds. A file that cannot be read as settings holds none here; its
+    own check says why."""
+    found = {"deny": [], "ask": []}
+    for path in paths:
         try:
-            less = _taken_out(settings, emptied)
-        except json_text.Unsafe:
+            settings = settings_at(path)
+        except Refusal:
             continue
-        if less != rule_alone and with_rule(Settings(less)) == settings.data:
-            return less
-    return rule_alone
+        for kind, held in found.items():
+            held += [Held(kind, each, path) for each in settings.rules(kind) if _names_postbag(each)]
+    return found["deny"] + found["ask"]
 
 
-def _taken_out(settings, emptied):
-    """The bytes of `settings` with the rule taken out, and then, as far as `emptied` says,
-    the allow list it leaves empty (1) and the permissions that leaves empty (2)."""
-    expected = json.loads(json.dumps(settings.value))
-    permissions = expected["permissions"]
-    permissions["allow"] = [rule for rule in permissions["allow"] if rule != RULE]
-    if emptied >= 1 and not permissions["allow"]:
-        del permissions["allow"]
-    if emptied >= 2 and not permissions:
-        del expected["permissions"]
-
-    def take_out(text, root, layout):
-        while True:
-            permissions = json_text.member(root, "permissions")
-            allow = json_text.member(permissions, "allow")
-            found = [at for at, item in enumerate(allow.items) if json.loads(text[item.start : item.end]) == RULE]
-            if not found:
-                break
-            text = json_text.without(text, allow, found[-1])
-            root = json_text.parse(text)
-        if emptied >= 1 and not allow.items:
-            text = json_text.without(text, permissions, permissions.items.index(allow))
-            root = json_text.parse(text)
-            permissions = json_text.member(root, "permissions")
-        if emptied >= 2 and not permissions.items:
-            text = json_text.without(text, root, root.items.index(permissions))
-        return text
-
-    return _edited(settings, take_out, expected, whole=emptied == 0)
+def _names_postbag(rule):
+    """Whether a permission rule names postbag's server, or one of its tools."""
+    return rule == RULE or rule.startswith(TOOL_RULE)
 
 
-def _edited(settings, edit, expected, *, whole=True):
-    """The bytes `edit` makes of `settings` in place, or, where that is unsafe, the whole of
-    `expected` (unless not `whole`: then Unsafe)."""
-    bom = _BOM if settings.data.startswith(_BOM) else b""
-    try:
-        return bom + json_text.edited(settings.data[len(bom) :].decode(), edit, expected).encode()
-    except json_text.Unsafe:
-        if not whole:
-            raise
-        return (json.dumps(expected, indent=2) + "\n").encode()
+def with_rule(settings):
+    """The bytes setup makes of `settings`: the rule added at the end of permissions.allow,
+    in place. A Refusal where they would be longer than postbag reads back."""
+    if settings.data in (None, NO_FILE, NO_FOLDER):
+        return MADE
+    text, layout = settings.text, json_text.Layout(settings.text, settings.root)
+    if settings.permissions is None:
+        text = json_text.appended(text, settings.root, "permissions", {"allow": [RULE]}, layout)
+    elif settings.allow is None:
+        text = json_text.appended(text, settings.permissions, "allow", [RULE], layout)
+    else:
+        text = json_text.appended(text, settings.allow, None, RULE, layout)
+    return _checked(settings, text)
 
 
-def change(path, *, removing):
+def without_rule(settings, made):
+    """The bytes of `settings` with the rule setup added taken out (the last of the allow
+    list that counts), and what setup `made` to hold it where that now holds nothing else;
+    None where that leaves nothing at all of a file setup made."""
+    text = settings.text
+    found = [at for at, rule in enumerate(_strings_of(settings.text, settings.allow)) if rule == RULE]
+    text = json_text.without(text, settings.allow, found[-1])
+    for emptied in (ALLOW, PERMISSIONS):
+        if made < emptied:
+            break
+        now = Settings(settings.bom + text.encode("utf-8", "surrogateescape"))
+        holder, held = (now.permissions, now.allow) if emptied == ALLOW else (now.root, now.permissions)
+        if held is None or held.items:
+            break
+        text = json_text.without(text, holder, holder.items.index(held))
+    if made == FILE and not json_text.parse(text, within=LOOKED_INTO).items:
+        return None
+    return _checked(settings, text)
+
+
+def _strings_of(text, node):
+    """Each item of the array `node`, as text where it is a string, else None."""
+    return [json_text.string_at(text, item.start) if text[item.start] == '"' else None for item in node.items]
+
+
+def _checked(settings, text):
+    """`text`, an edit of `settings`, as bytes: JSON still, with its bom, and no longer than
+    postbag reads back (a Refusal where it would be)."""
+    data = settings.bom + text.encode("utf-8", "surrogateescape")
+    json_text.parse(text, within=LOOKED_INTO)  # what an edit in place makes is JSON, or postbag's fault to fail on
+    if len(data) > LIMIT:
+        raise Refusal(
+            f"claude's settings.json would be longer than postbag reads back ({LIMIT:,} bytes) with {RULE} in it: "
+            f"add {RULE} to permissions.allow yourself"
+        )
+    return data
+
+
+def change(path, *, removing, unasked=True):
     """The Change by which setup puts the rule in the settings at `path`, or, `removing`,
-    takes out what it put in; None where there is nothing to do. A Refusal, raised, where
-    the file cannot be read as settings."""
+    takes out what it put in; None where there is nothing to do. `unasked`: whether the
+    rule lets postbag's tools run without asking, where no deny or ask rule stands in its
+    way. A Refusal, raised, where the file cannot be read as settings, or changed safely."""
+    _require_a_changeable_file(path)
     settings = settings_at(path)
     if removing:
         return _taking_out(path, settings)
     if settings.allowed():
         return None
-    said = "lets postbag's tools run without asking:"
     if settings.data is None:
-        return _change(f"{said} writes {path}, with {RULE} in permissions.allow", path, _write_made)
-    return _change(f"{said} adds {RULE} to permissions.allow in {path}{_keeps(path)}", path, _put_in)
+        said = f"writes {shell_word(path)}, with {RULE} in permissions.allow"
+    else:
+        kept = f"{os.path.basename(path)}{KEPT}"
+        older = " (in place of an older copy, which no longer described it)" if os.path.lexists(path + KEPT) else ""
+        said = f"adds {RULE} to permissions.allow in {shell_word(path)}, kept as it was in {kept}{older}"
+    return _change(f"lets postbag's tools run without asking: {said}" if unasked else said, path, _put_in)
+
+
+def _require_a_changeable_file(path):
+    """Refuse a settings file setup must leave alone: a link to no file (setup would put a
+    file in its place), a read-only file (the person's choice), one with other names (a
+    hard link setup's rename would split)."""
+    name = shell_word(path)
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            target = shell_word(os.path.realpath(path))
+            raise Refusal(
+                f"claude's settings.json, {name}, is a link to {target}, which is not there: create {target} "
+                "(an empty object, {} is enough), or remove the link, then run postbag setup again"
+            ) from None
+        return
+    except OSError as error:
+        raise Refusal(f"claude's settings.json cannot be read ({error.strerror})") from None
+    if not stat.S_ISREG(status.st_mode):
+        return  # read as settings, and refused there, in its own words
+    if not status.st_mode & stat.S_IWUSR:
+        raise Refusal(
+            f"claude's settings.json, {name}, is read-only (mode {stat.S_IMODE(status.st_mode):o}): make it writable "
+            f"(chmod u+w {name}), or add {RULE} to permissions.allow yourself"
+        )
+    if status.st_nlink > 1:
+        raise Refusal(
+            f"claude's settings.json, {name}, has {status.st_nlink} names (hard links), which a rewrite would "
+            f"split: add {RULE} to permissions.allow yourself"
+        )
 
 
 def _taking_out(path, settings):
-    if not settings.holds_the_rule():
+    """The Change that takes out what setup put in, told by the kept copy; None where setup put nothing in."""
+    kept, copy = _kept(path), os.path.basename(path) + KEPT
+    if kept is None or (kept.data not in (NO_FILE, NO_FOLDER) and kept.allowed()):
+        if kept is not None:  # a copy of a file that allowed postbag already: setup added nothing
+            return _change(f"removes {copy}, which setup kept", path, _drop_the_copy)
         return None
-    kept = _kept(path)
-    if kept is not None and not kept.holds_the_rule() and settings.data == with_rule(kept):
-        said = f"gives back {path} as it was before setup, from {os.path.basename(path)}{KEPT}"
-        return _change(said, path, _give_back)
-    if kept is None and settings.data == MADE:
-        return _change(f"removes {path}, which setup made", path, whole_file.remove)
-    return _change(f"takes out {RULE} from permissions.allow in {path}{_keeps(path)}", path, _take_out)
+    name = shell_word(path)
+    if not settings.holds_the_rule():
+        said = f"removes {copy}, setup's copy of {name} from before it, which no longer describes it"
+        return _change(said, path, _drop_the_copy)
+    if settings.data == with_rule(kept):
+        if kept.made_by_setup() == FILE:
+            return _change(f"removes {name}, which setup made", path, _give_back)
+        return _change(f"gives back {name} as it was before setup, from {copy}", path, _give_back)
+    said = f"takes out {RULE} from permissions.allow in {name}, and removes {copy}, which no longer describes it"
+    return _change(said, path, _take_out)
 
 
 def _change(said, path, work):
@@ -185,18 +285,17 @@ def _change(said, path, work):
     return Change(said, make, undo=undo)
 
 
-def _keeps(path):
-    """What a change adds where it is the first to keep the file as it was."""
-    return "" if os.path.lexists(path + KEPT) else f", kept as it was in {os.path.basename(path)}{KEPT}"
-
-
 def _making(path, work):
-    """What makes a change to the file at `path` by `work(path)`, and undoes it: the file and
-    its kept copy as they were just before. A Refusal, raised, where they cannot be written."""
-    files, before = (path, path + KEPT), {}
+    """What makes a change to the file at `path` by `work(path)`, and undoes it: the file,
+    its kept copy and its folder as they were just before. A Refusal, raised, where they
+    cannot be written."""
+    files, before, folder = (path, path + KEPT), {}, os.path.dirname(path)
 
     def make():
         before.update((each, _bytes_or_none(each)) for each in files)
+        before["folder"] = os.path.isdir(folder)
+        for each in {folder, os.path.dirname(os.path.realpath(path))}:
+            whole_file.clean_leftovers(each)
         try:
             _writing(path, lambda: work(path))
         except Refusal:
@@ -204,11 +303,16 @@ def _making(path, work):
             raise
 
     def undo():
-        for each, data in before.items():
+        if before.get("folder"):
+            os.makedirs(folder, exist_ok=True)
+        for each in files:
+            data = before.get(each)
             if data is None and os.path.lexists(each):
                 _writing(each, lambda each=each: whole_file.remove(each))
             elif data is not None and _bytes_or_none(each) != data:
                 _writing(each, lambda each=each, data=data: whole_file.write(each, data))
+        if not before.get("folder") and os.path.isdir(folder):
+            _remove_folder_if_empty(folder)
 
     return make, undo
 
@@ -217,7 +321,7 @@ def _writing(path, work):
     try:
         work()
     except OSError as error:
-        raise Refusal(f"cannot write {path} ({error.strerror})") from None
+        raise Refusal(f"cannot write {shell_word(path)} ({error.strerror})") from None
 
 
 def _bytes_or_none(path):
@@ -226,48 +330,84 @@ def _bytes_or_none(path):
     except FileNotFoundError:
         return None
     except OSError as error:
-        raise Refusal(f"cannot read {path} ({error.strerror})") from None
+        raise Refusal(f"cannot read {shell_word(path)} ({error.strerror})") from None
 
 
 def _kept(path):
-    """The Settings kept beside the file at `path`, or None where none is kept, or it cannot be read."""
+    """The Settings kept beside the file at `path`, or None where none is kept, or it cannot
+    be read as settings (then it is no record of setup's)."""
     try:
-        return Settings(read(path + KEPT))
-    except (OSError, Refusal):
+        data = read(path + KEPT)
+    except OSError:
+        return None
+    if data in (NO_FILE, NO_FOLDER):
+        return _marker(data)
+    try:
+        return Settings(data)
+    except Refusal:
         return None
 
 
-def _write_made(path):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    whole_file.write(path, MADE)
+def _marker(data):
+    """The kept copy of a file that was not there: Settings of no object, saying so."""
+    found = Settings(None)
+    found.data = data
+    return found
 
 
 def _put_in(path):
     settings = settings_at(path)  # as it is now, whatever it was when setup planned
     if settings.allowed():
         return
-    _keep(path, settings)
+    folder = os.path.dirname(path)
+    if settings.data is None:
+        # A copy that says setup made the folder still says so, though a kill left no file.
+        made_folder = not os.path.isdir(folder) or _bytes_or_none(path + KEPT) == NO_FOLDER
+        os.makedirs(folder, exist_ok=True)
+        whole_file.write(path + KEPT, NO_FOLDER if made_folder else NO_FILE)
+        whole_file.write(path, MADE)
+        return
+    whole_file.write(path + KEPT, settings.data, _mode(path))
     whole_file.write(path, with_rule(settings))
-
-
-def _take_out(path):
-    settings = settings_at(path)
-    if settings.holds_the_rule():
-        _keep(path, settings)
-        whole_file.write(path, without_rule(settings))
 
 
 def _give_back(path):
     kept = read(path + KEPT)
+    if kept in (NO_FILE, NO_FOLDER):
+        whole_file.remove(path)
+        whole_file.remove(path + KEPT)
+        if kept == NO_FOLDER:
+            _remove_folder_if_empty(os.path.dirname(path))
+        return
     whole_file.write(path, kept)
     whole_file.remove(path + KEPT)
 
 
-def _keep(path, settings):
-    """Keep the file as postbag found it beside it, unless a copy is kept there already:
-    the first copy is the person's file before postbag changed it, and stays so."""
-    if not os.path.lexists(path + KEPT):
-        whole_file.write(path + KEPT, settings.data, _mode(path))
+def _take_out(path):
+    settings, kept = settings_at(path), _kept(path)
+    if kept is None or not settings.holds_the_rule():
+        return
+    left = without_rule(settings, kept.made_by_setup())
+    if left is None and not os.path.islink(path):
+        whole_file.remove(path)
+    else:
+        whole_file.write(path, left if left is not None else b"{}\n")
+    whole_file.remove(path + KEPT)
+    if kept.data == NO_FOLDER and left is None:
+        _remove_folder_if_empty(os.path.dirname(path))
+
+
+def _drop_the_copy(path):
+    if os.path.lexists(path + KEPT):
+        whole_file.remove(path + KEPT)
+
+
+def _remove_folder_if_empty(folder):
+    try:
+        os.rmdir(folder)
+    except OSError:  # the person, or Claude Code, keeps something there now
+        return
+    whole_file.sync_directory(os.path.dirname(folder))
 
 
 def _mode(path):
