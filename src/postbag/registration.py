@@ -69,10 +69,11 @@ class Check:
 
 def command(client, env, said, argv):
     """A Change that runs one of `client`'s own commands, `argv` after its program, in
-    `env`: `said`, what it does, is followed by the command as a person would type it."""
+    `env`: `said`, what it does, is followed by the command as a person would type it, each
+    word quoted for a shell, so that it can be pasted."""
     from postbag.vendor_files import quoted
 
-    shown = " ".join([client.word, *(word if word.isprintable() else quoted(word) for word in argv)])
+    shown = " ".join(map(shell_word, [client.word, *argv]))
 
     def make():
         status, _, err = processes.ask([client.program, *argv], env, COMMAND_TIMEOUT)

@@ -13,6 +13,7 @@ own file is changed first, so that a write the disk refuses leaves everything as
 """
 
 from postbag.envelope import program_of
+from postbag.escape import shell_word
 from postbag.human_verbs import require_human
 from postbag.ledger import VARIABLE, named_path
 from postbag.refusal import Refusal
@@ -98,20 +99,46 @@ def setup(here, *, removing=False, dry_run=False):
     many = f"{len(changes)} change{'s' if len(changes) > 1 else ''}"
     if dry_run:
         return Done("\n".join([*steps, f"setup would make these {many} (--dry-run: nothing was changed)"]), *notes)
-    for made, (_, change) in enumerate(changes):
-        try:
-            change.make()
-        except Refusal as failed:
-            raise Refusal(f"{failed}; {_undone([change for _, change in changes[:made]])}") from None
+    _make_all([change for _, change in changes], here)
     changed = list(dict.fromkeys(each.CLIENT for each, plan in plans if plan.changes))
     reads = "each reads its" if len(changed) > 1 else "it reads its"
     restart = f"start {' and '.join(changed)} again: {reads} MCP servers as it starts"
     return Done("\n".join([*steps, f"setup made these {many}; {restart}"]), *notes)
 
 
-def _undone(made):
-    """Undo the changes `made`, the last first, so that a failed setup leaves all as it
-    was; in words, what came of it."""
+def _make_all(changes, here):
+    """Make each of `changes` in turn, or, where one fails or a signal asks the process to
+    end (Ctrl-C, SIGTERM, SIGHUP), undo those made, and the one under way, and refuse, or
+    end as the signal asks."""
+    from postbag.refusal import say
+    from postbag.signals import Held, Stopped, Stopping
+
+    made = []
+    try:
+        with Stopping():
+            for change in changes:
+                made.append(change)
+                change.make()
+    except Refusal as failed:
+        raise Refusal(f"{failed}; {_undone(made[:-1])}") from None
+    except (KeyboardInterrupt, Stopped) as stopped:
+        with Held():  # nothing stops the undoing
+            undone = _undone(made[:-1], under_way=made[-1])
+        say(f"setup was interrupted; {undone}", here.stderr)
+        if isinstance(stopped, Stopped):
+            stopped.end()
+        raise
+
+
+def _undone(made, under_way=None):
+    """Undo the changes `made`, the last first (after `under_way`, which a signal stopped
+    and may have made or not), so that a failed setup leaves all as it was; in words, what
+    came of it."""
+    if under_way is not None:
+        try:
+            under_way.undo()
+        except Refusal:  # it had not been made: nothing to undo
+            pass
     for change in reversed(made):
         try:
             change.undo()
@@ -176,9 +203,9 @@ def _moving(each, registered, wanted, here):
 
     target = ledger_of(wanted, here)
     if target is None:
-        said = f"lets postbag's MCP server find {EACH_OWN}, where it named {ledger_of(registered, here)}"
+        said = f"lets postbag's MCP server find {EACH_OWN}, where it named {shell_word(ledger_of(registered, here))}"
     else:
-        said = f"points postbag's MCP server at the ledger this terminal names, {target}"
+        said = f"points postbag's MCP server at the ledger this terminal names, {shell_word(target)}"
     return Change(f"{said}: {out.shown}, then {back_in.shown}", make, undo=undo)
 
 

@@ -36,6 +36,43 @@ class FileSizeAsError:
         _c.signal(_c.SIGXFSZ, self._previous)
 
 
+class Stopped(Exception):
+    """A signal that asks the process to end (SIGTERM, SIGHUP) came while `stopping` let it
+    stop the work in hand: `number` is the signal, which `end` ends the process by once
+    the work is undone."""
+
+    def __init__(self, number):
+        super().__init__(number)
+        self.number = number
+
+    def end(self):
+        """End the process as the signal would have ended it, had it not waited."""
+        import os
+
+        _c.signal(self.number, _c.SIG_DFL)
+        os.kill(os.getpid(), self.number)
+
+
+class Stopping:
+    """SIGTERM and SIGHUP, in this block, raise Stopped where the main thread is, so that
+    the work in hand can be undone before the process ends; SIGINT raises KeyboardInterrupt,
+    as it does anyway. The handlers before come back after."""
+
+    NUMBERS = (_c.SIGTERM, _c.SIGHUP)
+
+    def __enter__(self):
+        self._previous = {number: _c.signal(number, self._stop) for number in self.NUMBERS}
+        return self
+
+    def __exit__(self, *exc_info):
+        for number, handler in self._previous.items():
+            _c.signal(number, handler)
+
+    @staticmethod
+    def _stop(number, frame):
+        raise Stopped(number)
+
+
 def ignore_interrupts():
     """From the moment a door has the letter, an interrupt could only make a lie of the
     outcome: the process's command-line send ignores it until the letter is recorded."""
