@@ -220,6 +220,7 @@ def report(pyz, work, rounds, other):
         verdicts = tabulate(cases, through_real_doors)
         verdicts += against_the_floor(cases)
         finding_the_ledger(work, max(rounds, 101))
+        verdicts += editing_the_settings(work, rounds)
         verdicts += beside_the_table(cases, pyz, work, rounds, size)
         verdicts += through_the_mcp_server(cases, pyz, work, inbox)
         verdicts += asking_for_receipts(pyz, work, rounds)
@@ -359,6 +360,66 @@ def finding_the_ledger(work, rounds):
             locate(here)
             took.append(time.perf_counter() - started)
         print(f"  {name:<28} {statistics.median(took) * 1e6:7.1f} us")
+
+
+def editing_the_settings(work, rounds):
+    """What setup and --remove cost on a person's settings.json, in the process: adding the
+    rule to a one-line file of many small arrays of 250 KB and of 1 MB (linear, or 1 MB
+    costs far more than four times 250 KB), and taking it out of a file whose allow list
+    holds 1,000 rules, where the file is as setup left it and where the person changed it
+    since."""
+    from postbag.claude import permission
+
+    folder = os.path.join(work, "claude-settings")
+    os.makedirs(folder)
+    path = os.path.join(folder, "settings.json")
+
+    def one_line(size):
+        return ('{"a": [' + ",".join(["[1, 2]"] * ((size - 20) // 8)) + "]}").encode()
+
+    rules = '{"permissions": {"allow": [' + ", ".join(f'"Read(src/{n}.py)"' for n in range(1000)) + "]}}"
+
+    def setting(data):
+        def once():
+            with open(path, "wb") as file:
+                file.write(data)
+            started = time.perf_counter()
+            permission.change(path, removing=False).make()
+            return time.perf_counter() - started
+
+        return once
+
+    def removing(data, edited):
+        def once():
+            for name in os.listdir(folder):
+                os.unlink(os.path.join(folder, name))
+            with open(path, "wb") as file:
+                file.write(data)
+            permission.change(path, removing=False).make()
+            if edited:  # the person's change since: the rule setup added is found and taken out alone
+                with open(path, "rb") as file:
+                    now = file.read()
+                with open(path, "wb") as file:
+                    file.write(now.replace(b'{"permissions"', b'{"theme": "dark", "permissions"', 1))
+            started = time.perf_counter()
+            permission.change(path, removing=True).make()
+            return time.perf_counter() - started
+
+        return once
+
+    timed = {
+        "setup adds the rule to a one-line file of 250 KB": setting(one_line(250_000)),
+        "setup adds the rule to a one-line file of 1 MB": setting(one_line(1_000_000)),
+        "remove gives back a file of 1,000 rules, as setup left it": removing(rules.encode(), False),
+        "remove takes out the rule from 1,000, the file changed since": removing(rules.encode(), True),
+    }
+    print(f"\nsetup's edit of settings.json, in the process, medians of {min(rounds, 7)}:")
+    medians = {}
+    for name, once in timed.items():
+        medians[name] = statistics.median(once() for _ in range(min(rounds, 7))) * 1000
+        print(f"  {name:<62} {medians[name]:8.1f} ms")
+    small, large = (medians[name] for name in list(timed)[:2])
+    return [("setup's edit of 1 MB within 5 x its edit of 250 KB", large / small, 5.0)]
 
 
 def tabulate(cases, through_real_doors):

@@ -109,3 +109,67 @@ def test_on_the_real_clients_a_persons_settings_come_back_byte_for_byte_and_a_la
     assert not os.path.exists(settings + ".before-postbag")
     assert run(env, "claude", "mcp", "get", "postbag").returncode == 1
     assert run(env, "codex", "mcp", "get", "postbag", "--json").returncode == 1
+
+
+def claude_doctor(env):
+    """What the real `claude doctor` prints, in a pseudo-terminal (it will not run without
+    one), less the terminal's escapes: among it, each settings file it could not load."""
+    import pty
+    import re
+    import select
+    import time
+
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(
+        ["claude", "doctor"], env={**env, "TERM": "dumb"}, stdin=follower, stdout=follower, stderr=follower
+    )
+    os.close(follower)
+    shown, deadline = b"", time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if select.select([leader], [], [], 0.5)[0]:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal's other end is gone
+                break
+            if not chunk:
+                break
+            shown += chunk
+        elif child.poll() is not None:
+            break
+    child.kill()
+    child.wait()
+    os.close(leader)
+    return re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", shown.decode(errors="replace"))
+
+
+HOSTILE = {  # each a settings.json that Claude Code itself reads as valid, and what makes it hard
+    "a key twice, and a number past a double": (
+        b'{"permissions": {}, "big": 1e400, "permissions": {"allow": ["Bash(ls)"]}}'
+    ),
+    "nested past Python's recursion, an int past its digits": (
+        b'{"deep": ' + b"[" * 20000 + b"1" + b"]" * 20000 + b', "n": ' + b"9" * 5000 + b', "s": "\\ud800"}'
+    ),
+    "a byte-order mark, CRLF": b'\xef\xbb\xbf{\r\n  "theme": "dark",\r\n  "permissions": {\r\n    "deny": []\r\n  }\r\n}',
+}
+
+
+@pytest.mark.parametrize("shape", HOSTILE, ids=list(HOSTILE))
+def test_every_file_setup_writes_the_real_claude_reads_as_valid_settings(person, shape):
+    """2.1.336 calls a settings file it cannot read "Invalid or malformed JSON", and its deny
+    rules and hooks stop applying: what setup writes, it reads; remove gives back every byte."""
+    env, _ = person
+    path = os.path.join(env["HOME"], ".claude", "settings.json")
+    os.makedirs(os.path.dirname(path))
+    with open(path, "wb") as file:
+        file.write(HOSTILE[shape])
+    # What Claude Code says of the file (2.1.336 warns of a value nested more than 64 deep,
+    # which it ignores), before and after: setup makes it say nothing more.
+    before = [line for line in claude_doctor(env).splitlines() if path in line]
+    assert not [line for line in before if "malformed" in line], before
+    set_up = run(env, "postbag", "setup")
+    assert set_up.returncode == 0, set_up.stderr
+    assert [line for line in claude_doctor(env).splitlines() if path in line] == before
+    assert "permission rule: Claude Code runs postbag's tools without asking" in run(env, "postbag", "doctor").stdout
+    assert run(env, "postbag", "setup", "--remove").returncode == 0
+    with open(path, "rb") as file:
+        assert file.read() == HOSTILE[shape]
