@@ -514,3 +514,17 @@ def test_a_process_keeps_its_knocks_to_the_rate_claude_takes_a_senders_letters_a
     assert len(slept) == 1
     pace.wait()
     assert len(slept) == 2
+
+
+def test_settings_nested_deeper_than_jsons_recursion_still_say_what_claude_lets_in(postbag, inbox):
+    """Claude Code reads a settings file at any depth: its crossSessionInbound counts there
+    too, where json's own scanner gives up."""
+    claude = Claude(postbag.env["HOME"], inbox.session)
+    claude.runs(postbag.cwd)
+    claude.turn("default")
+    deep = "[" * 20000 + "1" + "]" * 20000
+    path = os.path.join(postbag.env["HOME"], ".claude", "settings.json")
+    with open(path, "w") as file:
+        file.write(f'{{"deep": {deep}, "n": {"9" * 5000}, "crossSessionInbound": "refuse"}}')
+    postbag.ok("join", "claude", inside="claude")
+    assert postbag.door_now("claude").startswith("claude will not take a letter now: it refuses each, since its settings")

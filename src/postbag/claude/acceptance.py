@@ -28,7 +28,7 @@ import os
 from postbag.claude.files import mode_at
 from postbag.receipts import numbers
 from postbag.room import CANNOT_TELL
-from postbag.vendor_files import LIMIT, quoted, read_json, record, table, text
+from postbag.vendor_files import LIMIT, json_of, quoted, read, record, table, text
 
 ACCEPT, HOLD, REFUSE = "accept", "hold", "refuse"  # its crossSessionInbound, and a Verdict's policy
 BYPASS, PROMPTING = "bypass", "prompting"  # Claude Code's permission classes
@@ -134,11 +134,20 @@ class Settings:
 
 def _read(path):
     """The settings file at `path` as an object; an empty one where it is missing, damaged
-    or of another shape, as Claude Code itself then has none from it."""
+    or of another shape, as Claude Code itself then has none from it. Where json's scanner,
+    quick but recursive, cannot read it (nested deeper than its recursion goes, a number
+    longer than an int takes), it is read as Claude Code reads it, for the settings that
+    decide what it lets in, which are text."""
     try:
-        return record(read_json(path, LIMIT))
-    except (OSError, ValueError):
+        data = read(path, LIMIT)
+    except OSError:
         return {}
+    try:
+        return record(json_of(data))
+    except ValueError:
+        from postbag.claude.permission import words_of  # only for a file json's scanner could not take
+
+        return words_of(data)
 
 
 def verdict(settings, klass, session=None):

@@ -99,6 +99,24 @@ class Settings:
         return ALLOW if self.allow is None else RULE_ALONE
 
 
+def words_of(data):
+    """Of the settings in `data`, those that are text, as an object: the root's, and its
+    permissions' (its defaultMode); an empty one where it is no object of settings."""
+    try:
+        settings = Settings(data)
+    except Refusal:
+        return {}
+    found = _texts(settings.text, settings.root)
+    if settings.permissions is not None:
+        found["permissions"] = _texts(settings.text, settings.permissions)
+    return found
+
+
+def _texts(text, node):
+    """The members of the object `node` whose values are strings, decoded, the last of a key counting."""
+    return {item.key: json_text.string_at(text, item.start) for item in node.items if text[item.start] == '"'}
+
+
 def _list(settings, kind):
     """The permissions.`kind` list of `settings` that counts, or None; a Refusal where it is no list."""
     found = json_text.member(settings.permissions, kind) if settings.permissions is not None else None
