@@ -7,6 +7,8 @@ import json
 import os
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from written import WHEN, local, write_lines
 
 
@@ -173,7 +175,11 @@ def test_times_of_every_form_the_vendors_and_the_ledger_write_are_read_or_left_a
 
     assert moment("2026-12-02T02:30:41.226Z") == moment("2026-12-02T02:30:41.226+00:00") == 1796178641.226
     assert moment("2026-12-02T04:30:41+02:00") == 1796178641
-    assert [moment(text) for text in ("2026-12-02T02:30:41", "yesterday", "", None, 5, ["x"])] == [None] * 6
+    from datetime import datetime
+
+    naive = "2026-12-02T02:30:41"  # as 1.0's own tests wrote a ledger's time: the machine's local time
+    assert moment(naive) == datetime(2026, 12, 2, 2, 30, 41).timestamp()
+    assert [moment(text) for text in ("yesterday", "", None, 5, ["x"], "2026-02-30T00:00:00")] == [None] * 6
     assert Clock().local("not a time") is None
     assert Clock().local(WHEN) == local(WHEN)
 
@@ -193,3 +199,35 @@ def test_a_receipt_without_a_join_or_a_file_is_unknown_and_says_why(postbag, tmp
         path.write_text("")
         os.utime(path, (written, written))
     assert newest([str(older), str(newer), str(tmp_path / "gone")]) == str(newer)
+
+
+# Every time a record may hold (records.py takes any text), against what each room reads.
+TIMES = [
+    "2026-12-02T02:30:41",  # no offset, as 1.0's tests wrote
+    "2026-12-02T02:30:41+02:00",
+    "2026-12-02T02:30:41Z",
+    "yesterday",
+    "0001-01-01T00:00:00",
+    "9999-12-31T23:59:59-23:59",
+    "\u2028",
+]
+
+
+@pytest.mark.parametrize("inbound", [None, "refuse", "hold"])
+@given(at=st.sampled_from(TIMES) | st.text(min_size=1, max_size=30))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_letter_of_any_time_the_ledger_takes_gets_a_receipt_from_each_room_never_a_crash(postbag, inbox, inbound, at):
+    from written import Claude
+
+    from postbag import verbs
+    from postbag.exchange import Exchange
+
+    claude = Claude(postbag.env["HOME"], inbox.session)
+    claude.runs(postbag.cwd)
+    claude.settings(claude.config, inbound)
+    joined = {"kind": "join", "peer": "claude", **inbox.door(), "at": at, "n": 1}
+    for peer, door in (("claude", joined), ("codex", {"peer": "codex", "thread": "019a0000-0000-7000-8000-000000000000"})):
+        letter = {"n": 4, "at": at, "from": "codex" if peer == "claude" else "claude", "to": peer, "body": "hi"}
+        receipt = verbs.receipt_of(letter, door, postbag.place(), Exchange(3, 1))
+        assert receipt.state in ("taken", "waiting", "not taken", "unknown")
+        assert receipt.words()

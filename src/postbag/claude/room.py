@@ -133,18 +133,27 @@ class Claude(Room):
         running = _if_running(alive)
         found = verdict(settings, lambda: permission_class(settings, transcript, running, sent), running)
         said = text(letter, "recipient_said")
+        # Whether the settings changed since it was sent (the ledger's time is to the
+        # second); None where its time names no moment, and that cannot be told.
+        changed = None if sent is None else settings.changed_since(sent + 1)
         if said == DROPPED:
             return Receipt(NOT_TAKEN, "claude dropped it at its inbox: it never reached the session")
-        if said == REFUSED or (said is None and found.policy == REFUSE and not settings.changed_since(sent + 1)):
+        if said == REFUSED or (said is None and found.policy == REFUSE and changed is False):
             return Receipt(NOT_TAKEN, "claude refused it" + (f", since {found.why}" if found.policy == REFUSE else ""))
-        if said == HELD or (said is None and found.policy == HOLD and not settings.changed_since(sent + 1)):
+        if said == HELD or (said is None and found.policy == HOLD and changed is False):
             return Receipt(NOT_TAKEN, _held(found, sent, settings.expiry(), self.here.clock.now()))
-        if sent is not None and settings.changed_since(sent + 1):  # the ledger's time is to the second
+        if changed:
             value, _ = settings.inbound()
             return Receipt(
                 UNKNOWN,
                 f"{NO_SIGN}, and claude's settings now say crossSessionInbound {quoted(value or 'unset')}, changed "
                 "since it was sent: what they said then is not recorded",
+            )
+        if changed is None and found.policy in (REFUSE, HOLD):
+            return Receipt(
+                UNKNOWN,
+                f"{NO_SIGN}, and the ledger's time for it, {quoted(letter['at'])}, names no moment: whether claude's "
+                "settings changed since it was sent cannot be told",
             )
         if found.policy == CANNOT_TELL:
             return Receipt(UNKNOWN, f"{NO_SIGN}, and whether the session let it in cannot be told: {found.why}")
