@@ -83,8 +83,8 @@ def test_the_first_line_out_of_place_is_named_by_every_verb(postbag, damage, fir
     lines[1:2] = [] if damage == "delete" else [lines[1], lines[1]]
     postbag.write_ledger(b"".join(lines))
     expected = f"ledger line {first_bad} is not a record ({postbag.ledger})"
-    assert postbag.refused("read", streamed=postbag.run("read").stdout) == expected
-    for args, inside in [(("read", "1"), None), (("send", "codex", "hi"), "claude")]:
+    assert postbag.refused("read", streamed=postbag.run("read").stdout) == expected + AFRESH
+    for args, inside in [(("read", "1"), "codex"), (("send", "codex", "hi"), "claude")]:
         assert postbag.refused(*args, inside=inside) == expected
     assert postbag.refused("open") == expected + AFRESH  # to the person, who opens: the reason, and the fix
 

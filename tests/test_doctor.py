@@ -289,7 +289,7 @@ def test_doctor_says_ok_to_a_ledger_only_where_open_takes_it(postbag, clients, t
     env = {**clients, "POSTBAG_LEDGER": path}
     [line] = [line for line in doctor(postbag, env=env) if line.split(":")[0].endswith("the ledger")]
     opened = postbag.run("open", env=env)
-    assert (line.startswith("ok "), opened.returncode == 0) == (taken, taken), (line, opened.stderr)
+    assert (not line.startswith("fix "), opened.returncode == 0) == (taken, taken), (line, opened.stderr)
     if not taken:
         assert not os.path.exists(os.path.join(str(tmp_path), "fresh"))
 
@@ -299,7 +299,8 @@ def test_a_damaged_ledger_names_its_first_bad_line_and_open_afresh_sets_it_aside
     before = postbag.ledger_bytes()
     bad = f"ledger line 3 is not a record ({postbag.ledger})"
     assert f"fix   the ledger: {bad}{AFRESH}" in doctor(postbag, env=clients, status=1)
-    assert postbag.refused("read") == bad  # an agent's verb, the agents' words
+    assert postbag.refused("read", inside="claude") == bad  # in an agent's session, the agents' words
+    assert postbag.refused("read") == bad + AFRESH  # in the person's terminal, the person's
     assert postbag.refused("open") == bad + AFRESH
     result = postbag.run("open", "4", "--afresh")
     [aside] = [name for name in os.listdir(os.path.dirname(postbag.ledger)) if ".damaged-" in name]

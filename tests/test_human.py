@@ -11,7 +11,7 @@ import subprocess
 import threading
 
 import pytest
-from helpers import TIMESTAMP
+from helpers import AFRESH, TIMESTAMP
 
 # open
 
@@ -323,7 +323,7 @@ def test_follow_stops_with_a_refusal_when_the_ledger_changes_under_it(postbag, h
     status = follower.process.wait(20)
     said = follower.process.stderr.read().decode()
     word = "cut short" if how == "cut short" else "moved or replaced"
-    expected = f"postbag: the ledger was {word} while read followed it ({postbag.ledger}); stop and ask the human\n"
+    expected = f"postbag: the ledger was {word} while read followed it ({postbag.ledger})\n"  # the person's words
     assert (status, said, follower.process.stdout.read()) == (1, expected, b"")
 
 
@@ -403,7 +403,7 @@ def test_a_damaged_line_the_last_line_relies_on_is_named_after_the_records(postb
     postbag.write_ledger(first.replace(b'"peer": "claude"', b'"peer": "claude') + b"\n" + rest)
     shown, said = read_on_a_terminal(postbag, "1", status=1)
     assert shown == postbag.ok("read", "1")  # the last record, which is sound
-    assert said == f"postbag: ledger line 1 is not a record ({postbag.ledger}); stop and ask the human\n"
+    assert said == f"postbag: ledger line 1 is not a record ({postbag.ledger}){AFRESH}\n"  # the person's words
 
 
 def test_read_on_a_terminal_names_a_peer_that_never_joined(postbag):

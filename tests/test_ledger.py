@@ -166,7 +166,8 @@ def test_a_damaged_last_line_is_refused_by_number_and_left_as_it_was(tmp_path, d
 def test_a_damaged_line_is_refused_by_number_by_every_verb_before_any_knock(postbag, codex, damage):
     postbag.write_ledger(legacy_ledger(thread=codex.thread) + DAMAGED[damage] + "\n")
     expected = f"ledger line 4 is not a record ({postbag.ledger})"
-    assert postbag.refused("read", "1") == expected
+    assert postbag.refused("read", "1") == expected + AFRESH  # in the person's terminal, the person's words
+    assert postbag.refused("read", "1", inside="codex") == expected
     assert postbag.refused("send", "codex", "hi", inside="claude") == expected
     assert postbag.refused("open") == expected + AFRESH
     assert codex.calls() == []
@@ -175,7 +176,7 @@ def test_a_damaged_line_is_refused_by_number_by_every_verb_before_any_knock(post
 def test_invalid_utf8_in_the_file_is_refused(postbag, codex):
     damaged = legacy_ledger(thread=codex.thread).encode().replace(b'"hi"', b'"h\xffi"')
     postbag.write_ledger(damaged)
-    assert postbag.refused("read", "1") == f"ledger line 3 is not a record ({postbag.ledger})"
+    assert postbag.refused("read", "1") == f"ledger line 3 is not a record ({postbag.ledger})" + AFRESH
 
 
 def test_a_deleted_line_anywhere_is_refused(postbag, codex):
@@ -191,7 +192,7 @@ def test_an_inserted_line_is_refused(postbag, codex):
     lines = legacy_ledger(thread=codex.thread).splitlines(keepends=True)
     postbag.write_ledger(lines[0] + lines[0] + "".join(lines[1:]))
     # Line 2 repeats line 1: it is the first line that is not a record in its place.
-    assert postbag.refused("read", "2") == f"ledger line 2 is not a record ({postbag.ledger})"
+    assert postbag.refused("read", "2") == f"ledger line 2 is not a record ({postbag.ledger})" + AFRESH
 
 
 def test_a_damaged_record_the_verb_does_not_rely_on_is_left_alone(postbag, codex):
@@ -200,7 +201,7 @@ def test_a_damaged_record_the_verb_does_not_rely_on_is_left_alone(postbag, codex
     postbag.ok("join", "claude", inside="claude")
     postbag.ok("send", "codex", "still works", inside="claude")
     assert postbag.refused("read", streamed=postbag.run("read").stdout) == (
-        f"ledger line 2 is not a record ({postbag.ledger})"
+        f"ledger line 2 is not a record ({postbag.ledger})" + AFRESH
     )
 
 
@@ -274,7 +275,7 @@ def test_a_lone_surrogate_in_any_field_is_not_a_record(postbag, field):
         lines.append(text + "\n")
     postbag.write_ledger("".join(lines))
     bad = records.index(target) + 1
-    assert postbag.refused("read") == f"ledger line {bad} is not a record ({postbag.ledger})"
+    assert postbag.refused("read") == f"ledger line {bad} is not a record ({postbag.ledger})" + AFRESH
 
 
 def test_an_emoji_written_as_a_surrogate_pair_is_text(postbag):
@@ -372,8 +373,8 @@ def test_an_appended_line_that_is_no_record_is_refused_by_every_verb(postbag):
     postbag.ready()
     postbag.write_ledger(postbag.ledger_bytes() + b'{"n": 4, "at": "x", "kind": "open", "limit": 0}\n')
     expected = f"ledger line 4 is not a record ({postbag.ledger})"
-    assert postbag.refused("read") == expected
-    assert postbag.refused("read", "1") == expected
+    assert postbag.refused("read") == expected + AFRESH
+    assert postbag.refused("read", "1", inside="claude") == expected
     assert postbag.refused("open") == expected + AFRESH
     assert postbag.refused("send", "codex", "hi", inside="claude") == expected
 
@@ -383,9 +384,9 @@ def test_a_last_line_that_is_no_record_of_ours_is_refused_as_truncated(postbag):
     postbag.write_ledger(postbag.ledger_bytes() + b"garbage without its newline")
     expected = f"ledger is truncated after line 3 ({postbag.ledger})"
     before = postbag.ledger_bytes()
-    for args, inside in [(("read",), None), (("send", "codex", "hi"), "claude")]:
+    for args, inside in [(("read",), "codex"), (("send", "codex", "hi"), "claude")]:
         assert postbag.refused(*args, inside=inside) == expected
-    assert postbag.refused("open") == expected + AFRESH
+    assert postbag.refused("read") == postbag.refused("open") == expected + AFRESH
     assert postbag.ledger_bytes() == before  # nothing but an unfinished record is ever cut
 
 
@@ -592,9 +593,9 @@ def test_lines_that_are_no_records_before_a_last_one_cut_short_are_named_by_the_
     postbag.write_ledger(postbag.ledger_bytes() + b"garbage one\ngarbage two\npartial")
     expected = f"ledger line 3 is not a record ({postbag.ledger})"
     before = postbag.ledger_bytes()
-    for args, inside in [(("read", "1"), None), (("send", "codex", "hi"), "claude"), (("join", "claude"), "claude")]:
+    for args, inside in [(("read", "1"), "codex"), (("send", "codex", "hi"), "claude"), (("join", "claude"), "claude")]:
         assert postbag.refused(*args, inside=inside) == expected
-    assert postbag.refused("open") == expected + AFRESH
+    assert postbag.refused("read", "1") == postbag.refused("open") == expected + AFRESH
     assert postbag.ledger_bytes() == before
 
 

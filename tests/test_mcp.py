@@ -577,7 +577,7 @@ def test_a_send_whose_text_is_not_one_string_is_told_the_tools_usage(postbag, ar
 
 def test_the_read_tool_on_a_damaged_ledger_refuses_as_read_does(postbag):
     postbag.write_ledger(b'{"n": 1, "at": "x", "kind": "open", "limit": 3}\n{"n": 2, broken\n{"n": 3}\n')
-    said = postbag.run("read")
+    said = postbag.run("read", inside="codex")  # an agent's, as the tool is
     assert said.returncode == 1 and "ledger line 2 is not a record" in said.stderr
     assert _dispatch(postbag.place("codex"), "read", {}, {"threadId": THREAD}) == (said.stderr.rstrip("\n"), True)
 

@@ -251,10 +251,9 @@ def test_a_broken_git_file_is_refused_with_the_fix_by_every_verb_never_a_traceba
         f"the repository cannot be told from {broken}/.git (it names {broken}/../gone, which is not a repository's "
         "folder)"
     )
-    assert postbag.refused("read", cwd=str(broken)) == why
-    assert postbag.refused("open", cwd=str(broken)) == (
-        f"{why}: mend it (git worktree repair, for a worktree), or name a ledger with POSTBAG_LEDGER"
-    )
+    mend = f"{why}: mend it (git worktree repair, for a worktree), or name a ledger with POSTBAG_LEDGER"
+    assert postbag.refused("read", cwd=str(broken), inside="codex") == why
+    assert postbag.refused("read", cwd=str(broken)) == postbag.refused("open", cwd=str(broken)) == mend
     named = postbag.run("read", cwd=str(broken), env={"POSTBAG_LEDGER": str(tmp_path / "named.jsonl")})
     assert (named.returncode, named.stderr) == (0, f"postbag: there is no ledger at {tmp_path / 'named.jsonl'} yet\n")
 

@@ -240,9 +240,13 @@ def _the_ledger(location):
         if damaged is not None:
             raise damaged
         with Ledger(path) as bag:
-            count, joins, exchange = bag.count, bag.latest_joins(), bag.exchange()
+            count, joins, exchange, unfinished = bag.count, bag.latest_joins(), bag.exchange(), bag.unfinished
     except Refusal as refusal:  # what stops open comes first: a loose mode, open mends itself
         return Check(FIX, what, to_the_persons_ears(refusal)), None
+    if unfinished is not None:  # as read says it: nothing the next writer does not mend
+        from postbag.verbs import unfinished as said
+
+        return Check(NOTE, what, said(unfinished, path)), (joins, exchange)
     if stat.S_IMODE(status.st_mode) & 0o077:
         mode = f"{stat.S_IMODE(status.st_mode):o}"
         return Check(FIX, what, f"{path} can be read by others (mode {mode}): chmod 600 {path}"), (joins, exchange)

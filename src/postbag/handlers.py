@@ -84,6 +84,8 @@ def read(args, here):
     words.stream(map(show, shot.records), here.stdout)
     if shot.refusal is not None:
         raise shot.refusal
+    if shot.news is not None:
+        say(shot.news, here.stderr)
     if args.follow:
         running_long()
         words.stream(map(show, shot.position.follow(FOLLOW_INTERVAL)), here.stdout, each=True)

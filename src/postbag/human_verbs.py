@@ -9,8 +9,9 @@ from postbag.vendors import VARIABLES
 
 HUMAN_VERBS = ("open", "close", "setup")
 # The verbs a person runs, whose refusals in a terminal of no agent's session are told to
-# the person: why, and what to do, not the agents' "stop and ask the human".
-PERSONS_VERBS = (*HUMAN_VERBS, "doctor")
+# the person: why, and what to do, not the agents' "stop and ask the human". The readers
+# are anyone's, and in such a terminal, the person's.
+PERSONS_VERBS = (*HUMAN_VERBS, "doctor", "read", "receipts")
 
 
 def require_human(verb, env):

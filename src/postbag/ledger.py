@@ -194,23 +194,32 @@ class Ledger:
     sees every complete record, and `unfinished` names the line after which the file stops.
     """
 
-    def __init__(self, path, *, write=False, create=False, on_wait=None, sandbox=None, clock=None, block=None):  # noqa: PLR0913
+    def __init__(  # noqa: PLR0913
+        self, path, *, write=False, create=False, on_wait=None, sandbox=None, clock=None, block=None, reading=False
+    ):
         """`sandbox`: the Sandbox around this process, if any, which a refusal to open names;
-        `clock`: what stamps the records appended (a times.Clock)."""
+        `clock`: what stamps the records appended (a times.Clock); `reading`: a reader that
+        shows the records before a damaged line, which keeps the refusal as `damage` and
+        goes on, where any other verb is refused."""
         self.path, self.clock = path, clock
         self.fd, status, self.made = ledger_file.open_checked(path, write=write, create=create, sandbox=sandbox)
         self.identity = (status.st_dev, status.st_ino) if status else None
-        self.unfinished = None
+        self.unfinished = self.damage = None
         self.news = []  # what a writer that mended the file says of it
         try:
             if self.fd is not None:
                 ledger_file.lock(self.fd, write, path, on_wait)
             self._index = LineIndex(self.fd, path, block)
-            if self._index.size and self._index.unended_line():
-                self._set_aside_unfinished_line()
             # Every verb continues or shows the last record, and its number must equal the
             # line count: a line deleted or inserted anywhere shows here.
-            self.tail(1)
+            try:
+                if self._index.size and self._index.unended_line():
+                    self._set_aside_unfinished_line()
+                self.tail(1)
+            except Refusal as refusal:
+                if not reading or refusal.fix != records.AFRESH:
+                    raise
+                self.damage = refusal
             if write and self.fd is not None and stat.S_IMODE(status.st_mode) != 0o600:
                 os.fchmod(self.fd, 0o600)  # it holds a session token; fixed only once it is known ours
             if self.unfinished is not None and write:
@@ -258,9 +267,14 @@ class Ledger:
 
     def tail(self, count):
         """The last `count` records, oldest first."""
+        return list(self.window(count))
+
+    def window(self, count):
+        """The last `count` records, oldest first, each validated as it is reached: a
+        reader that shows them shows those before a line that is not one."""
         bounds = self._index.last_lines(min(count, self.count))
         first = self.count - len(bounds) + 1
-        return [self._parse_line(first + i, s, e) for i, (s, e) in enumerate(reversed(bounds))]
+        return (self._parse_line(first + i, s, e) for i, (s, e) in enumerate(reversed(bounds)))
 
     def latest_join(self, peer):
         """`peer`'s latest join record, or None if it never joined."""

@@ -92,9 +92,11 @@ def _read(here, meta, arguments):
     shot = verbs.snapshot(place, arguments.get("count", READ_DEFAULT))
     if not shot.found:
         return not_there(shot.location)
+    shown = "".join(map(words.human_line, shot.records)) or "the ledger holds no records yet"
     if shot.refusal is not None:
         raise shot.refusal
-    shown = "".join(map(words.human_line, shot.records)) or "the ledger holds no records yet"
+    if shot.news is not None:
+        shown = shown.rstrip("\n") + "\n" + told(shot.news)
     if shot.location.repository is not None:  # which repository's, as read says it on the command line
         shown = shown.rstrip("\n") + "\n" + told(f"read {shot.location.words()}")
     return shown

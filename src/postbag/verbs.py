@@ -323,12 +323,14 @@ def receipt_of(letter, joined, here, exchange):
 
 class Snapshot:
     """What `read` shows, taken under the lock and shown after it is released: the
-    records, then a refusal to end with or a status line, and, for a follower, where to
-    follow from. `found` is whether there is a ledger at `location` (a ledger.Location) at all."""
+    records (which raise the Refusal of the first that is not one, once those before it
+    are shown), then a refusal to end with or a status line, `news` beside it, and, for a
+    follower, where to follow from. `found` is whether there is a ledger at `location` (a
+    ledger.Location) at all."""
 
-    def __init__(self, found, location, records, *, position=None, refusal=None, status=None):  # noqa: PLR0913
+    def __init__(self, found, location, records, *, position=None, refusal=None, status=None, news=None):  # noqa: PLR0913
         self.found, self.location, self.records, self.position = found, location, records, position
-        self.refusal, self.status = refusal, status
+        self.refusal, self.status, self.news = refusal, status, news
 
     @property
     def path(self):
@@ -339,21 +341,36 @@ def snapshot(here, count=None, *, with_status=False, on_wait=None, following=Fal
     """The last `count` records (None: every record) and, `with_status`, the status line;
     `following`, where to follow from."""
     location = ledger.locate(here)
-    with _ledger(here, location, on_wait=on_wait) as bag:
-        shown = bag.records() if count is None else bag.tail(count)
-        refusal = status = None
+    with _ledger(here, location, on_wait=on_wait, reading=True) as bag:
+        refusal = status = news = None
+        if count is None:
+            shown = bag.records()  # its bytes in hand, each record validated as it is shown: up to a damaged one
+        else:
+            shown = []
+            try:
+                shown.extend(bag.window(count))
+            except Refusal as damaged:  # the records before it are shown, then it
+                refusal = damaged
         if bag.unfinished is not None:
-            refusal = Refusal(
-                f"{ledger.truncated(bag.unfinished, location.path)}: its last record is unfinished, most likely "
-                "from an interrupted send, and the next send, join or open removes it"
-            )
-        elif with_status:
+            news = unfinished(bag.unfinished, location.path)
+        elif with_status and refusal is None and bag.damage is None:
             try:
                 status = standing(bag, location)
             except Refusal as damaged:  # told after the records, as is any other refusal of read
                 refusal = damaged
-        position = bag.position() if following else None
-        return Snapshot(bag.fd is not None, location, shown, position=position, refusal=refusal, status=status)
+        refusal = refusal or bag.damage
+        position = bag.position() if following and refusal is None else None
+        return Snapshot(
+            bag.fd is not None, location, shown, position=position, refusal=refusal, status=status, news=news
+        )
+
+
+def unfinished(line, path):
+    """What a reader says of a last record left unfinished after `line`, which the next writer removes."""
+    return (
+        f"{ledger.truncated(line, path)}: its last record is unfinished, most likely from an interrupted send, and "
+        "the next send, join or open removes it"
+    )
 
 
 def status(here):

@@ -108,16 +108,22 @@ def tell(text, stdout, stderr):
 def stream(lines, stdout, each=False):
     """Write `lines` to `stdout` as they come, in batches of bytes (cheaper than a text
     write per line), or `each` at once as it comes; a character the terminal's encoding
-    lacks is escaped, not fatal. BrokenPipeError where the reader has gone."""
-    from itertools import islice
-
+    lacks is escaped, not fatal. BrokenPipeError where the reader has gone; a Refusal
+    `lines` raises, once the lines before it are written."""
     if stdout is None:  # started with stdout closed: there is nowhere to show it
         for _ in lines:  # a follower still follows, and still stops where the file breaks
             pass
         return
-    out, encoding = stdout.buffer, stdout.encoding
-    while batch := list(islice(lines, 1 if each else BATCH)):
-        out.write("".join(batch).encode(encoding, "backslashreplace"))
-        if each:
-            out.flush()
-    out.flush()
+    out, encoding, batch = stdout.buffer, stdout.encoding, []
+    try:
+        for line in lines:
+            batch.append(line)
+            if each or len(batch) >= BATCH:
+                out.write("".join(batch).encode(encoding, "backslashreplace"))
+                batch = []
+                if each:
+                    out.flush()
+    finally:  # what came before a line that is no record is shown all the same
+        if batch:
+            out.write("".join(batch).encode(encoding, "backslashreplace"))
+        out.flush()
