@@ -527,4 +527,5 @@ def test_settings_nested_deeper_than_jsons_recursion_still_say_what_claude_lets_
     with open(path, "w") as file:
         file.write(f'{{"deep": {deep}, "n": {"9" * 5000}, "crossSessionInbound": "refuse"}}')
     postbag.ok("join", "claude", inside="claude")
-    assert postbag.door_now("claude").startswith("claude will not take a letter now: it refuses each, since its settings")
+    refuses = "claude will not take a letter now: it refuses each, since its settings"
+    assert postbag.door_now("claude").startswith(refuses)

@@ -349,6 +349,18 @@ def test_send_with_no_ledger_at_all_creates_none(postbag):
         ),
         (("close", "now"), "postbag close", "close does not take 'now' (postbag close --help says what it takes)"),
         (
+            ("send", "codex", "Review", "parser.py", "now"),
+            "postbag send AGENT TEXT",
+            "the letter is one argument: quote it (postbag send codex 'Review parser.py now'), or give - and the "
+            "letter on stdin (postbag send codex - <<'POSTBAG')",
+        ),
+        (
+            ("send", "codex", "Look", "at", *["this"] * 20),
+            "postbag send AGENT TEXT",
+            "the letter is one argument: quote it (postbag send codex 'Look at this this this this this this this "
+            "this this this…'), or give - and the letter on stdin (postbag send codex - <<'POSTBAG')",
+        ),
+        (
             ("receipts", "--xml"),
             "postbag receipts [N] [--json]",
             "receipts does not take '--xml' (postbag receipts --help says what it takes)",

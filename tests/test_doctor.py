@@ -355,4 +355,4 @@ def test_doctor_names_this_directorys_ledger_the_others_agents_joined_and_where_
         "ledger of its own too; sessions outside any repository still use it"
     ) in lines
     outside = postbag.run("doctor", env=clients).stdout.splitlines()  # the terminal outside: the old one is its own
-    assert f"ok    the ledger: {default}, yours and private, 1 records" in outside
+    assert f"ok    the ledger: {default}, yours and private, 1 record" in outside  # one, said so

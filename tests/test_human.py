@@ -67,7 +67,7 @@ def test_each_writer_names_a_ledger_that_is_not_the_default_and_the_first_says_i
     sent = postbag.run("send", "codex", "hi", inside="claude", env=elsewhere)
     assert (sent.stdout, sent.stderr) == ("letter 4 delivered to codex, 2 left\n", wrote)
     closed = postbag.run("close", env=elsewhere)
-    assert (closed.stdout, closed.stderr) == ("exchange closed: 1 of 3 letters were sent\n", wrote)
+    assert (closed.stdout, closed.stderr) == ("exchange closed: 1 of 3 letters sent\n", wrote)
     quiet = postbag.run("join", "claude", "--quiet", inside="claude", env=elsewhere)
     assert (quiet.stdout, quiet.stderr) == ("", "")  # a session-start hook wants silence
 
@@ -126,7 +126,7 @@ def test_open_takes_its_number_as_read_does_or_as_an_option_but_not_both(postbag
 def test_close_ends_the_exchange_at_once_and_the_next_send_is_refused(postbag, codex):
     postbag.ready(limit=6)
     postbag.ok("send", "codex", "one", inside="claude")
-    assert postbag.ok("close") == "exchange closed: 1 of 6 letters were sent\n"
+    assert postbag.ok("close") == "exchange closed: 1 of 6 letters sent\n"
     last = json.loads(postbag.ledger_bytes().splitlines()[-1])
     assert set(last) == {"n", "at", "kind"} and (last["n"], last["kind"]) == (5, "close")
     assert postbag.refused("send", "claude", "two", inside="codex") == "the human closed the exchange"
@@ -414,3 +414,10 @@ def test_read_on_a_terminal_names_a_peer_that_never_joined(postbag):
         rf"codex joined {TIMESTAMP} from \S+\n",
         said,
     )
+
+
+def test_a_count_of_one_is_said_in_the_singular(postbag):
+    assert postbag.open("1") == "exchange open: 1 letter\n"
+    replaced = postbag.run("open", "2").stderr
+    assert "this replaces the open exchange, which still had 1 of its 1 letter\n" in replaced
+    assert postbag.run("close").stdout == "exchange closed: 0 of 2 letters sent\n"

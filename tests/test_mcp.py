@@ -405,7 +405,7 @@ def test_between_calls_the_server_holds_no_lock_and_each_call_sees_what_others_w
         fcntl.flock(ledger, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: the server holds nothing between calls
         fcntl.flock(ledger, fcntl.LOCK_UN)
     postbag.open("--limit", "1")  # another process's record, seen by the next call
-    assert "exchange of 1 letters, 0 sent, 1 left" in as_codex.tool("status")[0]
+    assert "exchange of 1 letter, 0 sent, 1 left" in as_codex.tool("status")[0]
     from fakes import FakeInbox
 
     restarted = FakeInbox(str(tmp_path / "restarted.sock"), "new-token")

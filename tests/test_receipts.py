@@ -216,7 +216,9 @@ TIMES = [
 @pytest.mark.parametrize("inbound", [None, "refuse", "hold"])
 @given(at=st.sampled_from(TIMES) | st.text(min_size=1, max_size=30))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-def test_a_letter_of_any_time_the_ledger_takes_gets_a_receipt_from_each_room_never_a_crash(postbag, inbox, inbound, at):
+def test_a_letter_of_any_time_the_ledger_takes_gets_a_receipt_from_each_room_never_a_crash(
+    postbag, inbox, inbound, at
+):
     from written import Claude
 
     from postbag import verbs
@@ -226,7 +228,8 @@ def test_a_letter_of_any_time_the_ledger_takes_gets_a_receipt_from_each_room_nev
     claude.runs(postbag.cwd)
     claude.settings(claude.config, inbound)
     joined = {"kind": "join", "peer": "claude", **inbox.door(), "at": at, "n": 1}
-    for peer, door in (("claude", joined), ("codex", {"peer": "codex", "thread": "019a0000-0000-7000-8000-000000000000"})):
+    thread = {"peer": "codex", "thread": "019a0000-0000-7000-8000-000000000000"}
+    for peer, door in (("claude", joined), ("codex", thread)):
         letter = {"n": 4, "at": at, "from": "codex" if peer == "claude" else "claude", "to": peer, "body": "hi"}
         receipt = verbs.receipt_of(letter, door, postbag.place(), Exchange(3, 1))
         assert receipt.state in ("taken", "waiting", "not taken", "unknown")

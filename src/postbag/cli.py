@@ -14,6 +14,7 @@ from postbag.refusal import Refusal, silence, stop
 from postbag.vendors import CLIENTS, VENDORS
 
 INTERRUPTED, READER_GONE = 130, 141  # as a shell reports SIGINT and SIGPIPE
+SHOWN_MOST = 60  # characters of an unquoted letter a usage mistake echoes, quoted as it should have been
 ENVIRONMENT = {
     "POSTBAG_LEDGER": "the ledger (default ~/.postbag/ledger.jsonl); the same in both sessions",
     **{name: said for each in VENDORS.values() for name, said in each.VARIABLES.items()},
@@ -98,6 +99,15 @@ def _parse(argv, here):
     parser = _speaking(_verb_parser(verb, _columns(here)), here)
     args, extra = parser.parse_known_args(argv[1:])
     args.name, args.usage_error = verb.name, parser.error
+    if extra and verb.name == "send" and args.text is not None and not extra[0].startswith("-"):
+        from postbag.escape import shell_word  # a letter of many words, unquoted: the shell split it
+
+        whole = shell_word(" ".join([args.text, *extra]))
+        shown = whole if len(whole) <= SHOWN_MOST else whole[: SHOWN_MOST - 2] + "…'"
+        args.usage_error(
+            f"the letter is one argument: quote it (postbag send {args.peer} {shown}), or give - and the letter on "
+            f"stdin (postbag send {args.peer} - <<'POSTBAG')"
+        )
     if extra:
         args.usage_error(f"{verb.name} does not take {extra[0]!r} (postbag {verb.name} --help says what it takes)")
     return args

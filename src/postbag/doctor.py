@@ -24,6 +24,7 @@ from postbag.rooms import room
 from postbag.setup import ANOTHER, ELSEWHERE, ledger_of, ledger_words, registration_of, standing
 from postbag.vendor_files import json_of, quoted, record, table
 from postbag.vendors import PEERS, for_a_child
+from postbag.words import counted
 
 ANSWER_WAIT = 10.0  # seconds a server started here has to answer: it answers in milliseconds
 ANSWER_MOST = 1 << 20  # bytes of its answer read: an initialize result is a few hundred
@@ -250,7 +251,7 @@ def _the_ledger(location):
     if stat.S_IMODE(status.st_mode) & 0o077:
         mode = f"{stat.S_IMODE(status.st_mode):o}"
         return Check(FIX, what, f"{path} can be read by others (mode {mode}): chmod 600 {path}"), (joins, exchange)
-    return Check(OK, what, f"{called}, yours and private, {count} records"), (joins, exchange)
+    return Check(OK, what, f"{called}, yours and private, {counted(count, 'record')}"), (joins, exchange)
 
 
 def _whose(location):

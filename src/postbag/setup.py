@@ -96,14 +96,14 @@ def setup(here, *, removing=False, dry_run=False):
     if not changes:
         return Done("setup finds nothing to take out" if removing else "setup finds nothing to change", *notes)
     steps = [f"{peer:<7}{change.said}" for peer, change in changes]
-    many = f"{len(changes)} change{'s' if len(changes) > 1 else ''}"
+    many = "this change" if len(changes) == 1 else f"these {len(changes)} changes"
     if dry_run:
-        return Done("\n".join([*steps, f"setup would make these {many} (--dry-run: nothing was changed)"]), *notes)
+        return Done("\n".join([*steps, f"setup would make {many} (--dry-run: nothing was changed)"]), *notes)
     _make_all([change for _, change in changes], here)
     changed = list(dict.fromkeys(each.CLIENT for each, plan in plans if plan.changes))
     reads = "each reads its" if len(changed) > 1 else "it reads its"
     restart = f"start {' and '.join(changed)} again: {reads} MCP servers as it starts"
-    return Done("\n".join([*steps, f"setup made these {many}; {restart}"]), *notes)
+    return Done("\n".join([*steps, f"setup made {many}; {restart}"]), *notes)
 
 
 def _make_all(changes, here):

@@ -15,6 +15,7 @@ from postbag.ledger import not_there
 from postbag.refusal import Refusal
 from postbag.times import moment
 from postbag.vendors import LETTER_MOST, PEERS, SWITCHES, door_fields, sandbox_of
+from postbag.words import counted
 
 # The rooms, and all they read of the vendors, are imported by the verbs that reach a
 # door or a vendor's files (send, open, receipts), where they are asked: read and join by
@@ -125,7 +126,8 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
     # Read outside the lock, as receipts are: the vendors' records are theirs.
     absent = [peer for peer, joined in joins.items() if joined is None]
     doors = [reach(peer, joined, here, exchange).words for peer, joined in joins.items() if joined is not None]
-    opened = ", ".join([f"exchange open: {limit} letters", *(s.opened for s in SWITCHES if s.set_in(chosen))])
+    switched = [switch.opened for switch in SWITCHES if switch.set_in(chosen)]
+    opened = ", ".join([f"exchange open: {counted(limit, 'letter')}", *switched])
     wrote = which_ledger(bag, location)
     elsewhere = _joined_elsewhere(here, location, limit) if len(absent) == len(PEERS) else []
     return Done(opened, aside, *bag.news, wrote, replaced, _not_joined(absent), *elsewhere, *doors)
@@ -188,7 +190,8 @@ def _replaced(exchange):
     """What a new open says of the exchange it replaces, where that one still had letters."""
     if exchange.barred:
         return None
-    return f"this replaces the open exchange, which still had {exchange.left} of its {exchange.granted} letters"
+    had = f"{exchange.left} of its {counted(exchange.granted, 'letter')}"
+    return f"this replaces the open exchange, which still had {had}"
 
 
 def reach(peer, joined, here, exchange):
@@ -230,7 +233,7 @@ def close_exchange(here):
             looked = None if location.is_default else f"looked in {location.words()}"
             return Done(NOTHING_CLOSED[exchange.barred], *bag.news, looked)
         _write_record(bag, "close")
-    closed = f"exchange closed: {exchange.sent} of {exchange.granted} letters were sent"
+    closed = f"exchange closed: {exchange.sent} of {counted(exchange.granted, 'letter')} sent"
     return Done(closed, *bag.news, which_ledger(bag, location))
 
 
@@ -387,7 +390,7 @@ def standing(bag, location):
     if exchange.barred == NOT_OPENED:
         state = "no exchange opened"
     else:
-        state = f"exchange of {exchange.granted} letters, {exchange.sent} sent, "
+        state = f"exchange of {counted(exchange.granted, 'letter')}, {exchange.sent} sent, "
         state += STANDING.get(exchange.barred) or f"{exchange.left} left"
         state += "".join(f", {s.standing}" for s in SWITCHES if s.set_in(exchange.switches))
     peers = [_joined_words(peer, joined) for peer, joined in bag.latest_joins().items()]

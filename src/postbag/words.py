@@ -22,6 +22,11 @@ INDENT = "      "
 BATCH = 256  # lines written at once: one write of bytes costs less than one of text a line
 
 
+def counted(number, noun):
+    """`number` and `noun`, the noun plural but for one: 1 letter, 3 letters."""
+    return f"{number} {noun}" + ("" if number == 1 else "s")  # the number as 1.0 wrote it
+
+
 def body_lines(body):
     """A body as 1.0's `read` printed it, the lines that splitlines() gives each indented
     by six spaces, with unsafe characters escaped. Cost and memory grow with the body's

@@ -149,7 +149,9 @@ HOSTILE = {  # each a settings.json that Claude Code itself reads as valid, and 
     "nested past Python's recursion, an int past its digits": (
         b'{"deep": ' + b"[" * 20000 + b"1" + b"]" * 20000 + b', "n": ' + b"9" * 5000 + b', "s": "\\ud800"}'
     ),
-    "a byte-order mark, CRLF": b'\xef\xbb\xbf{\r\n  "theme": "dark",\r\n  "permissions": {\r\n    "deny": []\r\n  }\r\n}',
+    "a byte-order mark, CRLF": (
+        b'\xef\xbb\xbf{\r\n  "theme": "dark",\r\n  "permissions": {\r\n    "deny": []\r\n  }\r\n}'
+    ),
 }
 
 

@@ -123,7 +123,7 @@ class Claude(Room):
         why = self._why_not(letter, alive, newest(found) if found else None)
         return why.noting(unproven(NAME, version_of(newest(found)), PROVEN)) if found else why
 
-    def _why_not(self, letter, alive, transcript):
+    def _why_not(self, letter, alive, transcript):  # noqa: PLR0911 - Claude's word first, then each policy
         """What the records say of a letter the transcript does not hold, sent to a session
         that runs (`alive`, a Session) or whose files cannot tell (CANNOT_TELL): Claude's
         own word, where the knock heard one; else what its policy does with a letter,
