@@ -25,6 +25,7 @@ from postbag import __version__
 THREAD = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
 TOOLS = ["join", "send", "read", "status"]
 SEND_USAGE = "send takes text, the letter, as a string"
+READ_USAGE = "read takes count, a whole number from 1 to 100, or nothing"
 
 
 def refused(reason):
@@ -251,11 +252,68 @@ def test_a_malformed_or_oversized_message_gets_the_standard_code_and_the_server_
     raw.write(line)
     reply = raw.reply()
     assert reply["error"]["code"] == code and reply["jsonrpc"] == "2.0"
-    # The id is echoed where the message had one that is an id at all; else it is null.
-    # A line over the limit is skipped unread, so its id is not known.
-    echoed = code in (-32600, -32602) and line.startswith(b"{") and b'"id": 1,' in line and len(line) < 1 << 20
+    # The id is echoed where the message had one that is an id at all; else it is null. A
+    # line over the limit is skipped but for its first bytes, which tell its id.
+    echoed = code in (-32600, -32602) and line.startswith(b"{") and b'"id": 1,' in line
     assert reply["id"] == (1 if echoed else None)
     assert raw.call("ping")["result"] == {}
+
+
+@pytest.mark.parametrize(
+    ("head", "id_"),
+    [
+        (b'{"jsonrpc": "2.0", "id": "call-7", "method": "tools/call", "params": {"text": "', "call-7"),
+        (b'{"jsonrpc": "2.0", "method": "tools/call", "params": {"id": 3, "x": [1, {"id": 4}]}, "id": 9, "p": "', 9),
+        (b'{"jsonrpc": "2.0", "method": "tools/call", "params": {"text": "', None),
+        (b'{"id": 1.5, "x": "', None),
+        (b'[{"id": 1, "x": "', None),
+    ],
+    ids=["first", "after a container", "after the head", "not an id", "a batch"],
+)
+def test_a_message_too_long_to_read_is_answered_with_the_id_its_first_bytes_hold(server, head, id_):
+    raw = server()
+    raw.write(head + b"x" * (1 << 21) + b'"}}\n')
+    reply = raw.reply()
+    assert (reply["id"], reply["error"]["code"]) == (id_, -32600)
+    assert reply["error"]["message"] == "a message is at most 1,048,576 bytes"
+    assert raw.call("ping")["result"] == {}
+
+
+def test_a_session_on_2025_03_26_is_answered_a_batch_as_a_batch_and_later_ones_refuse_it(server):
+    batch = [
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
+        {"jsonrpc": "2.0", "id": "two", "method": "nonesuch"},
+        5,
+    ]
+    raw = server(handshake=False)
+    raw.handshake("2025-03-26")
+    raw.write(json.dumps(batch).encode() + b"\n")
+    assert raw.reply() == [
+        {"jsonrpc": "2.0", "id": 1, "result": {}},
+        {"jsonrpc": "2.0", "id": "two", "error": {"code": -32601, "message": "method not found"}},
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "a message is one JSON object"}},
+    ]
+    raw.write(b"[]\n")
+    assert raw.reply()["error"] == {"code": -32600, "message": "a batch holds at least one message"}
+    raw.write(json.dumps(batch[1:2]).encode() + b"\n")  # notifications alone: nothing to answer
+    assert raw.silent()
+    newer = server()  # 2025-06-18, as Codex speaks it
+    newer.write(json.dumps(batch[:1]).encode() + b"\n")
+    assert newer.reply()["error"] == {
+        "code": -32600,
+        "message": "a message is one JSON object; batches are not taken under this protocol version",
+    }
+
+
+def test_a_count_written_as_a_whole_number_with_a_fraction_of_zero_is_taken(server, postbag):
+    postbag.ready()
+    raw = server(inside="claude")
+    for count in (2.0, 2):
+        text, error = raw.tool("read", {"count": count})
+        assert not error and text.count("\n") == 2, text  # two records, each ended
+    assert raw.tool("read", {"count": 2.5}) == (READ_USAGE, True)
+    assert raw.tool("read", {"count": True}) == (READ_USAGE, True)
 
 
 def test_notifications_are_never_answered_whatever_they_hold(server):

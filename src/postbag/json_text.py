@@ -224,6 +224,40 @@ def _not_json(text, at, stack):
     return NotJson(f"at line {line} column {column}, {there} stands where JSON wants {wanted}")
 
 
+def leading_member(text, key):
+    """The value of `key` in the JSON object that `text` begins, where the key stands at
+    its top level before `text` ends or breaks and its value is no container: a string,
+    or the number, true, false or null it says (a number as an int where it is whole);
+    None where it stands nowhere so. Read token by token, as far as it must go: `text`
+    may be the head of a message too long to read whole."""
+    at, depth, wants, name = 0, 0, "open", None
+    while found := _TOKEN.match(text, at):
+        kind = found.lastgroup
+        start, at = found.start(kind), found.end()
+        if depth > 1 or (depth == 1 and wants == "skip"):  # inside a value of another member
+            depth += {"open": 1, "close": -1}.get(kind, 0)
+            wants = "next" if depth == 1 else wants
+        elif wants == "open":
+            if kind != "open" or text[start] != "{":
+                return None
+            depth, wants = 1, "key"
+        elif wants == "key" and kind == "string":
+            name, wants = string_at(text, start), "colon"
+        elif wants == "colon" and kind == "colon":
+            wants = "value"
+        elif wants == "value" and kind == "open":
+            depth, wants = 2, "skip"
+        elif wants == "value" and kind in ("string", "number", "literal"):
+            if name == key:
+                return json.loads(text[start:at], parse_float=lambda _: None)
+            wants = "next"
+        elif wants == "next" and kind == "comma":
+            wants = "key"
+        else:
+            return None
+    return None
+
+
 def member(node, key):
     """The value of `key` in the object `node`, as JSON.parse takes it: the last, where the
     key stands more than once; None where it stands nowhere."""

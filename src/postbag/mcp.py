@@ -27,6 +27,9 @@ from postbag.vendors import LETTER_MOST, PEERS, VENDORS, other
 # The protocol versions this server speaks, newest first: a client's is taken when known
 # (Codex 0.169 sends 2025-06-18, Claude Code 2.1.328 2025-11-25), else the newest is offered.
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+# The versions under which a client may send a batch of messages in one line, which the
+# server must take (2025-03-26's words); 2025-06-18 took batches out again.
+BATCHES = ("2025-03-26", "2024-11-05")
 READ_DEFAULT, READ_MOST = 10, 100  # records the read tool shows, unless asked, and at most
 SESSIONS = " and ".join(VENDORS[peer].SESSION_NAME for peer in PEERS)
 
@@ -59,19 +62,24 @@ class Tool:
             "annotations": {"title": title, **hints, "openWorldHint": False},
         }
 
-    def arguments_fit(self, arguments):
-        """Whether `arguments` fit the input schema: only the named properties, of their types."""
+    def fitted(self, arguments):
+        """`arguments`, where they fit the input schema (only the named properties, of their
+        types: an integer may be written 2.0, which JSON Schema counts as one), each as
+        its type says; else None."""
         if not isinstance(arguments, dict) or not set(self.required) <= set(arguments) <= set(self.properties):
-            return False
-        for name, value in arguments.items():
+            return None
+        fitted = {}
+        for name, given in arguments.items():
             schema = self.properties[name]
+            value = int(given) if schema["type"] == "integer" and type(given) is float and given.is_integer() else given
             if schema["type"] == "string" and type(value) is not str:
-                return False
+                return None
             if schema["type"] == "integer" and (
                 type(value) is not int or not schema["minimum"] <= value <= schema["maximum"]
             ):
-                return False
-        return True
+                return None
+            fitted[name] = value
+        return fitted
 
 
 def _join(here, meta, arguments):
@@ -196,12 +204,13 @@ def serve(here):
     if here.stdin is None or here.stdout is None:  # started without one: there is no client
         return 0
     stdin, stdout = here.stdin.buffer, here.stdout.buffer
-    methods = methods_of(here)
+    session = Session()
+    methods = methods_of(here, session)
     calls = _Calls(_memory_releaser())
     calls.guard()
     for line in jsonrpc.lines(stdin):
         with calls:
-            reply = jsonrpc.answer(line, methods)
+            reply = jsonrpc.answer(line, methods, batches=session.version in BATCHES)
             if reply is not None:
                 try:
                     jsonrpc.write(stdout, reply)
@@ -210,21 +219,34 @@ def serve(here):
     return 0
 
 
-def methods_of(here):
+class Session:
+    """What the server keeps of its client from one message to the next: the protocol
+    `version` they agreed on, which says how the wire is read (None: not yet)."""
+
+    __slots__ = ("version",)
+
+    def __init__(self):
+        self.version = None
+
+
+def methods_of(here, session=None):
     """The MCP methods this server answers, for jsonrpc.answer, each in `here`: the place
-    the client started the server in, its environment above all."""
+    the client started the server in, its environment above all; `session` keeps the
+    version initialize agrees on."""
+    session = Session() if session is None else session
     return {
-        "initialize": _initialize,
+        "initialize": lambda params: _initialize(params, session),
         "ping": lambda params: {},
         "tools/list": lambda params: {"tools": [tool.listed for tool in TOOLS.values()]},
         "tools/call": lambda params: _call_tool(params, here),
     }
 
 
-def _initialize(params):
+def _initialize(params, session):
     asked = params.get("protocolVersion")
+    session.version = asked if asked in VERSIONS else VERSIONS[0]
     return {
-        "protocolVersion": asked if asked in VERSIONS else VERSIONS[0],
+        "protocolVersion": session.version,
         "capabilities": {"tools": {"listChanged": False}},
         "serverInfo": {"name": "postbag", "title": "postbag", "version": __version__},
         "instructions": INSTRUCTIONS,
@@ -237,8 +259,8 @@ def _call_tool(params, here):
     if tool is None:
         raise JsonRpcError(INVALID_PARAMS, f"unknown tool; the tools are {', '.join(TOOLS)}")
     arguments = params.get("arguments")
-    arguments = {} if arguments is None else arguments
-    if not tool.arguments_fit(arguments):
+    arguments = tool.fitted({} if arguments is None else arguments)
+    if arguments is None:
         return _result(tool.usage, error=True)  # the model's mistake to mend, not the human's
     try:
         return _result(tool.run(here, params.get("_meta"), arguments))
