@@ -4,12 +4,13 @@ keep its commands from the other session's door and from the ledger, where its M
 servers run outside it: docs/doors.md says which).
 
 It speaks newline-delimited JSON-RPC 2.0 (jsonrpc.py), by hand and with the standard
-library only, and answers each request in turn. A client starts one server
-for each session and keeps it as long as the session lives, so the server holds
-nothing from one call to the next: each call locates, opens and locks the ledger
-afresh, through the same verbs as the command line (verbs.py), and so sees whatever
-other processes wrote since. Identity comes from the session, never from arguments
-(guards.caller_of_mcp). There is no tool for open or close: those stay the human's.
+library only, and answers each request in turn (a batch of them, under the protocol
+versions that have batches). A client starts one server for each session and keeps it as
+long as the session lives, so the server holds nothing from one call to the next but the
+protocol version its client agreed on (Session): each call locates, opens and locks the
+ledger afresh, in the directory of the session that calls, through the same verbs as the
+command line (verbs.py), and so sees whatever other processes wrote since. Identity
+comes from the session, never from arguments (guards.caller_of_mcp). There is no tool for open or close: those stay the human's.
 """
 
 import os
