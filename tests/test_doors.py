@@ -73,20 +73,23 @@ def test_codex_that_exits_nonzero_took_nothing_and_asks_for_a_rejoin(postbag, co
     codex.behave(exit=3, say=f"thread {codex.thread} \udcff failed")
     reason = postbag.refused("send", "codex", "hi", inside="claude")
     assert reason == (
-        "codex's door did not answer (codex queue exited 3); if its session restarted it must run: postbag join codex"
-    )
+        "codex's door did not answer (codex queue exited 3, saying \"thread <the thread's id> \ufffd failed\"); if its "
+        "session restarted it must run: postbag join codex"
+    )  # codex's own words, the thread's id written as words: no door field is shown
     codex.behave()
     assert_unrecorded_then_recovers(postbag, before, "codex")
 
 
-def test_a_stale_codex_thread_is_named_in_our_words_never_codexs(postbag, codex):
+def test_a_stale_codex_thread_is_named_in_our_words_and_codexs_its_id_never_shown(postbag, codex):
     postbag.ready()
     before = postbag.ledger_bytes()
-    codex.behave(exit=1, say=f"Error: no rollout found for thread id {codex.thread}\n")  # what codex 0.169 says
+    logged = "\x1b[2m2026-12-05T09:00:00Z\x1b[0m \x1b[32m INFO\x1b[0m starting\n"
+    said = f"{logged}Error: no rollout found for thread id {codex.thread}\n"
+    codex.behave(exit=1, say=said)  # what codex 0.169 says, after a line of its log
     reason = postbag.refused("send", "codex", "hi", inside="claude")
     assert reason == (
-        "codex's door did not answer (codex queue exited 1: codex knows no such thread); "
-        "if its session restarted it must run: postbag join codex"
+        "codex's door did not answer (codex queue exited 1: codex knows no such thread, saying \"Error: no rollout "
+        "found for thread id <the thread's id>\"); if its session restarted it must run: postbag join codex"
     )
     assert postbag.ledger_bytes() == before
 

@@ -397,7 +397,8 @@ def test_through_mcp_each_refusal_is_the_command_lines_sentence_and_records_noth
     codex.behave(exit=1, say="Error: no rollout found for thread id " + codex.thread)  # a stale thread
     assert as_claude.tool("send", {"text": "hi"}) == (
         refused(
-            "codex's door did not answer (codex queue exited 1: codex knows no such thread); "
+            "codex's door did not answer (codex queue exited 1: codex knows no such thread, saying \"Error: no "
+            "rollout found for thread id <the thread's id>\"); "
             "if its session restarted it must run: postbag join codex"
         ),
         True,

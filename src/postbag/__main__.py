@@ -109,5 +109,8 @@ class _CompiledCode:
         exec(marshal.loads(module.__spec__.loader_state), module.__dict__)  # noqa: S102, S302
 
 
+# 1.0's name for the entry point, `main(argv)`, which its scripts and tests call.
+main = run
+
 if __name__ == "__main__":
     sys.exit(run())

@@ -10,7 +10,8 @@ long as the session lives, so the server holds nothing from one call to the next
 protocol version its client agreed on (Session): each call locates, opens and locks the
 ledger afresh, in the directory of the session that calls, through the same verbs as the
 command line (verbs.py), and so sees whatever other processes wrote since. Identity
-comes from the session, never from arguments (guards.caller_of_mcp). There is no tool for open or close: those stay the human's.
+comes from the session, never from arguments (guards.caller_of_mcp). There is no tool
+for open or close: those stay the human's.
 """
 
 import os

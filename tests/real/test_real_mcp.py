@@ -147,7 +147,8 @@ def test_through_the_door_a_closed_exchange_a_restarted_claude_and_a_stale_threa
     again.say("Call: send hello, stale thread")
     again.wait_for(lambda: len(model.tool_results()) == 2, "the refused send")
     assert tool_texts(model)[1] == (
-        "postbag: codex's door did not answer (codex queue exited 1: codex knows no such thread); "
+        "postbag: codex's door did not answer (codex queue exited 1: codex knows no such thread, saying \"Error: no "
+        "rollout found for thread id <the thread's id>\"); "
         "if its session restarted it must run: postbag join codex; stop and ask the human"
     )
     assert real.ledger_bytes() == before

@@ -104,7 +104,8 @@ def test_a_stale_codex_thread_asks_for_a_rejoin_and_records_nothing(real, codex_
     real.open()
     before = real.ledger_bytes()
     assert real.refused("send", "codex", "hello?", inside="claude") == (
-        "codex's door did not answer (codex queue exited 1: codex knows no such thread); "
+        "codex's door did not answer (codex queue exited 1: codex knows no such thread, saying \"Error: no "
+        "rollout found for thread id <the thread's id>\"); "
         "if its session restarted it must run: postbag join codex"
     )
     assert real.ledger_bytes() == before

@@ -1,8 +1,9 @@
 """Codex's door: `codex queue --thread ID --message ENVELOPE`, which stores the letter in
 Codex's queue for the thread; with --resume it also asks Codex's app-server daemon to
 load a thread that nobody has loaded, which then takes it (wake.py decides when to ask).
-It runs with stdin from /dev/null and stdout discarded, and what it writes on stderr is
-read only to be told apart: it names the thread, so it is never shown."""
+It runs with stdin from /dev/null and stdout discarded; what it writes on stderr is told
+apart, and where it refuses a letter, its own last words are shown, escaped, on one line
+and cut short, the thread's id in them written as words: a door field is never shown."""
 
 import errno
 import os
@@ -10,8 +11,11 @@ import os
 from postbag import processes
 from postbag.refusal import Refusal
 from postbag.room import maybe_delivered, not_answered
+from postbag.vendor_files import quoted
 
 APP_CODEX = "/Applications/ChatGPT.app/Contents/Resources/codex"
+THREAD_WORDS = "<the thread's id>"  # what codex's own words show in place of the thread's id
+SAID_MOST = 160  # characters of codex's own words a refusal shows
 # What `codex queue` says on stderr of a thread it does not know, in our words.
 CODEX_SAYS = (
     ("no rollout found", "codex knows no such thread"),
@@ -79,7 +83,7 @@ def knock(codex, thread, envelope, env, *, resume):
     if status > 0:
         # codex queue stores the letter last, once the thread was found: a failure means
         # it took nothing, and what helps is a fresh door.
-        raise not_answered("codex", f"codex queue exited {status}{_codex_said(said)}")
+        raise not_answered("codex", f"codex queue exited {status}{_codex_said(said, thread)}")
     if not resume:
         return None
     return Resume.UNSUPPORTED if older else resumed(said)
@@ -128,12 +132,16 @@ def _is_quiet_log_line(line):
     return level is not None and rest[len(level) : len(level) + 1].isspace()
 
 
-def _codex_said(stderr):
-    text = stderr.decode(errors="replace").lower()
-    for words, meaning in CODEX_SAYS:
-        if words in text:
-            return f": {meaning}"
-    return ""
+def _codex_said(stderr, thread):
+    """What a refusal says codex said, from its `stderr`: what it means, where that is
+    known here, and its own last line, the id of `thread` written as words."""
+    text = _without_colours(stderr.decode(errors="replace"))
+    meaning = next((f": {meaning}" for words, meaning in CODEX_SAYS if words in text.lower()), "")
+    said = [line for line in text.splitlines() if line.strip() and not _is_quiet_log_line(line)]
+    if not said:
+        return meaning
+    last = said[-1].strip().replace(thread, THREAD_WORDS)
+    return f'{meaning}, saying "{quoted(last, SAID_MOST)}"'
 
 
 def _start_failure(error):
