@@ -6,7 +6,7 @@ mode and creator field is fixed. Timestamps come from SOURCE_DATE_EPOCH, else th
 commit, else 1980-01-01 (the earliest time a zip can hold).
 
 A zip holds no __pycache__, so Python would compile the sources on every run. Before
-them the archive carries the package compiled by every Python from 3.10 to 3.14 that
+them the archive carries the package compiled by every Python from 3.10 to 3.15 that
 the build finds (python3.X on PATH, or under pyenv), one entry for each, compiled/TAG
 (TAG that Python's cache tag, cpython-311): its magic number, then a marshalled dict
 of each module's name to (whether it is a package, its marshalled code), the same bytes
@@ -99,7 +99,7 @@ ZIP_EPOCH = 315532800  # 1980-01-01T00:00:00Z
 UNIX = 3  # the zip "created by" system
 
 
-VERSIONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
+VERSIONS = ("3.10", "3.11", "3.12", "3.13", "3.14", "3.15")
 # Run by each interpreter: compile every source given into one file named by its cache tag,
 # in the folder given first (see the docstring). Each argument after it is NAME=PATH, NAME
 # the source's place in the archive (postbag/claude/inbox.py), which its code is named by.

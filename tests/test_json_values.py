@@ -86,6 +86,7 @@ def test_text_that_is_not_json_is_told_as_json_tells_it_where_nothing_imported_j
     probe = (
         "import sys\n"
         "from postbag import json_values, records\n"
+        f"assert json_values.__file__.startswith({SRC!r}), json_values.__file__\n"
         'assert records.parse(\'{"n": 1, "at" 2}\', 0, 15, 1) is None\n'
         "try:\n"
         "    json_values.loads('{\"a\" 1}')\n"
@@ -93,6 +94,6 @@ def test_text_that_is_not_json_is_told_as_json_tells_it_where_nothing_imported_j
         "    print(type(error).__name__, error)\n"
     )
     said = subprocess.run(
-        [sys.executable, "-I", "-c", probe], env={"PYTHONPATH": SRC}, capture_output=True, text=True, check=True
+        [sys.executable, "-s", "-c", probe], env={"PYTHONPATH": SRC}, capture_output=True, text=True, check=True
     )
     assert said.stdout == "JSONDecodeError Expecting ':' delimiter: line 1 column 6 (char 5)\n", said.stderr

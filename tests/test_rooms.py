@@ -83,12 +83,13 @@ def test_the_light_part_is_written_down_once_and_each_vendor_declares_all_of_it(
 def test_a_vendors_light_part_loads_no_other_module():
     """A human's verb refused in a session must load no more of a room than its __init__."""
     loaded = subprocess.run(
-        [sys.executable, "-I", "-c", "import sys; import postbag.claude, postbag.codex; print(*sorted(sys.modules))"],
+        [sys.executable, "-s", "-c", "import sys, postbag.claude, postbag.codex; print(postbag.__file__, *sorted(sys.modules))"],
         env={"PYTHONPATH": SRC, "PATH": os.defpath},
         capture_output=True,
         text=True,
         check=True,
     ).stdout.split()
+    assert loaded.pop(0).startswith(SRC), "the tree's postbag, not one installed"
     assert [name for name in loaded if name.startswith("postbag")] == ["postbag", "postbag.claude", "postbag.codex"]
 
 
