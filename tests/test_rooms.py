@@ -82,8 +82,9 @@ def test_the_light_part_is_written_down_once_and_each_vendor_declares_all_of_it(
 
 def test_a_vendors_light_part_loads_no_other_module():
     """A human's verb refused in a session must load no more of a room than its __init__."""
+    probe = "import sys, postbag.claude, postbag.codex; print(postbag.__file__, *sorted(sys.modules))"
     loaded = subprocess.run(
-        [sys.executable, "-s", "-c", "import sys, postbag.claude, postbag.codex; print(postbag.__file__, *sorted(sys.modules))"],
+        [sys.executable, "-s", "-c", probe],
         env={"PYTHONPATH": SRC, "PATH": os.defpath},
         capture_output=True,
         text=True,
