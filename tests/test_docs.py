@@ -201,7 +201,7 @@ def test_the_readmes_version_table_says_what_the_tier_proves():
     assert wake == ["", f"{WAKES_SINCE} to {codex.PROVEN[1]}"]
     # What Install asks for first: the clients, in the range the doors and records are proven on.
     install = readme[readme.index("## Install") : readme.index("Then download")]
-    assert f"**Claude Code** {proven[0]}," in install and f"**Codex** {proven[1]} " in install
+    assert f"**Claude Code** {proven[0]}:" in install and f"**Codex** {proven[1]}:" in install
 
 
 def test_every_module_imports_only_from_its_layer_and_below_and_no_circle_runs_through_them():
@@ -225,3 +225,14 @@ def test_every_module_imports_only_from_its_layer_and_below_and_no_circle_runs_t
 
     for name in modules:
         visit(name)
+
+
+def test_the_readme_installs_each_client_as_setup_and_doctor_say_to():
+    """README's install commands are the ones setup and doctor give for a client outside PROVEN."""
+    from postbag.claude import client as claude
+    from postbag.codex import client as codex
+
+    with open(os.path.join(ROOT, "README.md")) as file:
+        install = " ".join(file.read().split("## Install")[1].split("## ")[0].split())
+    for client in (claude, codex):
+        assert f"`{client.INSTALLING.partition(' (')[0]}`" in install, client.INSTALLING

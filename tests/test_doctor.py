@@ -83,7 +83,10 @@ def test_doctor_into_a_pipe_nobody_reads_is_quiet_as_read_is(postbag, clients):
 def test_a_client_not_installed_or_too_old_or_registering_another_postbag_is_named_with_its_fix(postbag, tmp_path):
     old = FakeClaude(str(tmp_path / "old-claude"), version="2.1.100")
     lines = doctor(postbag, env={"PATH": old.directory, "POSTBAG_CODEX": None}, status=1)
-    assert "fix   Claude Code: 2.1.100 is older than postbag works with: update it to 2.1.248 or later" in lines
+    assert (
+        "fix   Claude Code: 2.1.100 is older than postbag works with (2.1.248 to 2.1.336): install a proven one with "
+        "npm install -g @anthropic-ai/claude-code@2.1.332 (npm warns where Node is older than 22; Claude Code runs)"
+    ) in lines
     assert "fix   Codex: not installed here (no codex on PATH): install it, then run postbag setup" in lines
     os.makedirs(postbag.env["HOME"], exist_ok=True)
     with open(os.path.join(postbag.env["HOME"], ".claude.json"), "w") as file:
@@ -152,7 +155,10 @@ def test_a_server_that_writes_half_a_line_and_waits_does_not_hold_doctor_up(post
 def test_a_client_newer_than_proven_or_whose_version_cannot_be_told_is_noted_not_refused(postbag, tmp_path):
     newer = FakeClaude(str(tmp_path / "newer"), version="2.2.0")
     lines = doctor(postbag, env={"PATH": newer.directory})
-    assert "note  Claude Code: 2.2.0 is newer than postbag is proven on (2.1.248 to 2.1.336)" in lines
+    assert (
+        "note  Claude Code: 2.2.0 is newer than postbag is proven on (2.1.248 to 2.1.336): install a proven one with "
+        "npm install -g @anthropic-ai/claude-code@2.1.332 (npm warns where Node is older than 22; Claude Code runs)"
+    ) in lines
     unnamed = FakeClaude(str(tmp_path / "unnamed"), version="")  # says "(Claude Code)", and no version
     lines = doctor(postbag, env={"PATH": unnamed.directory})
     assert "note  Claude Code: its version cannot be told; postbag is proven on 2.1.248 to 2.1.336" in lines

@@ -118,6 +118,38 @@ def program(postbag):
     return postbag.command if postbag.target == "pyz" else [postbag.command[0], "-m", "postbag"]
 
 
+def test_a_client_outside_the_proven_versions_is_named_with_the_command_that_installs_one(postbag, clients, tmp_path):
+    """As npm install -g @anthropic-ai/claude-code installs on Node 20: an old version, which
+    setup sets up all the same, saying so, with a command that, pasted, installs a proven one."""
+    env, _, _ = clients
+    old = FakeClaude(str(tmp_path / "old-claude"), version="2.1.197")
+    result = postbag.run("setup", env={**env, "PATH": f"{old.directory}{os.pathsep}{env['PATH']}"})
+    assert result.returncode == 0, result.stderr
+    assert (
+        "postbag: Claude Code: 2.1.197 is older than postbag works with (2.1.248 to 2.1.336): install a proven one "
+        "with npm install -g @anthropic-ai/claude-code@2.1.332 (npm warns where Node is older than 22; Claude Code "
+        "runs)\n"
+    ) in result.stderr
+    assert "Codex:" not in result.stderr  # the fake codex is 0.171.0, proven
+    newer = FakeClaude(str(tmp_path / "newer-claude"), version="2.2.0")
+    result = postbag.run("setup", "--dry-run", env={**env, "PATH": f"{newer.directory}{os.pathsep}{env['PATH']}"})
+    assert "postbag: Claude Code: 2.2.0 is newer than postbag is proven on (2.1.248 to 2.1.336): install" in result.stderr
+
+
+def test_each_install_command_names_a_proven_version():
+    """The commands setup and doctor give install a version inside each room's PROVEN."""
+    from postbag.claude import client as claude_client
+    from postbag.claude.room import PROVEN as CLAUDE
+    from postbag.codex import client as codex_client
+    from postbag.codex.room import PROVEN as CODEX
+    from postbag.receipts import numbers
+
+    for client, proven in ((claude_client, CLAUDE), (codex_client, CODEX)):
+        version = client.INSTALLING.split("@")[-1].split()[0]
+        assert numbers(proven[0]) <= numbers(version) <= numbers(proven[1]), client.INSTALLING
+    assert CODEX[1] in codex_client.INSTALLING  # the newest: npm publishes every Codex build as its package
+
+
 def strays(folder):
     """What a write left in `folder` beside the files it meant to write: its part files."""
     return [name for name in os.listdir(folder) if name.endswith(".part")]

@@ -16,9 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from postbag import __version__, ledger_file
 from postbag.escape import shell_word
 from postbag.ledger import VARIABLE, Ledger, damage, default_path, locate
-from postbag.receipts import numbers
 from postbag.refusal import Refusal, to_the_persons_ears
-from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check
+from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check, version_check
 from postbag.room import TAKES
 from postbag.rooms import room
 from postbag.setup import ANOTHER, ELSEWHERE, ledger_of, ledger_words, registration_of, standing
@@ -63,7 +62,7 @@ def _client_checks(each, here, wanted):
     client = each.client()
     if client.program is None:
         return [Check(FIX, client.name, f"not installed here ({client.missing}): install it, then {RUN_SETUP}")]
-    found = [_version(each, client)]
+    found = [version_check(client, each.version(), each.PROVEN, each.installing())]
     registered = each.registered()
     what = f"{client.name}'s MCP server"
     if isinstance(registered, Refusal):
@@ -105,19 +104,6 @@ def _ledgers_differ(theirs, ours):
         keep = f"export {VARIABLE}={shell_word(theirs)} in this terminal (or in your shell's startup file)"
     move = "which takes the ledger out of its registration" if ours is None else "which points it at this one"
     return f"{said}: to keep the clients' ledger, which setup gave them, {keep}; or {RUN_SETUP}, {move}"
-
-
-def _version(each, client):
-    oldest, newest = each.PROVEN
-    installed = each.version()
-    what = client.name
-    if numbers(installed) is None:
-        return Check(NOTE, what, f"its version cannot be told; postbag is proven on {oldest} to {newest}")
-    if numbers(installed) < numbers(oldest):
-        return Check(FIX, what, f"{installed} is older than postbag works with: update it to {oldest} or later")
-    if numbers(installed) > numbers(newest):
-        return Check(NOTE, what, f"{installed} is newer than postbag is proven on ({oldest} to {newest})")
-    return Check(OK, what, f"{installed}, within the versions postbag is proven on ({oldest} to {newest})")
 
 
 def answers(registration, env):

@@ -97,6 +97,25 @@ def registration_from(command, args, env):
     return Registration([command, *words], env)
 
 
+def version_check(client, installed, proven, installing):
+    """doctor's line on the version `installed` of `client` (None where its --version does
+    not tell), against `proven`, the oldest and newest the real-client tier proves postbag
+    on; setup says it too, where it is not OK. `installing` is how to get a proven version,
+    a command to paste and what it needs."""
+    from postbag.receipts import numbers
+
+    oldest, newest = proven
+    within = f"{oldest} to {newest}"
+    get = f"install a proven one with {installing}"
+    if numbers(installed or "") is None:
+        return Check(NOTE, client.name, f"its version cannot be told; postbag is proven on {within}")
+    if numbers(installed) < numbers(oldest):
+        return Check(FIX, client.name, f"{installed} is older than postbag works with ({within}): {get}")
+    if numbers(installed) > numbers(newest):
+        return Check(NOTE, client.name, f"{installed} is newer than postbag is proven on ({within}): {get}")
+    return Check(OK, client.name, f"{installed}, within the versions postbag is proven on ({within})")
+
+
 def version_words(client, env):
     """The words `client`'s own --version prints, or none where it fails."""
     status, said, _ = processes.ask([client.program, "--version"], env, COMMAND_TIMEOUT)

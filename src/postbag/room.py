@@ -142,6 +142,10 @@ class Room(abc.ABC):
         found = self.client()
         return None if found.program is None else self.client_module().version(self.here, found)
 
+    def installing(self):
+        """How a person gets a version of the client in PROVEN: the command to paste, and what it needs."""
+        return self.client_module().installing(self.here)
+
     def registered(self):
         """The Registration the client starts as postbag's MCP server; None where it starts none;
         a Refusal (made, not raised) where that cannot be told."""
@@ -173,6 +177,7 @@ class Room(abc.ABC):
 # What each room's client.py offers, every function given `here` first (tests/test_rooms.py
 # holds each to it).
 CLIENT_FUNCTIONS = {
+    "installing": "(here): how a person installs a version in PROVEN, a command to paste and what it needs",
     "find": "(here): the Client, found on PATH or where the vendor's own variable says",
     "version": "(here, client): the version its --version says, or None",
     "registered": "(here, client): the Registration it starts as postbag's server, None, or a Refusal",

@@ -17,7 +17,7 @@ from postbag.escape import shell_word
 from postbag.human_verbs import require_human
 from postbag.ledger import VARIABLE, named_path
 from postbag.refusal import Refusal
-from postbag.registration import Change, Registration
+from postbag.registration import OK, Change, Registration, version_check
 from postbag.rooms import room
 from postbag.vendor_files import quoted
 from postbag.vendors import PEERS
@@ -92,6 +92,7 @@ def setup(here, *, removing=False, dry_run=False):
         raise Refusal(f"setup changed nothing: {'; '.join(blocked)}")
     changes = [(each.NAME, change) for each, plan in plans for change in plan.changes]
     notes = [f"{line}: setup leaves it alone" for line in absent]
+    notes += [_version_note(each, client) for each, client in clients if client.program is not None]
     notes += [note for _, plan in plans for note in plan.notes]
     if not changes:
         return Done("setup finds nothing to take out" if removing else "setup finds nothing to change", *notes)
@@ -104,6 +105,12 @@ def setup(here, *, removing=False, dry_run=False):
     reads = "each reads its" if len(changed) > 1 else "it reads its"
     restart = f"start {' and '.join(changed)} again: {reads} MCP servers as it starts"
     return Done("\n".join([*steps, f"setup made {many}; {restart}"]), *notes)
+
+
+def _version_note(each, client):
+    """What setup says of `client`'s version, where doctor would not call it ok; else None."""
+    check = version_check(client, each.version(), each.PROVEN, each.installing())
+    return None if check.state == OK else f"{client.name}: {check.said}"
 
 
 def _make_all(changes, here):

@@ -32,10 +32,17 @@ from postbag.registration import (
 from postbag.vendor_files import json_of, record, table, text
 from postbag.vendors import for_a_child
 
+# How to get the newest Codex postbag is proven on (room.PROVEN's), from its npm package.
+INSTALLING = "npm install -g @openai/codex@0.171.0 (Node 16 or later)"
 SERVER_NAME = "postbag"  # the name postbag's MCP server is registered under: letters name its tools by it
 # What doctor (of "such a thread") and setup (of "a thread nobody has loaded") say of a daemon not running.
 DAEMON_DOWN = "Codex's daemon is not running, so {} keeps its letters until it runs: start it with " + DAEMON_START
 UNTOLD = "whether Codex's daemon runs cannot be told from its record"
+
+
+def installing(here):
+    del here  # the same command everywhere
+    return INSTALLING
 
 
 def find(here):
