@@ -218,7 +218,9 @@ def main(flavour, version, argv):
     if argv == ["--version"]:
         print(f"{version} (Claude Code)" if flavour == "claude" else f"codex-cli {version}")
         return 0
-    if argv[1:2] == [os.environ.get("FAKE_CLIENT_FAILS")]:  # the one command to fail, as a broken client does
+    # The one command to fail ("add", or "codex add" for one client's), as a broken client's does.
+    verb = argv[1] if len(argv) > 1 else None
+    if os.environ.get("FAKE_CLIENT_FAILS") in (verb, f"{flavour} {verb}"):
         sys.stderr.write("Error: the configuration is broken\n")
         return 1
     if argv[1:2] == [os.environ.get("FAKE_CLIENT_HOLDS")]:  # the one command that says it started, then waits
@@ -228,13 +230,14 @@ def main(flavour, version, argv):
             time.sleep(1)
     if flavour == "claude":
         path = os.path.join(os.environ.get("CLAUDE_CONFIG_DIR") or os.environ["HOME"], ".claude.json")
+        try:
+            with open(path) as file:
+                config = json.load(file)
+        except FileNotFoundError:
+            config = {}
     else:
-        path = os.path.join(os.environ.get("CODEX_HOME") or os.path.join(os.environ["HOME"], ".codex"), "mcp.json")
-    try:
-        with open(path) as file:
-            config = json.load(file)
-    except FileNotFoundError:
-        config = {}
+        path = os.path.join(os.environ.get("CODEX_HOME") or os.path.join(os.environ["HOME"], ".codex"), "config.toml")
+        config = read_config_toml(path)
     servers = config.setdefault("mcpServers", {})
     verb, rest = argv[1], argv[2:]
     if verb == "add":
@@ -265,10 +268,50 @@ def main(flavour, version, argv):
             return 1
         del servers[rest[0]]
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    if flavour == "codex":
+        write_config_toml(path, config)
+        return 0
     with open(path, "w") as file:
         json.dump(config, file)
     return 0
+
+
+def read_config_toml(path):
+    # The fake's config.toml: the person's lines, and a table for each MCP server whose one
+    # line, fake_entry, holds it as a JSON string.
+    config = {"lines": [], "mcpServers": {}}
+    try:
+        with open(path) as file:
+            lines = file.readlines()
+    except FileNotFoundError:
+        return config
+    name = None
+    for line in lines:
+        if line.startswith("[mcp_servers."):
+            name = line.strip()[len("[mcp_servers.") : -1]
+        elif name and line.startswith("fake_entry = "):
+            config["mcpServers"][name] = json.loads(json.loads(line[len("fake_entry = ") :]))
+        else:
+            name = None if line.startswith("[") else name
+            config["lines"].append(line)
+    return config
+
+
+def write_config_toml(path, config):
+    # As codex mcp add and remove do (0.171.0): the whole file written again, its comments
+    # dropped (the real one drops those inside tables), and made private.
+    lines = [line for line in config["lines"] if not line.lstrip().startswith("#")]
+    for name, entry in config["mcpServers"].items():
+        lines += [f"[mcp_servers.{name}]\n", f"fake_entry = {json.dumps(json.dumps(entry))}\n"]
+    with open(path + ".tmp", "w") as file:
+        file.writelines(lines)
+    os.chmod(path + ".tmp", 0o600)
+    os.replace(path + ".tmp", path)
 """
+# Tests read the fake codex's config.toml as it does.
+_COMMANDS = {}
+exec(CLIENT_COMMANDS, _COMMANDS)
+read_config_toml, write_config_toml = _COMMANDS["read_config_toml"], _COMMANDS["write_config_toml"]
 FAKE_CLAUDE = """\
 #!{python} -S
 # A fake claude: its own configuration commands, as CLIENT_COMMANDS answers them.

@@ -9,11 +9,12 @@ import json
 import os
 import resource
 import shutil
+import stat
 import subprocess
 
 import hypothesis
 import pytest
-from fakes import MEASURING, FakeClaude, less
+from fakes import MEASURING, FakeClaude, less, read_config_toml, write_config_toml
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -28,6 +29,7 @@ DAEMON_NOTE = (
     "postbag: Codex's daemon is not running, so a thread nobody has loaded keeps its letters until it runs: start it "
     "with codex app-server daemon start (setup starts no daemon)\n"
 )
+OLD_POSTBAG = {"command": "/opt/old/postbag", "args": ["mcp"], "env": {}}  # a registration of another postbag
 # A person's settings as Claude Code writes them (two spaces an indent, a final newline).
 WRITTEN_BY_CLAUDE = (
     b'{\n  "model": "opus",\n  "permissions": {\n    "allow": [\n      "Bash(git status)"\n    ]\n  }\n}\n'
@@ -72,12 +74,25 @@ def clients(postbag, tmp_path):
     home = postbag.env["HOME"]
     # The default ledger, which a person's terminal names by naming none.
     env = {"PATH": f"{claude.directory}{os.pathsep}{postbag.env['PATH']}", "POSTBAG_LEDGER": None}
-    return env, os.path.join(home, ".claude.json"), os.path.join(home, ".codex", "mcp.json")
+    return env, os.path.join(home, ".claude.json"), os.path.join(home, ".codex", "config.toml")
 
 
 def servers(path):
+    """The MCP servers a fake client keeps: in .claude.json, or in config.toml as the fake codex writes it."""
+    if path.endswith(".toml"):
+        return read_config_toml(path)["mcpServers"]
     with open(path) as file:
         return json.load(file)["mcpServers"]
+
+
+def register(path, entry):
+    """`entry` as the MCP server postbag, where a fake client keeps it: in .claude.json, or in config.toml."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if path.endswith(".toml"):
+        write_config_toml(path, {"lines": [], "mcpServers": {"postbag": entry}})
+        return
+    with open(path, "w") as file:
+        json.dump({"mcpServers": {"postbag": entry}}, file)
 
 
 def settings_path(postbag):
@@ -133,7 +148,9 @@ def test_a_client_outside_the_proven_versions_is_named_with_the_command_that_ins
     assert "Codex:" not in result.stderr  # the fake codex is 0.171.0, proven
     newer = FakeClaude(str(tmp_path / "newer-claude"), version="2.2.0")
     result = postbag.run("setup", "--dry-run", env={**env, "PATH": f"{newer.directory}{os.pathsep}{env['PATH']}"})
-    assert "postbag: Claude Code: 2.2.0 is newer than postbag is proven on (2.1.248 to 2.1.336): install" in result.stderr
+    assert "postbag: Claude Code: 2.2.0 is newer than postbag is proven on (2.1.248 to 2.1.336): install" in (
+        result.stderr
+    )
 
 
 def test_each_install_command_names_a_proven_version():
@@ -465,10 +482,7 @@ def test_a_client_that_is_not_installed_is_left_alone_and_the_other_is_set_up(po
 @pytest.mark.parametrize("where", ["claude", "codex"])
 def test_a_registration_of_postbag_that_starts_another_program_changes_nothing_anywhere(postbag, clients, where):
     env, claude_config, codex_config = clients
-    path = claude_config if where == "claude" else codex_config
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as file:
-        json.dump({"mcpServers": {"postbag": {"command": "/opt/old/postbag", "args": ["mcp"], "env": {}}}}, file)
+    register(claude_config if where == "claude" else codex_config, OLD_POSTBAG)
     client, remove = {
         "claude": ("Claude Code", "claude mcp remove postbag -s user"),
         "codex": ("Codex", "codex mcp remove postbag"),
@@ -533,9 +547,7 @@ def test_setup_says_what_would_stop_letters_and_changes_no_such_setting(postbag,
 def test_remove_leaves_a_registration_of_another_postbag_and_says_so(postbag, clients):
     env, claude_config, codex_config = clients
     for path in (claude_config, codex_config):
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as file:
-            json.dump({"mcpServers": {"postbag": {"command": "/opt/old/postbag", "args": ["mcp"], "env": {}}}}, file)
+        register(path, OLD_POSTBAG)
     result = postbag.run("setup", "--remove", env=env)
     assert result.returncode == 0 and result.stdout == "setup finds nothing to take out\n"
     assert result.stderr == (
@@ -794,3 +806,93 @@ def test_a_deny_or_ask_rule_of_the_persons_is_named_with_its_file_and_never_chan
         "note  the permission rule: Claude Code asks before each call of postbag's send tool: mcp__postbag__send "
         f"stands in permissions.ask of {project}, and an ask wins over an allow"
     ) in lines
+
+
+# Codex's config.toml, which Codex's own command writes whole again: kept as found.
+
+CONFIG_TOML = b'# my model\nmodel = "o3"\n\n[mcp_servers.other]\n# a server of mine\ncommand = "other"\n'
+KEEPS = (
+    "Codex's own command writes {path} whole again, so setup keeps the file as it found it, in {path}.before-postbag"
+)
+
+
+def codex_config_toml(postbag, data=CONFIG_TOML, mode=0o644):
+    path = os.path.join(postbag.env["HOME"], ".codex", "config.toml")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as file:
+        file.write(data)
+    os.chmod(path, mode)
+    return path
+
+
+def as_found(path):
+    return read_bytes(path), stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_codex_s_config_toml_comes_back_byte_for_byte_and_mode_for_mode(postbag, clients):
+    env, *_ = clients
+    path = codex_config_toml(postbag)
+    result = postbag.run("setup", env=env)
+    assert result.returncode == 0, result.stderr
+    assert f"postbag: {KEEPS.format(path=path)}, for setup --remove to give back\n" in result.stderr
+    assert as_found(path + ".before-postbag") == (CONFIG_TOML, 0o644)
+    assert as_found(path) != (CONFIG_TOML, 0o644)  # the fake, as Codex does, dropped the comments and made it 600
+    assert postbag.run("setup", env=env).stderr.count("before-postbag") == 0  # nothing to change, nothing said
+    removed = postbag.run("setup", "--remove", env=env)
+    assert removed.returncode == 0, removed.stderr
+    assert (
+        f"codex  takes out postbag's MCP server: gives back {path} as setup found it, from {path}.before-postbag\n"
+    ) in removed.stdout
+    assert as_found(path) == (CONFIG_TOML, 0o644) and not os.path.exists(path + ".before-postbag")
+
+
+def test_a_config_toml_changed_since_setup_keeps_its_copy_and_remove_names_it(postbag, clients):
+    env, *_ = clients
+    path = codex_config_toml(postbag)
+    set_up(postbag, env=env)
+    with open(path, "a") as file:
+        file.write('approval_policy = "never"\n')  # the person's own change, after setup
+    removed = postbag.run("setup", "--remove", env=env)
+    assert removed.returncode == 0, removed.stderr
+    assert "codex  takes out postbag's MCP server: codex mcp remove postbag\n" in removed.stdout
+    assert (
+        f"postbag: {path}.before-postbag, Codex's config.toml as setup found it, stays: the file has changed since, "
+        "so remove cannot give it back; compare the two, take from the copy what you want back, then delete it\n"
+    ) in removed.stderr
+    assert b'approval_policy = "never"\n' in read_bytes(path) and b"[mcp_servers.postbag]" not in read_bytes(path)
+    assert as_found(path + ".before-postbag") == (CONFIG_TOML, 0o644)
+    # A later setup keeps the file as it is now, in place of the copy that no longer describes it.
+    again = postbag.run("setup", env=env)
+    assert f"{KEEPS.format(path=path)} (in place of an older copy, which no longer describes it)" in again.stderr
+
+
+def test_a_later_setup_that_moves_the_ledger_still_gives_back_the_first_copy(postbag, clients, tmp_path):
+    env, *_ = clients
+    path = codex_config_toml(postbag)
+    set_up(postbag, env=env)
+    moved = postbag.run("setup", env={**env, "POSTBAG_LEDGER": str(tmp_path / "work.jsonl")})
+    assert moved.returncode == 0 and "before-postbag" not in moved.stderr, moved.stderr  # the copy still describes it
+    set_up(postbag, "--remove", env={**env, "POSTBAG_LEDGER": str(tmp_path / "work.jsonl")})
+    assert as_found(path) == (CONFIG_TOML, 0o644) and not os.path.exists(path + ".before-postbag")
+
+
+def test_a_setup_that_fails_after_codex_s_command_puts_config_toml_and_its_copy_back(postbag, clients, tmp_path):
+    env, *_ = clients
+    path = codex_config_toml(postbag)
+    set_up(postbag, env=env)
+    after_setup, copy = as_found(path), as_found(path + ".before-postbag")
+    # Moving the ledger takes codex's registration out and adds it again; the add fails.
+    moving = {**env, "POSTBAG_LEDGER": str(tmp_path / "work.jsonl"), "FAKE_CLIENT_FAILS": "codex add"}
+    assert postbag.refused("setup", env=moving).endswith("Error: the configuration is broken; nothing was changed")
+    assert (as_found(path), as_found(path + ".before-postbag")) == (after_setup, copy)
+    set_up(postbag, "--remove", env=env)  # the copy still describes the file: remove gives it back
+    assert as_found(path) == (CONFIG_TOML, 0o644)
+
+
+def test_no_config_toml_gets_no_copy(postbag, clients):
+    env, *_ = clients
+    path = os.path.join(postbag.env["HOME"], ".codex", "config.toml")
+    result = postbag.run("setup", env=env)
+    assert "before-postbag" not in result.stderr and not os.path.exists(path + ".before-postbag")
+    set_up(postbag, "--remove", env=env)
+    assert not os.path.exists(path + ".before-postbag")

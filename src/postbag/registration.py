@@ -48,13 +48,13 @@ class Registration:
 class Change:
     """One change setup makes: `said`, what it does, in words that start with a verb;
     `make`, which makes it, and `undo`, which undoes it once made (each raises a Refusal
-    where it fails); and `shown`, for a change that is one of a client's commands, the
-    command as a person types it."""
+    where it fails); `shown`, for a change that is one of a client's commands, the command
+    as a person types it; and `news`, what the person should know of it besides."""
 
-    __slots__ = ("make", "said", "shown", "undo")
+    __slots__ = ("make", "news", "said", "shown", "undo")
 
-    def __init__(self, said, make, *, undo=None, shown=None):
-        self.said, self.make, self.undo, self.shown = said, make, undo, shown
+    def __init__(self, said, make, *, undo=None, shown=None, news=()):
+        self.said, self.make, self.undo, self.shown, self.news = said, make, undo, shown, list(news)
 
 
 class Check:

@@ -155,9 +155,10 @@ class Room(abc.ABC):
         """The Change by which the client starts `registration` as postbag's MCP server."""
         return self.client_module().registering(self.here, self.client(), registration)
 
-    def unregistering(self):
-        """The Change by which the client stops starting postbag's MCP server."""
-        return self.client_module().unregistering(self.here, self.client())
+    def unregistering(self, *, removing=False):
+        """The Change by which the client stops starting postbag's MCP server; `removing`,
+        as `setup --remove` takes it out, giving back what setup kept of the client's files."""
+        return self.client_module().unregistering(self.here, self.client(), removing)
 
     def allowing_tools(self, *, removing=False):
         """The Change by which the client lets its agent call postbag's tools without
@@ -165,9 +166,9 @@ class Room(abc.ABC):
         raised, where the client's settings cannot be changed safely."""
         return self.client_module().allowing_tools(self.here, removing)
 
-    def setup_notes(self):
+    def setup_notes(self, *, removing=False):
         """What setup tells the person of this client and leaves to them, in words."""
-        return self.client_module().notes(self.here)
+        return self.client_module().notes(self.here, removing)
 
     def checks(self):
         """What doctor checks of the client beyond its version and registration: Checks."""
@@ -182,8 +183,8 @@ CLIENT_FUNCTIONS = {
     "version": "(here, client): the version its --version says, or None",
     "registered": "(here, client): the Registration it starts as postbag's server, None, or a Refusal",
     "registering": "(here, client, registration): the Change that registers `registration`",
-    "unregistering": "(here, client): the Change that takes postbag's server out",
+    "unregistering": "(here, client, removing): the Change that takes postbag's server out (removing: for good)",
     "allowing_tools": "(here, removing): the Change that lets postbag's tools run unasked, or None",
     "checks": "(here): what doctor checks besides, as Checks",
-    "notes": "(here): what setup leaves to the person, in words",
+    "notes": "(here, removing): what setup leaves to the person, in words",
 }

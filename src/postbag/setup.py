@@ -94,6 +94,7 @@ def setup(here, *, removing=False, dry_run=False):
     notes = [f"{line}: setup leaves it alone" for line in absent]
     notes += [_version_note(each, client) for each, client in clients if client.program is not None]
     notes += [note for _, plan in plans for note in plan.notes]
+    notes += list(dict.fromkeys(news for _, change in changes for news in change.news))  # moving says it twice
     if not changes:
         return Done("setup finds nothing to take out" if removing else "setup finds nothing to change", *notes)
     steps = [f"{peer:<7}{change.said}" for peer, change in changes]
@@ -168,14 +169,14 @@ def _plan(each, wanted, here, removing):
         starts = quoted(registered.words(), 200)
         if removing:
             left = f"{each.CLIENT}'s MCP server postbag starts {starts}, not this postbag: left"
-            return Plan([allowing], notes=[left])
+            return Plan([allowing], notes=[left, *each.setup_notes(removing=True)])
         return Plan(
             blocked=f"{each.CLIENT}'s MCP server postbag starts {starts}, not this postbag: take it out with "
             f"{each.unregistering().shown}, or run setup from the postbag it starts"
         )
     if removing:
-        taking_out = _undone_by(each.unregistering(), each.registering(registered)) if registered else None
-        return Plan([allowing, taking_out])
+        taking_out = _undone_by(each.unregistering(removing=True), each.registering(registered)) if registered else None
+        return Plan([allowing, taking_out], notes=each.setup_notes(removing=True))
     registering = None
     if state == NONE:
         registering = _undone_by(each.registering(wanted), each.unregistering())
@@ -191,7 +192,8 @@ def _moving(each, registered, wanted, here):
     whatever else it names; put back as it was where the new one fails."""
     others = {name: value for name, value in registered.env.items() if name != VARIABLE}
     moved = Registration(wanted.argv, {**others, **wanted.env})
-    out, back_in, as_it_was = each.unregistering(), each.registering(moved), each.registering(registered)
+    out = _undone_by(each.unregistering(), each.registering(registered))
+    back_in = _undone_by(each.registering(moved), each.unregistering())
 
     def make():
         out.make()
@@ -199,24 +201,25 @@ def _moving(each, registered, wanted, here):
             back_in.make()
         except Refusal:
             try:
-                as_it_was.make()  # the registration back as it was, so that nothing is lost
+                out.undo()  # the registration back as it was, so that nothing is lost
             except Refusal:
                 pass  # what failed first is what the person must hear
             raise
 
     def undo():
-        out.make()
-        as_it_was.make()
+        back_in.undo()
+        out.undo()
 
     target = ledger_of(wanted, here)
     if target is None:
         said = f"lets postbag's MCP server find {EACH_OWN}, where it named {shell_word(ledger_of(registered, here))}"
     else:
         said = f"points postbag's MCP server at the ledger this terminal names, {shell_word(target)}"
-    return Change(f"{said}: {out.shown}, then {back_in.shown}", make, undo=undo)
+    return Change(f"{said}: {out.shown}, then {back_in.shown}", make, undo=undo, news=[*out.news, *back_in.news])
 
 
 def _undone_by(change, opposite):
-    """`change`, undone by making its `opposite`."""
-    change.undo = opposite.make
+    """`change`, undone by making its `opposite`, where it brings no undo of its own."""
+    if change.undo is None:
+        change.undo = opposite.make
     return change

@@ -6,7 +6,8 @@ where it stopped, and past the file size limit it fails, as EFBIG, rather than s
 the process), made durable, and renamed over the old: whoever reads the file, after a
 crash or a kill at any moment, finds the old bytes or the whole of the new. Then the
 directory, which holds the name, is made durable too. A link is written through, to the
-file it names; a file keeps its mode. What fails is an OSError, and the file is as it was.
+file it names; a file keeps its mode. What fails is an OSError, and the file is as it was;
+`writing` and `found_or_refusal` tell it as a Refusal that names the file.
 """
 
 import errno
@@ -14,18 +15,22 @@ import fcntl
 import os
 import stat
 
+from postbag.escape import shell_word
+from postbag.refusal import Refusal
 from postbag.signals import FileSizeAsError, Held
 
 
-def write(path, data, mode=0o600):
+def write(path, data, mode=None):
     """`data` as the whole of the file at `path` (or the file a link there names), which
-    keeps its mode; a file made here gets `mode`."""
+    keeps its mode, or takes `mode` where one is given; a file made here without one is
+    private (0600)."""
     target = os.path.realpath(path)
     folder, name = os.path.split(target)
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        pass
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            mode = 0o600
     aside = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.part")
     with FileSizeAsError(), Held():  # a signal that can wait does; SIGKILL leaves only the part file
         fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -41,6 +46,53 @@ def write(path, data, mode=0o600):
             _remove_quietly(aside)
             raise
     sync_directory(folder)
+
+
+class Found:
+    """A file as it was found: its bytes, mode and modification time, to be put back whole."""
+
+    __slots__ = ("data", "mode", "modified")
+
+    def __init__(self, data, mode, modified):
+        self.data, self.mode, self.modified = data, mode, modified
+
+
+def found(path):
+    """The file at `path` (or the one a link there names) as it is now: a Found, or None
+    where there is none. An OSError where it cannot be read."""
+    try:
+        with open(path, "rb") as file:
+            status = os.fstat(file.fileno())
+            return Found(file.read(), stat.S_IMODE(status.st_mode), status.st_mtime_ns)
+    except FileNotFoundError:
+        return None
+
+
+def found_or_refusal(path):
+    """found(path), or a Refusal, raised, that names the file where it cannot be read."""
+    try:
+        return found(path)
+    except OSError as error:
+        raise Refusal(f"cannot read {shell_word(path)} ({error.strerror})") from None
+
+
+def writing(path, work):
+    """`work()`, which writes the file at `path`: an OSError told as a Refusal, raised, that names the file."""
+    try:
+        work()
+    except OSError as error:
+        raise Refusal(f"cannot write {shell_word(path)} ({error.strerror})") from None
+
+
+def put_back(path, was):
+    """The file at `path` made again as `was` (a Found) says, modification time included;
+    removed where `was` is None."""
+    if was is None:
+        if os.path.lexists(path):
+            remove(path)
+        return
+    write(path, was.data, was.mode)
+    os.utime(path, ns=(was.modified, was.modified))
 
 
 def clean_leftovers(folder):

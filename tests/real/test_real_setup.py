@@ -77,7 +77,18 @@ def test_on_the_real_clients_a_persons_settings_come_back_byte_for_byte_and_a_la
     mine = b'{"theme":"dark","permissions":{"allow":["Bash(git status)"]},"cleanupPeriodDays":30}'
     with open(settings, "wb") as file:
         file.write(mine)
-    assert run(env, "postbag", "setup").returncode == 0
+    # Codex's config.toml as a person keeps it: a comment inside a table, readable by all.
+    config = os.path.join(env["CODEX_HOME"], "config.toml")
+    with open(config, "ab") as file:
+        file.write(b"\n[mcp_servers.other]\n# my own server, kept offline\ncommand = \"true\"\n")
+    os.chmod(config, 0o644)
+    with open(config, "rb") as file:
+        toml = file.read()
+    set_up = run(env, "postbag", "setup")
+    assert set_up.returncode == 0, set_up.stderr
+    assert f"so setup keeps the file as it found it, in {config}.before-postbag" in set_up.stderr
+    with open(config, "rb") as file:
+        assert b"# my own server" not in file.read()  # what Codex's own command does to the person's file
     with open(settings, "rb") as file:
         assert file.read() == mine.replace(b'"Bash(git status)"]', b'"Bash(git status)","mcp__postbag"]')
 
@@ -107,6 +118,9 @@ def test_on_the_real_clients_a_persons_settings_come_back_byte_for_byte_and_a_la
     with open(settings, "rb") as file:
         assert file.read() == mine
     assert not os.path.exists(settings + ".before-postbag")
+    with open(config, "rb") as file:
+        assert file.read() == toml and os.stat(config).st_mode & 0o777 == 0o644
+    assert not os.path.exists(config + ".before-postbag")
     assert run(env, "claude", "mcp", "get", "postbag").returncode == 1
     assert run(env, "codex", "mcp", "get", "postbag", "--json").returncode == 1
 

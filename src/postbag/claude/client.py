@@ -100,7 +100,8 @@ def registering(here, client, registration):
     return command(client, for_a_child(here.env), "registers postbag's MCP server", add)
 
 
-def unregistering(here, client):
+def unregistering(here, client, removing=False):
+    del removing  # .claude.json is Claude Code's record, not the person's: nothing of it is kept
     remove = ["mcp", "remove", SERVER_NAME, "-s", "user"]
     return command(client, for_a_child(here.env), "takes out postbag's MCP server", remove)
 
@@ -146,9 +147,11 @@ def checks(here):
     return [found, _acceptance(here)]
 
 
-def notes(here):
+def notes(here, removing):
     """What setup says, and leaves to the person, of what Claude Code lets in, and of the
-    rules that keep postbag's tools from running without asking."""
+    rules that keep postbag's tools from running without asking; nothing, `removing`."""
+    if removing:
+        return []
     held = [f"{each.words()} (setup leaves that to you)" for each in rule.holding_back(settings_paths(here))]
     check = _acceptance(here)
     lets_in = [] if check.state == OK else [f"Claude Code and {check.what}: {check.said} (setup leaves that to you)"]

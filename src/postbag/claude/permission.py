@@ -307,48 +307,32 @@ def _making(path, work):
     """What makes a change to the file at `path` by `work(path)`, and undoes it: the file,
     its kept copy and its folder as they were just before. A Refusal, raised, where they
     cannot be written."""
-    files, before, folder = (path, path + KEPT), {}, os.path.dirname(path)
+    files, folder, before = (path, path + KEPT), os.path.dirname(path), {}
 
     def make():
-        before.update((each, _bytes_or_none(each)) for each in files)
-        before["folder"] = os.path.isdir(folder)
+        found = {each: whole_file.found_or_refusal(each) for each in files}
+        before.update(found, folder=os.path.isdir(folder))  # all at once: undo trusts what it finds here
         for each in {folder, os.path.dirname(os.path.realpath(path))}:
             whole_file.clean_leftovers(each)
         try:
-            _writing(path, lambda: work(path))
+            whole_file.writing(path, lambda: work(path))
         except Refusal:
             undo()  # what the work did before it failed: the kept copy it made
             raise
 
     def undo():
-        if before.get("folder"):
+        if not before:  # never made: a signal came first
+            return
+        if before["folder"]:
             os.makedirs(folder, exist_ok=True)
         for each in files:
-            data = before.get(each)
-            if data is None and os.path.lexists(each):
-                _writing(each, lambda each=each: whole_file.remove(each))
-            elif data is not None and _bytes_or_none(each) != data:
-                _writing(each, lambda each=each, data=data: whole_file.write(each, data))
-        if not before.get("folder") and os.path.isdir(folder):
+            was, now = before[each], whole_file.found_or_refusal(each)
+            if (was is None) != (now is None) or (was is not None and was.data != now.data):
+                whole_file.writing(each, lambda each=each, was=was: whole_file.put_back(each, was))
+        if not before["folder"] and os.path.isdir(folder):
             _remove_folder_if_empty(folder)
 
     return make, undo
-
-
-def _writing(path, work):
-    try:
-        work()
-    except OSError as error:
-        raise Refusal(f"cannot write {shell_word(path)} ({error.strerror})") from None
-
-
-def _bytes_or_none(path):
-    try:
-        return read(path)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise Refusal(f"cannot read {shell_word(path)} ({error.strerror})") from None
 
 
 def _kept(path):
@@ -380,7 +364,8 @@ def _put_in(path):
     folder = os.path.dirname(path)
     if settings.data is None:
         # A copy that says setup made the folder still says so, though a kill left no file.
-        made_folder = not os.path.isdir(folder) or _bytes_or_none(path + KEPT) == NO_FOLDER
+        kept = whole_file.found_or_refusal(path + KEPT)
+        made_folder = not os.path.isdir(folder) or (kept is not None and kept.data == NO_FOLDER)
         os.makedirs(folder, exist_ok=True)
         whole_file.write(path + KEPT, NO_FOLDER if made_folder else NO_FILE)
         whole_file.write(path, MADE)
@@ -397,7 +382,7 @@ def _give_back(path):
         if kept == NO_FOLDER:
             _remove_folder_if_empty(os.path.dirname(path))
         return
-    whole_file.write(path, kept)
+    whole_file.write(path, kept, _mode(path + KEPT))  # the mode it had: the copy kept it
     whole_file.remove(path + KEPT)
 
 

@@ -12,11 +12,14 @@
   setup never starts.
 """
 
+import os
+
 from postbag import processes
-from postbag.codex import CLIENT, PROGRAM
+from postbag.codex import CLIENT, PROGRAM, config
 from postbag.codex.files import home_directory
 from postbag.codex.queue import find_codex
 from postbag.codex.wake import DAEMON_START, RUNS, STOPPED, daemon_runs
+from postbag.escape import shell_word
 from postbag.refusal import Refusal
 from postbag.registration import (
     COMMAND_TIMEOUT,
@@ -80,11 +83,35 @@ def registered(here, client):
 def registering(here, client, registration):
     env = [word for name, value in registration.env.items() for word in ("--env", f"{name}={value}")]
     add = ["mcp", "add", SERVER_NAME, *env, "--", *registration.argv]
-    return command(client, for_a_child(here.env), "registers postbag's MCP server", add)
+    return _keeping_the_file(here, command(client, for_a_child(here.env), "registers postbag's MCP server", add))
 
 
-def unregistering(here, client):
-    return command(client, for_a_child(here.env), "takes out postbag's MCP server", ["mcp", "remove", SERVER_NAME])
+def unregistering(here, client, removing=False):
+    """Codex's own command, which writes config.toml whole; `removing`, the file given back
+    instead where it is still as setup left it (config.py), the command run after only
+    where the file given back names postbag too."""
+    remove = ["mcp", "remove", SERVER_NAME]
+    take_out = command(client, for_a_child(here.env), "takes out postbag's MCP server", remove)
+    path = config.path_of(here.env)
+    if not removing:
+        return _keeping_the_file(here, take_out)
+    if config.as_setup_left(path):
+        return config.giving_back(path, take_out, lambda: registered(here, client) is not None)
+    return config.keeping(path, take_out, keep=False)
+
+
+def _keeping_the_file(here, change):
+    """`change`, a command of Codex's that writes config.toml whole, made after setup keeps
+    the file as found (config.py), as it says."""
+    path = config.path_of(here.env)
+    kept = config.keeping(path, change)
+    if os.path.lexists(path) and not config.as_setup_left(path):
+        older = " (in place of an older copy, which no longer describes it)" if config.is_kept(path) else ""
+        kept.news.append(
+            f"Codex's own command writes {shell_word(path)} whole again, so setup keeps the file as it found it, "
+            f"in {config.kept_name(path)}{older}, for setup --remove to give back"
+        )
+    return kept
 
 
 def allowing_tools(here, removing):
@@ -104,8 +131,17 @@ def checks(here):
     return [Check(NOTE, what, UNTOLD)]
 
 
-def notes(here):
-    """What setup says of Codex's daemon, which it leaves to the person."""
+def notes(here, removing):
+    """What setup says of Codex's daemon, which it leaves to the person; `removing`, of a
+    copy of config.toml that remove cannot give back."""
+    if removing:
+        path = config.path_of(here.env)
+        if not config.is_kept(path) or config.as_setup_left(path):
+            return []
+        return [
+            f"{config.kept_name(path)}, Codex's config.toml as setup found it, stays: the file has changed since, so "
+            "remove cannot give it back; compare the two, take from the copy what you want back, then delete it"
+        ]
     state = daemon_runs(home_directory(here.env))
     if state == RUNS:
         return []
