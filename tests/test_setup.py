@@ -560,13 +560,13 @@ def test_remove_leaves_a_registration_of_another_postbag_and_says_so(postbag, cl
 def test_a_registration_setup_cannot_read_changes_nothing_anywhere(postbag, clients):
     env, claude_config, codex_config = clients
     assert postbag.refused("setup", env={**env, "FAKE_CLIENT_FAILS": "get"}) == (
-        "setup changed nothing: codex mcp get postbag --json failed (exit 1)"
+        "setup changed nothing: codex mcp get postbag --json failed (exit 1): Error: the configuration is broken"
     )
     os.makedirs(os.path.dirname(claude_config), exist_ok=True)
     with open(claude_config, "w") as file:
-        file.write("{not json")
+        file.write('{"numStartups": 3,\n "mcpServers": {not json')
     assert postbag.refused("setup", env=env) == (
-        "setup changed nothing: Claude Code's .claude.json cannot be read (it is not JSON)"
+        "setup changed nothing: Claude Code's .claude.json cannot be read (it is not JSON at line 2 column 17)"
     )
     assert not os.path.exists(codex_config)
     assert not os.path.exists(settings_path(postbag))
@@ -896,3 +896,35 @@ def test_no_config_toml_gets_no_copy(postbag, clients):
     assert "before-postbag" not in result.stderr and not os.path.exists(path + ".before-postbag")
     set_up(postbag, "--remove", env=env)
     assert not os.path.exists(path + ".before-postbag")
+
+
+# What Codex 0.171.0 writes on stderr where its config.toml is not TOML (in a CODEX_HOME under /tmp).
+CODEX_ON_A_BROKEN_CONFIG = """\
+WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries under temporary dir
+Error: failed to load bootstrap configuration
+
+Caused by:
+    0: /home/you/.codex/config.toml:1:15: unclosed table, expected `]`
+    1: TOML parse error at line 1, column 15
+         |
+       1 | [mcp_servers.x
+         |               ^
+       unclosed table, expected `]`
+
+
+Stack backtrace:
+   0: <unknown>
+   1: <unknown>
+"""
+
+
+def test_a_clients_failure_is_told_in_its_own_words_on_one_line_without_its_warnings_and_backtrace():
+    from postbag.registration import failed
+
+    told = str(failed("codex mcp get postbag --json", 1, CODEX_ON_A_BROKEN_CONFIG))
+    assert told.startswith(
+        "codex mcp get postbag --json failed (exit 1): Error: failed to load bootstrap configuration / Caused by: / "
+        "0: /home/you/.codex/config.toml:1:15: unclosed table, expected `]` / 1: TOML parse error"
+    )
+    assert "\n" not in told and "WARNING" not in told and "backtrace" not in told and len(told) < 300
+    assert str(failed("claude mcp add", None, "")) == "claude mcp add failed (no answer within 60 s): it said nothing"

@@ -12,6 +12,7 @@ from postbag.refusal import Refusal
 COMMAND_TIMEOUT = 60.0  # seconds one of a client's own commands may take: they start a whole client
 OK, FIX, NOTE = "ok", "fix", "note"  # a check: fine; blocks a first exchange, with its one fix; worth knowing
 RUN_SETUP = "run postbag setup"  # the fix for whatever setup puts right
+CLIENT_SAID = 240  # characters of a client's own message shown: its error and cause, not its backtrace
 
 
 class Client:
@@ -71,21 +72,27 @@ def command(client, env, said, argv):
     """A Change that runs one of `client`'s own commands, `argv` after its program, in
     `env`: `said`, what it does, is followed by the command as a person would type it, each
     word quoted for a shell, so that it can be pasted."""
-    from postbag.vendor_files import quoted
-
     shown = " ".join(map(shell_word, [client.word, *argv]))
 
     def make():
         status, _, err = processes.ask([client.program, *argv], env, COMMAND_TIMEOUT)
         if status != 0:
-            raise Refusal(f"{shown} failed ({failure(status)}): {quoted(err.strip()[-200:] or 'it said nothing')}")
+            raise failed(shown, status, err)
 
     return Change(f"{said}: {shown}", make, shown=shown)
 
 
-def failure(status):
-    """Why one of a client's commands failed, given its exit `status` (None: it ran past COMMAND_TIMEOUT)."""
-    return f"no answer within {COMMAND_TIMEOUT:g} s" if status is None else f"exit {status}"
+def failed(shown, status, err):
+    """The Refusal of one of a client's commands, `shown` as a person types it, that ended
+    with `status` (None: it ran past COMMAND_TIMEOUT), saying what the client said on
+    stderr, `err`: its lines from the first, less its warnings, on one line, escaped and
+    capped (what follows, a backtrace for one, is cut)."""
+    from postbag.vendor_files import quoted
+
+    why = f"no answer within {COMMAND_TIMEOUT:g} s" if status is None else f"exit {status}"
+    lines = [line.strip() for line in err.splitlines()]
+    message = " / ".join(line for line in lines if line and not line.lower().startswith("warning"))
+    return Refusal(f"{shown} failed ({why}): {quoted(message or 'it said nothing', CLIENT_SAID)}")
 
 
 def registration_from(command, args, env):

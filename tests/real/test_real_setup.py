@@ -189,3 +189,16 @@ def test_every_file_setup_writes_the_real_claude_reads_as_valid_settings(person,
     assert run(env, "postbag", "setup", "--remove").returncode == 0
     with open(path, "rb") as file:
         assert file.read() == HOSTILE[shape]
+
+
+def test_a_codex_config_that_is_not_toml_is_named_in_codex_s_own_words(person):
+    env, _ = person
+    config = os.path.join(env["CODEX_HOME"], "config.toml")
+    with open(config, "a") as file:
+        file.write("[mcp_servers.broken\n")
+    refused = run(env, "postbag", "setup")
+    assert refused.returncode == 1 and "postbag: setup changed nothing: codex mcp get postbag --json failed (exit 1): " in (
+        refused.stderr
+    )
+    assert "config.toml:" in refused.stderr and "unclosed table" in refused.stderr, refused.stderr
+    assert refused.stderr.count("\n") == 1 and "backtrace" not in refused.stderr.lower()

@@ -81,9 +81,11 @@ def registered(here, client):
         servers = table(record(read_json(global_config(here.env), CLAUDE_JSON_MOST)), "mcpServers")
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as error:
-        why = error.strerror if isinstance(error, OSError) and error.strerror else "it is not JSON"
-        return Refusal(f"Claude Code's .claude.json cannot be read ({why})")
+    except OSError as error:
+        return Refusal(f"Claude Code's .claude.json cannot be read ({error.strerror or error})")
+    except ValueError as error:
+        where = f" at line {error.lineno} column {error.colno}" if hasattr(error, "lineno") else ""
+        return Refusal(f"Claude Code's .claude.json cannot be read (it is not JSON{where})")
     entry = servers.get(SERVER_NAME)
     if entry is None:
         return None

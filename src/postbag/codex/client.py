@@ -28,7 +28,7 @@ from postbag.registration import (
     Check,
     Client,
     command,
-    failure,
+    failed,
     registration_from,
     version_words,
 )
@@ -68,7 +68,7 @@ def registered(here, client):
     if status != 0:
         if "no mcp server named" in err.lower():
             return None
-        return Refusal(f"codex mcp get postbag --json failed ({failure(status)})")
+        return failed("codex mcp get postbag --json", status, err)
     try:
         shown = record(json_of(said))
     except ValueError:
