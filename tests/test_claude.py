@@ -404,7 +404,7 @@ def test_another_sessions_transcript_that_cannot_be_read_leaves_the_receipt_unkn
     [said] = postbag.receipts(inside="codex")
     assert said == (
         "letter 4 codex -> claude: unknown: claude's session has ended; whether another took the letter is unknown: "
-        "cannot read another claude session's transcript (it is not a regular file)"
+        "cannot read another claude transcript (it is not a regular file)"
     )
 
 
@@ -434,6 +434,38 @@ def test_a_letter_to_a_restarted_socket_is_unknown_until_the_new_sessions_transc
     assert postbag.receipts(inside="codex")[0].endswith(
         "(by another claude session, which listens on the socket it went to: the session that joined has ended, "
         "and the new one has not joined)"
+    )
+
+
+# After /clear: the same process and socket, under another session id
+
+
+def test_after_clear_a_letter_the_session_took_in_its_new_transcript_is_taken_by_the_session_that_joined(
+    postbag, inbox, tmp_path
+):
+    """As Claude Code 2.1.336 does at /clear (seen on the real client): the session keeps
+    its process and socket, begins a transcript under a new session id, and its session file
+    names the new id. The join recorded the process, so receipts know the session, read
+    where it now writes, and never call a letter it took not taken, nor its taker another."""
+    home, cleared = postbag.env["HOME"], "0f1e2d3c-4b5a-4697-8877-665544332211"
+    Claude(home, inbox.session).runs(tmp_path / "repo", messagingSocketPath=inbox.path)
+    postbag.ready()
+    Claude(home, cleared).runs(tmp_path / "repo", messagingSocketPath=inbox.path)  # /clear: the file names the new id
+    new = Claude(home, cleared)
+    new.turn("default")
+    postbag.ok("send", "claude", "Review it.", inside="codex")
+    [envelope] = inbox.envelopes(1)
+    [said] = postbag.receipts(inside="codex")
+    assert said == f"letter 4 codex -> claude: unknown: {NO_SIGN} (yet), and its records say nothing of why"
+    new.took(envelope, at=now())
+    [said] = postbag.receipts(inside="codex")
+    assert said.startswith("letter 4 codex -> claude: taken at ")
+    assert said.endswith(
+        "(by the session that joined, in the transcript it began since under another session id, as /clear begins one)"
+    )
+    assert postbag.door_now("claude") == (
+        "claude can take a letter now: its session runs, and it prompts for permissions (its latest turn ran in "
+        "permission mode default), so letters get in while crossSessionInbound is unset"
     )
 
 

@@ -226,3 +226,32 @@ def test_a_session_restarted_on_the_joined_socket_takes_the_letter_and_the_recei
         r"it went to: the session that joined has ended, and the new one has not joined\)",
         line,
     ), line
+
+
+def test_after_clear_the_session_that_joined_takes_the_letter_in_its_new_transcript_and_the_receipt_says_so(
+    real, claude, codex_home
+):
+    """/clear keeps the session's process and socket and begins a transcript under a new
+    session id, which its session file names (2.1.336; anthropics/claude-code#95439 saw the
+    file keep the old one). The join recorded the process, so the receipt reads where the
+    session writes now, and names it as the session that joined."""
+    session = claude()
+    thread = codex_home.new_thread(real.env)
+    joined = session.session_env()["CLAUDE_CODE_SESSION_ID"]
+    # Joined from the session's shell, whose HOME is the session's own.
+    assert real.ok("join", "claude", env={**claude_variables(session), "HOME": session.home}) == "claude joined\n"
+    assert real.ok("join", "codex", env={"CODEX_THREAD_ID": thread}) == "codex joined\n"
+    session.say("/clear")
+    session.wait_for(lambda: session.session_env()["CLAUDE_CODE_SESSION_ID"] != joined, "the new session id")
+    inside_codex = {"CODEX_THREAD_ID": thread, "HOME": session.home}
+    real.open("--limit", "1")
+    assert real.ok("send", "claude", "After the clear?", env=inside_codex) == "letter 4 delivered to claude, 0 left\n"
+    session.wait_for(session.letters, "the letter, in the new transcript")
+    [line] = receipts(real, inside_codex)
+    assert re.fullmatch(
+        rf"letter 4 codex -> claude: taken at {TIMESTAMP} \(by the session that joined, in the transcript it began "
+        r"since under another session id, as /clear begins one\)",
+        line,
+    ), line
+    opened = real.run("open", "1", env={"HOME": session.home})
+    assert "claude can take a letter now: its session runs" in opened.stderr and "let it join" not in opened.stderr

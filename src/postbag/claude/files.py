@@ -27,10 +27,20 @@ from postbag.vendor_files import find_back, read_json, record, text, whole
 
 ENDED = "ended"  # a session whose file says it runs no longer (else a Session, or CANNOT_TELL)
 THE_TRANSCRIPT = "claude's transcript"  # how a receipt names it: its file name holds the session id
-# Who took a letter found in another session's transcript: the session listening on the socket it went to.
-BY_ANOTHER = (
+# Who took a letter found in another transcript than the joined session's: the session
+# listening on the socket it went to, as what it wrote there, and what a transcript that
+# cannot be read leaves untold. Another process restarted on the socket, which has not
+# joined; or the process that joined, under a new session id (/clear begins one, and its
+# session file names it).
+ANOTHER = (
     "by another claude session, which listens on the socket it went to: the session that joined has ended, "
-    "and the new one has not joined"
+    "and the new one has not joined",
+    "claude's session has ended; whether another took the letter is unknown",
+)
+CLEARED = (
+    "by the session that joined, in the transcript it began since under another session id, as /clear begins one",
+    "the session that joined has begun another transcript since, as /clear does; whether it took the letter there "
+    "is unknown",
 )
 _BLOCK_BACK = 1 << 20  # each line carries the version: the last megabyte holds one
 
@@ -155,11 +165,11 @@ def mode_at(transcript, seconds):
     return (None, unread) if found is None else (found["permissionMode"], None)
 
 
-def taken_by_another(config, own, letter, clock):
-    """TAKEN, by a session other than the one that joined, where another transcript written
-    since the letter was sent holds it: Claude Code checks no token off Windows, so a
-    session restarted on the same socket takes what was sent to the old one. UNKNOWN
-    where such a transcript cannot be read; None where none holds it."""
+def taken_elsewhere(config, own, letter, clock, who):
+    """TAKEN where a transcript not `own` (the joined session's), written since the letter
+    was sent, holds it, said as `who` (ANOTHER or CLEARED) says: Claude Code checks no
+    token off Windows, so a session restarted on the same socket takes what was sent to
+    the old one. UNKNOWN where such a transcript cannot be read; None where none holds it."""
     since = (moment(letter["at"]) or 0) - SLACK
     unreadable = None
     for path in transcripts(config):
@@ -168,12 +178,11 @@ def taken_by_another(config, own, letter, clock):
                 continue
         except OSError:
             continue
-        taken = taken_in(path, "another claude session's transcript", letter, took, clock)
+        taken = taken_in(path, "another claude transcript", letter, took, clock)
         if taken is not None and taken.state == TAKEN:
-            taken.why = BY_ANOTHER
+            taken.why = who[0]
             return taken
         unreadable = unreadable or taken
     if unreadable is not None:
-        why = f"claude's session has ended; whether another took the letter is unknown: {unreadable.why}"
-        return Receipt(UNKNOWN, why)
+        return Receipt(UNKNOWN, f"{who[1]}: {unreadable.why}")
     return None

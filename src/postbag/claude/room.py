@@ -8,13 +8,15 @@ transcript and files (files.py), and from what Claude Code lets in from other se
 from postbag.claude import CLIENT, DOOR_FIELDS, NAME, SESSION, SESSION_NAME, SOCKET, TOKEN, inside, without_an_inbox
 from postbag.claude.acceptance import HOLD, REFUSE, Settings, permission_class, verdict
 from postbag.claude.files import (
+    ANOTHER,
+    CLEARED,
     ENDED,
     THE_TRANSCRIPT,
     Session,
     config_directory,
     listener,
     live_session,
-    taken_by_another,
+    taken_elsewhere,
     took,
     transcripts,
     version_of,
@@ -78,6 +80,12 @@ class Claude(Room):
         session = env.get(SESSION)
         if session and is_door_field(session):
             door["session"] = session
+        # Its process, as the file of the session on its socket names it, by which receipts
+        # know it after /clear, which gives it another session id (and the file the new one)
+        # while it keeps its socket.
+        found = listener(self.config, door["socket"])
+        if found is not None and found[1].pid is not None:
+            door["pid"] = found[1].pid
         return door
 
     def caller(self, meta):
@@ -113,13 +121,19 @@ class Claude(Room):
         if taken is not None:
             return taken
         alive = live_session(config, session)
-        if alive == ENDED:  # another session may have bound the same socket since, and taken it there
-            elsewhere = taken_by_another(config, set(found), letter, clock)
+        if alive == ENDED:  # the socket's listener now may be another session, or this one after /clear
+            now = listener(config, joined["socket"])
+            cleared = now is not None and _is_the_joined_process(joined, now[1])
+            elsewhere = taken_elsewhere(config, set(found), letter, clock, CLEARED if cleared else ANOTHER)
             if elsewhere is not None:
                 return elsewhere
-            if listener(config, joined["socket"]) is not None:  # its transcript is written a moment after
+            if cleared:
+                found = transcripts(config, now[0])
+                alive = now[1]
+            elif now is not None:  # its transcript is written a moment after
                 return Receipt(UNKNOWN, f"{NO_SIGN} yet: {RESTARTED}")
-            return Receipt(NOT_TAKEN, "claude's session has ended, and its transcript holds no sign of the letter")
+            else:
+                return Receipt(NOT_TAKEN, "claude's session has ended, and its transcript holds no sign of the letter")
         why = self._why_not(letter, alive, newest(found) if found else None)
         return why.noting(unproven(NAME, version_of(newest(found)), PROVEN)) if found else why
 
@@ -172,6 +186,8 @@ class Claude(Room):
             ended = "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
             return Reach(WILL_NOT, ended)
         standing = self._standing(*other)
+        if _is_the_joined_process(joined, other[1]):  # the same session after /clear: nothing to mend
+            return standing
         return Reach(standing.state, f"{standing.words} ({RESTARTED}: let it join, so that the ledger names it)")
 
     def _standing(self, session, alive):
@@ -251,6 +267,13 @@ class _Post(Post):
 def _session_of(joined):
     session = joined.get("session")
     return session if type(session) is str and is_uuid(session) else None
+
+
+def _is_the_joined_process(joined, running):
+    """Whether `running`, the Session on the joined socket now, is the process that joined
+    (under another session id since, as after /clear), as the join's `pid` says."""
+    pid = joined.get("pid")
+    return type(pid) is int and pid == running.pid
 
 
 def _if_running(alive):
