@@ -171,8 +171,8 @@ def test_a_registration_or_settings_that_cannot_be_read_are_each_named_with_the_
         file.write("{not json")
     lines = doctor(postbag, env={**clients, "FAKE_CLIENT_FAILS": "get"}, status=1)
     assert (
-        "fix   Claude Code's MCP server: Claude Code's .claude.json cannot be read (it is not JSON at line 1 column 2): "
-        "mend it, then "
+        "fix   Claude Code's MCP server: Claude Code's .claude.json cannot be read (it is not JSON at line 1 "
+        "column 2): mend it, then "
         "run postbag setup"
     ) in lines
     assert (

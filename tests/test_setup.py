@@ -900,7 +900,7 @@ def test_no_config_toml_gets_no_copy(postbag, clients):
 
 # What Codex 0.171.0 writes on stderr where its config.toml is not TOML (in a CODEX_HOME under /tmp).
 CODEX_ON_A_BROKEN_CONFIG = """\
-WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries under temporary dir
+WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries under /tmp
 Error: failed to load bootstrap configuration
 
 Caused by:

@@ -80,7 +80,7 @@ def test_on_the_real_clients_a_persons_settings_come_back_byte_for_byte_and_a_la
     # Codex's config.toml as a person keeps it: a comment inside a table, readable by all.
     config = os.path.join(env["CODEX_HOME"], "config.toml")
     with open(config, "ab") as file:
-        file.write(b"\n[mcp_servers.other]\n# my own server, kept offline\ncommand = \"true\"\n")
+        file.write(b'\n[mcp_servers.other]\n# my own server, kept offline\ncommand = "true"\n')
     os.chmod(config, 0o644)
     with open(config, "rb") as file:
         toml = file.read()
@@ -197,8 +197,7 @@ def test_a_codex_config_that_is_not_toml_is_named_in_codex_s_own_words(person):
     with open(config, "a") as file:
         file.write("[mcp_servers.broken\n")
     refused = run(env, "postbag", "setup")
-    assert refused.returncode == 1 and "postbag: setup changed nothing: codex mcp get postbag --json failed (exit 1): " in (
-        refused.stderr
-    )
+    told = "postbag: setup changed nothing: codex mcp get postbag --json failed (exit 1): "
+    assert refused.returncode == 1 and told in refused.stderr
     assert "config.toml:" in refused.stderr and "unclosed table" in refused.stderr, refused.stderr
     assert refused.stderr.count("\n") == 1 and "backtrace" not in refused.stderr.lower()
