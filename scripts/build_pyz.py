@@ -8,10 +8,10 @@ commit, else 1980-01-01 (the earliest time a zip can hold).
 A zip holds no __pycache__, so Python would compile the sources on every run. Before
 them the archive carries the package compiled by every Python from 3.10 to 3.15 that
 the build finds (python3.X on PATH, or under pyenv), one entry for each, compiled/TAG
-(TAG that Python's cache tag, cpython-311): its magic number, then a marshalled dict
-of each module's name to (whether it is a package, its marshalled code), the same bytes
-every time. The launcher and the entry point run the one made for the running Python;
-any other Python compiles the sources as before. The build says which it found.
+(TAG that Python's cache tag, cpython-311), laid out as postbag/launch.py says, the same
+bytes every time. The launcher and the entry point run the one made for the running
+Python, where it is whole; any other Python compiles the sources, once the archive is
+known to be whole. The build says which it found.
 
     python3 scripts/build_pyz.py [--out DIR]
 """
@@ -31,92 +31,66 @@ import zipfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "src", "postbag")
 sys.path.insert(0, os.path.join(ROOT, "src"))
-from postbag.__main__ import COMPILED  # noqa: E402 (the folder of each Python's code: the entry point reads it too)
+from postbag.launch import COMPILED  # noqa: E402 (the folder of each Python's code, as the launcher reads it)
 
 # The archive's first lines, which Python skips to find the zip after them. Run as a
-# program, /bin/sh reads just these lines and starts python3 on the archive itself,
-# isolated and without `site`: -E -s -S, and the current directory taken off sys.path,
-# which is what -I does, in words a python3 that is Python 2 also takes, so that it
-# reaches the entry point and is refused politely. No PYTHON* variable, user
-# site-packages or current directory can change what runs, and start-up skips `site`
-# and `runpy`, which `python3 postbag.pyz` pays for. The Python below finds the code
-# compiled for it among the zip's first entries (in COMPILED), read at their offsets
-# without zipimport, which would read the whole directory of the zip first, and runs
-# the entry point from it, as runpy would run the archive's __main__.py, with the
-# archive as sys.argv[0] and last on sys.path, where nothing of the standard library's
-# is looked for in it. The entry point runs every module from the same code; a Python
-# the archive holds none for goes through zipimport and compiles the sources. Every
-# Python from 2.7 on must parse it.
+# program, /bin/sh reads just these lines and starts python3 on postbag/launch.py, which
+# Python's own zipimport reads from the archive: isolated and without `site` (-E -s -S),
+# in words a python3 that is Python 2 also takes, so that it reaches the entry point and
+# is refused politely. No PYTHON* variable, user site-packages or current directory can
+# change what runs, and start-up skips `site` and `runpy`, which `python3 postbag.pyz`
+# pays for. Where the archive is too damaged for that file to be read and run, it says
+# so in one line.
 LAUNCHER = b"""#!/bin/sh
 command -v python3 >/dev/null || {
   echo "postbag needs Python 3.10 or later: there is no python3 on PATH" >&2
   exit 127
 }
-exec python3 -E -s -S -c '
-import sys
-if sys.path and sys.path[0] == "":
-    del sys.path[0]
-archive = sys.argv[1]
-sys.argv[:2] = [archive]
-sys.path.append(archive)
-main = sys.modules["__main__"]
-main.__file__ = archive + "/__main__.py"
-magic = getattr(sys.modules.get("_frozen_importlib_external"), "MAGIC_NUMBER", None)
-tag = getattr(getattr(sys, "implementation", None), "cache_tag", None)
-__compiled__ = None
-if magic and tag:
-    import marshal
-    try:
-        with open(archive, "rb") as file:
-            at = file.read(4096).find(b"PK\\x03\\x04")
-            while at >= 0:
-                file.seek(at)
-                header = file.read(30)
-                name = file.read(int.from_bytes(header[26:28], "little"))
-                if header[:4] != b"PK\\x03\\x04" or header[8:10] != bytes(2) or not name.startswith(b"@COMPILED@"):
-                    break
-                at += 30 + len(name) + int.from_bytes(header[28:30], "little")
-                size = int.from_bytes(header[18:22], "little")
-                if name == b"@COMPILED@" + tag.encode():
-                    file.seek(at)
-                    data = file.read(size)
-                    if data[:4] == magic:
-                        __compiled__ = marshal.loads(data[4:])
-                    break
-                at += size
-    except (OSError, ValueError, EOFError, TypeError):
-        __compiled__ = None
-if __compiled__ and "postbag.__main__" in __compiled__:
-    code = marshal.loads(__compiled__["postbag.__main__"][1])
-else:
-    from zipimport import zipimporter
-    main.__loader__ = zipimporter(archive)
-    code = main.__loader__.get_code("__main__")
-exec(code, vars(main))
-' "$0" "$@"
-""".replace(b"@COMPILED@", COMPILED.encode())
+exec python3 -E -s -S -c 'import sys, zipimport
+try:
+    exec(zipimport.zipimporter(sys.argv[1]).get_data("postbag/launch.py"))
+except Exception as error:
+    sys.exit("postbag: %s is damaged (%s), so it cannot run: the human downloads it again" % (sys.argv[1], error))
+start()' "$0" "$@"
+"""
+# What the launcher reads through zipimport before any compiled code: stored, so that no
+# command loads zlib to inflate it.
+READ_FIRST = ("postbag/launch.py",)
 ZIP_EPOCH = 315532800  # 1980-01-01T00:00:00Z
 UNIX = 3  # the zip "created by" system
 
 
 VERSIONS = ("3.10", "3.11", "3.12", "3.13", "3.14", "3.15")
 # Run by each interpreter: compile every source given into one file named by its cache tag,
-# in the folder given first (see the docstring). Each argument after it is NAME=PATH, NAME
-# the source's place in the archive (postbag/claude/inbox.py), which its code is named by.
-# Compiled as -OO compiles, without docstrings and asserts: a quarter less code to load at
-# every start, and nothing postbag does at run time reads a docstring or needs an assert.
+# in the folder given first, laid out as postbag/launch.py reads it (COMPILED). Each
+# argument after the folder is NAME=PATH, NAME the source's place in the archive
+# (postbag/claude/inbox.py), which its code is named by. The docstrings are left out (a
+# quarter less code to load at every start, and nothing postbag does reads one), and only
+# they: the code keeps its asserts, which -OO would strip as well.
 _COMPILE = """\
-import importlib.util, marshal, os, sys
+import ast, binascii, importlib.util, marshal, os, sys
+
+def without_docstrings(tree):
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
+            first = body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                node.body = body[1:] or [ast.copy_location(ast.Pass(), first)]
+    return tree
+
 modules = {}
 for each in sorted(sys.argv[2:]):
     name, path = each.split("=", 1)
     with open(path, "rb") as file:
-        code = compile(file.read(), name, "exec", dont_inherit=True, optimize=2)
+        tree = without_docstrings(ast.parse(file.read(), name))
+    code = compile(tree, name, "exec", dont_inherit=True)
     module = name[:-3].replace("/", ".")
     is_package = module.endswith(".__init__")
     modules[module.removesuffix(".__init__")] = (is_package, marshal.dumps(code))
+payload = marshal.dumps(modules)
 with open(os.path.join(sys.argv[1], sys.implementation.cache_tag), "wb") as file:
-    file.write(importlib.util.MAGIC_NUMBER + marshal.dumps(modules))
+    file.write(importlib.util.MAGIC_NUMBER + binascii.crc32(payload).to_bytes(4, "little") + payload)
 """
 
 
@@ -149,8 +123,8 @@ def ensure_built():
 
 def zip_bytes(entries, timestamp):
     """The zipapp: the launcher, then each (name, bytes), in order, with fixed metadata: the
-    sources deflated, the compiled code stored as it is, so that the launcher reads it
-    where it lies and no command loads zlib to run (a third of a millisecond, and another
+    sources deflated, but the compiled code and what the launcher reads first stored as
+    they are, so that no command loads zlib to run (a third of a millisecond, and another
     to inflate what an agent's verb loads)."""
     date_time = time.gmtime(max(timestamp, ZIP_EPOCH))[:6]
     buffer = io.BytesIO()
@@ -158,7 +132,8 @@ def zip_bytes(entries, timestamp):
     with zipfile.ZipFile(buffer, "w") as archive:
         for name, data in entries:
             info = zipfile.ZipInfo(name, date_time)
-            info.compress_type = zipfile.ZIP_STORED if name.startswith(COMPILED) else zipfile.ZIP_DEFLATED
+            stored = name.startswith(COMPILED) or name in READ_FIRST
+            info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
             info.create_system = UNIX
             info.external_attr = 0o100644 << 16
             archive.writestr(info, data, compresslevel=9)

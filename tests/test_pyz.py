@@ -1,6 +1,7 @@
 """postbag.pyz as people get it: a reproducible build, a polite refusal on old Pythons, and the
 same program however it is installed, down to the reply command inside each envelope."""
 
+import binascii
 import glob
 import hashlib
 import importlib.util
@@ -38,9 +39,17 @@ def _module_name(source):
 
 
 def _compiled_code(data):
-    """The modules in a compiled/TAG entry made by this Python: {name: (is_package, code)}."""
+    """The modules in a compiled/TAG entry made by this Python: {name: (is_package, code)},
+    whole (its CRC-32 is that of what follows it)."""
     assert data[:4] == importlib.util.MAGIC_NUMBER
-    return marshal.loads(data[4:])
+    assert int.from_bytes(data[4:8], "little") == binascii.crc32(data[8:])
+    return marshal.loads(data[8:])
+
+
+def _compiled_entry(modules):
+    """A compiled/TAG entry of this Python's holding `modules`, as the build writes it."""
+    payload = marshal.dumps(modules)
+    return importlib.util.MAGIC_NUMBER + binascii.crc32(payload).to_bytes(4, "little") + payload
 
 
 def build(out, **env):
@@ -90,9 +99,10 @@ def test_the_archive_holds_the_package_sources_and_their_compiled_code_with_fixe
         assert [name for name, (is_package, _) in modules.items() if is_package] == [
             _module_name(n) for n in PACKAGE_SOURCES if n.endswith("__init__.py")
         ]
-        # The sources deflated, the compiled code stored, which no command then inflates.
+        # The sources deflated, the compiled code and the launcher's own file stored, which no
+        # command then inflates.
         stored = {i.filename for i in infos if i.compress_type == zipfile.ZIP_STORED}
-        assert stored == set(compiled)
+        assert stored == {*compiled, "postbag/launch.py"}
         assert {i.compress_type for i in infos} == {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
         for info in infos:
             assert info.date_time == (2026, 1, 1, 0, 0, 0)
@@ -126,7 +136,7 @@ def test_the_quickest_answers_read_only_stored_code_and_load_no_zlib(pyz, bin_di
     archive stores undeflated: run as a program, they import no zlib."""
     imported, status, directories_read = _imported(pyz, args, clean_env(bin_dir, CLAUDECODE="1"))
     assert "postbag" in imported and "zlib" not in imported, imported
-    assert directories_read == []
+    assert directories_read == [pyz]  # the archive's, once, by zipimport, which reads the launcher's file
     assert status == (0 if args == ["--version"] else 1)
 
 
@@ -180,7 +190,7 @@ def test_an_agents_everyday_command_loads_only_what_it_uses(pyz, bin_dir, tmp_pa
     session = {"claude": inbox.session_env(), "codex": codex.session_env(), None: {}}[inside]
     env = clean_env(bin_dir, POSTBAG_LEDGER=str(ledger), POSTBAG_CODEX=codex.path, **session)
     imported, status, directories_read = _imported(pyz, args, env)
-    assert (status, directories_read) == (0, [])
+    assert (status, directories_read) == (0, [pyz])
     assert [name for name in imported if name in NEVER_LOADED] == []
     assert [name for name in imported if name.startswith(unused)] == []
 
@@ -212,7 +222,7 @@ def test_the_compiled_code_is_what_runs_and_the_sources_stand_behind_it(tmp_path
                 return break_sources(name, data)
             modules = _compiled_code(data)
             del modules[module]
-            return data[:4] + marshal.dumps(modules)
+            return _compiled_entry(modules)
 
         return break_sources_and_drop
 
@@ -234,6 +244,90 @@ def test_the_compiled_code_is_what_runs_and_the_sources_stand_behind_it(tmp_path
         for way, expected in [([copy], as_a_program), (["python3", copy], with_python3)]:
             result = subprocess.run([*way, "read"], env=env, capture_output=True, text=True)
             assert (result.returncode, result.stderr) == expected, (change, way)
+
+
+def test_compiled_code_that_fails_its_check_never_runs(tmp_path, bin_dir):
+    """A compiled entry cut short, its zip checksums made again to match (as an altered
+    archive has them): the launcher's own check finds it, the archive is otherwise whole,
+    and the sources run. The same entry with a bit flipped and nothing made again: the
+    archive is damaged, and says so in one line."""
+    pyz, _ = build(tmp_path)
+    env = clean_env(bin_dir, POSTBAG_LEDGER=str(tmp_path / "none.jsonl"))
+    no_ledger = f"postbag: there is no ledger at {env['POSTBAG_LEDGER']} yet\n"
+
+    def cut_short(name, data):
+        return data[: len(data) // 2] if name == f"compiled/{TAG}" else data
+
+    altered = str(_rewritten(pyz, tmp_path / "altered.pyz", cut_short))
+    for way in ([altered], ["python3", altered]):
+        result = subprocess.run([*way, "read"], env=env, capture_output=True, text=True)
+        assert (result.returncode, result.stderr) == (0, no_ledger), way
+
+    damaged = tmp_path / "damaged.pyz"
+    data = bytearray(pyz.read_bytes())
+    with zipfile.ZipFile(pyz) as archive:
+        info = archive.getinfo(f"compiled/{TAG}")
+    data[info.header_offset + 30 + len(info.filename) + 1000] ^= 0x10  # inside this Python's code
+    damaged.write_bytes(bytes(data))
+    damaged.chmod(0o755)
+    for way in ([str(damaged)], ["python3", str(damaged)]):
+        result = subprocess.run([*way, "read"], env=env, capture_output=True, text=True)
+        assert (result.returncode, result.stdout) == (1, ""), way
+        assert result.stderr == (
+            f"postbag: {damaged} is damaged (compiled/{TAG} fails its check), so it cannot run: the human downloads "
+            "it again\n"
+        ), way
+
+
+def test_no_single_bit_flipped_past_its_first_lines_ends_in_a_traceback_or_a_crash(tmp_path, bin_dir):
+    """150 flips, one a copy, spread over the archive after the shell's lines: each copy
+    still answers, or says in one line that it is damaged; none ends in a traceback or a
+    signal (the first lines are the shell's, and SHA256SUMS checks the whole file)."""
+    pyz, _ = build(tmp_path)
+    data = pyz.read_bytes()
+    start = data.index(b"PK\x03\x04")
+    env = clean_env(bin_dir, POSTBAG_LEDGER=str(tmp_path / "none.jsonl"))
+    copy = tmp_path / "flipped.pyz"
+    outcomes = {}
+    for place in range(start, len(data), (len(data) - start) // 150):
+        flipped = bytearray(data)
+        flipped[place] ^= 1 << (place % 8)
+        copy.write_bytes(bytes(flipped))
+        copy.chmod(0o755)
+        result = subprocess.run([str(copy), "--version"], env=env, capture_output=True, text=True, timeout=60)
+        assert "Traceback" not in result.stderr and result.returncode in (0, 1), (place, result)
+        assert result.stdout in ("", f"postbag {__version__}\n") and result.stderr.count("\n") <= 1, (place, result)
+        outcomes[result.returncode] = outcomes.get(result.returncode, 0) + 1
+    assert outcomes.get(1), outcomes  # some flips are found, and said
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/cmdline"), reason="ps's command line is read from /proc (Linux)")
+def test_ps_shows_a_short_command_line(pyz, bin_dir, tmp_path):
+    """What `ps` shows of a running postbag (here its MCP server, which waits for a client):
+    the interpreter, its flags, a program of a few lines and the archive, under 300 bytes."""
+    env = clean_env(bin_dir, POSTBAG_LEDGER=str(tmp_path / "ledger.jsonl"))
+    server = subprocess.Popen([pyz, "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        server.stdin.write(b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n')
+        server.stdin.flush()
+        assert server.stdout.readline()  # it runs: what it answers is test_mcp.py's
+        with open(f"/proc/{server.pid}/cmdline", "rb") as file:
+            shown = file.read().replace(b"\0", b" ")
+    finally:
+        server.stdin.close()
+        server.wait(30)
+    assert shown.startswith(b"python3 -E -s -S -c ") and f" {pyz} mcp ".encode() in shown, shown
+    assert len(shown) < 300 + len(pyz), len(shown)
+
+
+def test_the_magic_number_comes_from_importlib_where_the_import_systems_module_does_not_hold_it():
+    """launch.magic_number reads the import system's own module, and falls back to the public
+    importlib.util wherever that module is gone, or holds no such number (a future Python)."""
+    from postbag import launch
+
+    assert launch.magic_number() == importlib.util.MAGIC_NUMBER
+    assert launch.magic_number({}) == importlib.util.MAGIC_NUMBER
+    assert launch.magic_number({"_frozen_importlib_external": object()}) == importlib.util.MAGIC_NUMBER
 
 
 def test_the_launcher_keeps_python_variables_and_the_current_directory_out(pyz, bin_dir, tmp_path):
@@ -407,9 +501,10 @@ def test_the_archives_finder_loads_compiled_modules_and_declines_the_rest(tmp_pa
     import zipimport
 
     from postbag import __main__ as entry
+    from postbag import launch
 
     pyz, _ = build(tmp_path)
-    compiled = entry._read_compiled(zipimport.zipimporter(str(pyz)))
+    compiled = launch.compiled_code(zipimport.zipimporter(str(pyz)))
     finder = entry._CompiledCode(str(pyz), compiled)
     spec = finder.find_spec("postbag.words")
     assert spec.origin == f"{pyz}/postbag/words.py"
@@ -427,9 +522,9 @@ def test_the_archives_finder_loads_compiled_modules_and_declines_the_rest(tmp_pa
 
     # Code compiled by another Python, or none, is left to the sources.
     other = _rewritten(pyz, tmp_path / "other.pyz", lambda name, data: b"\0\0\0\0" + data[4:])
-    assert entry._read_compiled(zipimport.zipimporter(str(other))) is None
+    assert launch.compiled_code(zipimport.zipimporter(str(other))) is None
     none = _rewritten(pyz, tmp_path / "none.pyz", lambda name, data: None if name.startswith("compiled/") else data)
-    assert entry._read_compiled(zipimport.zipimporter(str(none))) is None
+    assert launch.compiled_code(zipimport.zipimporter(str(none))) is None
 
     monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
     entry._load_compiled_code()  # not inside an archive: nothing changes

@@ -3,10 +3,6 @@
 # can refuse to run it, so it keeps to syntax they all know.
 import sys
 
-# The archive's folder of the code each Python compiled (scripts/build_pyz.py writes it,
-# its launcher and _read_compiled read it): one entry for each, named by its cache tag.
-COMPILED = "compiled/"
-
 
 def run(argv=None):
     if sys.version_info < (3, 10):
@@ -50,31 +46,23 @@ def run(argv=None):
 
 def _load_compiled_code():
     """Inside postbag.pyz, run each module from the code compiled for this Python when the
-    archive holds it (scripts/build_pyz.py): a zip holds no __pycache__, so its sources
+    archive holds it whole (postbag/launch.py): a zip holds no __pycache__, so its sources
     would be compiled again on every run. The launcher leaves what it read as
     __compiled__ among these globals; `python3 postbag.pyz` reads it here. Elsewhere,
     and for other Pythons, nothing changes."""
     if any(isinstance(finder, _CompiledCode) for finder in sys.meta_path):
         return
-    compiled = globals().get("__compiled__") or _read_compiled(globals().get("__loader__"))
+    compiled = globals().get("__compiled__")
+    loader = globals().get("__loader__")
+    archive = getattr(loader, "archive", None)
+    if compiled is None and archive is not None:
+        from postbag import launch
+
+        compiled = launch.compiled_code(loader)
+        if compiled is None:
+            launch.require_whole(archive)  # the sources run: they must be whole
     if compiled:
         sys.meta_path.insert(0, _CompiledCode(__file__.rpartition("/")[0], compiled))
-
-
-def _read_compiled(loader):
-    """The archive's code compiled for this Python, through the zipimporter `loader` that
-    runpy ran this file with, or None."""
-    if getattr(loader, "archive", None) is None:
-        return None
-    try:
-        data = loader.get_data(COMPILED + sys.implementation.cache_tag)
-    except OSError:
-        return None
-    if data[:4] != sys.modules["_frozen_importlib_external"].MAGIC_NUMBER:
-        return None
-    import marshal
-
-    return marshal.loads(data[4:])  # noqa: S302 (the archive's own bytes, trusted as far as its sources)
 
 
 class _CompiledCode:
@@ -91,7 +79,9 @@ class _CompiledCode:
         is_package, code = self.compiled[name]
         place = "%s/%s" % (self.archive, name.replace(".", "/"))
         source = place + ("/__init__.py" if is_package else ".py")
-        spec = sys.modules["_frozen_importlib"].ModuleSpec(name, self, origin=source, is_package=is_package)
+        from importlib.machinery import ModuleSpec
+
+        spec = ModuleSpec(name, self, origin=source, is_package=is_package)
         if is_package:
             spec.submodule_search_locations = [place]
         spec.has_location = True

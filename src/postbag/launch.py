@@ -1,0 +1,92 @@
+# How postbag.pyz starts when it runs as a program. Its first lines, a shell script that
+# scripts/build_pyz.py writes, start python3 isolated (-E -s -S), read this file from the
+# archive with Python's own zipimport, run it, and call start(). Run so, it is compiled by
+# exec, as the program given with -c is, without the start-up cost of the compile builtin
+# (which builds the ast module's types first). Every Python from 2.7 on must parse this
+# file, so that an old one reaches the entry point's polite refusal: it keeps to the
+# syntax they all know.
+import sys
+
+# The archive's folder of the code each Python compiled, one entry for each, named by its
+# cache tag (cpython-311): the magic number of the Python that compiled it, the CRC-32 of
+# what follows (4 bytes, little-endian), then a marshalled dict of each module's name to
+# (whether it is a package, its marshalled code).
+COMPILED = "compiled/"
+OLDEST = (3, 10)  # what the archive carries code for, and what the entry point runs on
+# What a damaged archive says, before any of postbag's own code can run, to an agent or a
+# person alike (the launcher's first lines say it too, where this module cannot be read).
+DAMAGED = "postbag: %s is damaged (%s fails its check), so it cannot run: the human downloads it again"
+
+
+def start():
+    """Run the entry point as the archive's __main__.py, with the archive as sys.argv[0] and
+    last on sys.path (in place of the current directory), where nothing of the standard
+    library's is looked for in it: from the code compiled for this Python where the
+    archive carries it whole, else from the sources, once the archive is known to be whole."""
+    import zipimport
+
+    archive = sys.argv.pop(1)
+    sys.argv[0] = archive
+    if sys.path and sys.path[0] == "":
+        del sys.path[0]
+    sys.path.append(archive)
+    loader = zipimport.zipimporter(archive)
+    main = sys.modules["__main__"]
+    main.__file__ = archive + "/__main__.py"
+    main.__loader__ = loader
+    compiled = compiled_code(loader) if sys.version_info >= OLDEST else None
+    if compiled and "postbag.__main__" in compiled:
+        import marshal
+
+        main.__compiled__ = compiled
+        code = marshal.loads(compiled["postbag.__main__"][1])
+    else:
+        require_whole(archive)
+        code = loader.get_code("__main__")
+    exec(code, vars(main))
+
+
+def compiled_code(loader):
+    """The code compiled for this Python that the archive `loader` reads carries, whole, as
+    {module: (is_package, marshalled code)}; None where it carries none for this Python, or
+    what it carries fails its check (then the sources run)."""
+    try:
+        data = loader.get_data(COMPILED + sys.implementation.cache_tag)
+    except OSError:
+        return None
+    import binascii
+    import marshal
+
+    if data[:4] != magic_number() or binascii.crc32(data[8:]) != int.from_bytes(data[4:8], "little"):
+        return None
+    return marshal.loads(data[8:])  # noqa: S302 (the archive's own bytes, checked, trusted as far as its sources)
+
+
+def magic_number(modules=sys.modules):
+    """This Python's magic number, which begins the code it compiles. The import system's
+    own module holds it already; importlib.util, which names it, costs a start 5 ms, and is
+    what any change to that module falls back to."""
+    try:
+        found = modules["_frozen_importlib_external"].MAGIC_NUMBER
+        if type(found) is bytes and len(found) == 4:
+            return found
+    except (KeyError, AttributeError):
+        pass
+    import importlib.util
+
+    return importlib.util.MAGIC_NUMBER
+
+
+def require_whole(archive):
+    """Refuse, in one line, an archive whose entries do not match their checksums: the
+    sources about to be compiled could be as damaged as the code that failed its check."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(archive) as whole:
+            damaged = whole.testzip()
+    except Exception as error:
+        damaged = "%s (%s)" % (archive, type(error).__name__)
+    if damaged is not None:
+        sys.stderr.write(DAMAGED % (archive, damaged) + "\n")
+        sys.exit(1)
