@@ -97,3 +97,65 @@ def test_text_that_is_not_json_is_told_as_json_tells_it_where_nothing_imported_j
         [sys.executable, "-s", "-c", probe], env={"PYTHONPATH": SRC}, capture_output=True, text=True, check=True
     )
     assert said.stdout == "JSONDecodeError Expecting ':' delimiter: line 1 column 6 (char 5)\n", said.stderr
+
+
+# The accelerator is a private module: whatever becomes of it, json's own answers stand.
+
+SAMPLES = ['{"a": [1, 2.5, "\\u00e9"], "b": null}', "[1] 2", '{"a" 1}', "NaN", "", '"\\ud800"', "1E400"]
+
+
+def test_without_the_accelerator_the_json_package_answers_alike():
+    """As on a Python built without _json, or a future one without it: taken away before
+    json_values is imported, every answer is still json's, and records still parse."""
+    import subprocess
+    import sys
+
+    from helpers import SRC
+
+    probe = (
+        "import sys\n"
+        "sys.modules['_json'] = None  # taken away: importing it fails\n"
+        "import json\n"
+        "from postbag import json_values, records\n"
+        "assert json_values.make_scanner is None\n"
+        f"for text in {SAMPLES!r}:\n"
+        "    try:\n"
+        "        mine = json_values.loads(text)\n"
+        "    except ValueError as error:\n"
+        "        mine = str(error)\n"
+        "    try:\n"
+        "        theirs = json.loads(text)\n"
+        "    except ValueError as error:\n"
+        "        theirs = str(error)\n"
+        "    assert repr(mine) == repr(theirs), (text, mine, theirs)\n"
+        "assert json_values.dumps({'a': ['\\u00e9', 1, None]}) == json.dumps({'a': ['\\u00e9', 1, None]})\n"
+        "assert records.parse('{\"n\": 1, \"kind\": \"close\", \"at\": \"2026-09-08T10:02:11+02:00\"}', 0, 61, 1)\n"
+        "print('ok')\n"
+    )
+    said = subprocess.run(
+        [sys.executable, "-s", "-c", probe], env={"PYTHONPATH": SRC}, capture_output=True, text=True, check=False
+    )
+    assert said.stdout == "ok\n", said.stderr
+
+
+@pytest.mark.parametrize(
+    "accelerator",
+    [
+        lambda decoder: decoder.array_hook,  # asks the decoder for what the stand-in lacks
+        lambda decoder: (lambda text, at: ("not what json reads", at)),  # reads otherwise
+    ],
+    ids=["asks for more", "reads otherwise"],
+)
+def test_an_accelerator_that_fails_in_any_way_leaves_the_json_package_to_read(monkeypatch, accelerator):
+    monkeypatch.setattr(json_values, "make_scanner", accelerator)
+    scan = json_values.scanner()  # the json package's, made through its public JSONDecoder
+    assert scan('{"a": [1]} x', 0) == ({"a": [1]}, 10)
+    assert json_values.scanner(constants=False)("[1]", 0) == ([1], 3)
+
+
+def test_an_encoder_that_fails_leaves_the_json_package_to_write(monkeypatch):
+    def broken(text):
+        raise SystemError("a future accelerator's failure")
+
+    monkeypatch.setattr(json_values, "encode_basestring_ascii", broken)
+    assert json_values.dumps({"a": "\u00e9"}) == json.dumps({"a": "\u00e9"})

@@ -2,13 +2,14 @@
 json (its accelerator, `_json`), without the json package itself: that package imports
 re, whose cost is more than all the rest an agent's verb does. What comes out is json's
 own, to the byte and to the exception: every case these functions do not take themselves
-(a Python without the accelerator, a value of another type, text that is not JSON) is
-handed to the json package, imported then. tests/test_json_values.py holds them to it.
+(a Python without the accelerator, or whose accelerator fails in any way, a value of
+another type, text that is not JSON) is handed to the json package, imported then.
+tests/test_json_values.py holds them to it, with the accelerator and without it.
 """
 
-try:
+try:  # a private module, behind the public json package: whatever fails of it, json serves
     from _json import encode_basestring_ascii, make_scanner
-except ImportError:  # a Python built without the accelerator: the json package serves
+except Exception:
     encode_basestring_ascii = make_scanner = None
 
 _SPACE = " \t\n\r"  # what json allows around a value
@@ -17,6 +18,10 @@ _SPACE = " \t\n\r"  # what json allows around a value
 # SystemError in its place, for the C half finds json's error type only where the json
 # package was imported, and it was not.
 NOT_JSON = (StopIteration, ValueError, SystemError)
+# A document of every kind of value, and what json reads of it: each scanner the
+# accelerator makes must read it so, or the json package's scanner is used instead.
+_PROOF = '[1, -2.5e3, "a\\u00e9\\n", {"b": null, "c": [true, false]}, 1E400]'
+_PROVEN = ([1, -2500.0, "a\u00e9\n", {"b": None, "c": [True, False]}, float("inf")], len(_PROOF))
 
 
 def _refuse_constant(name):
@@ -39,11 +44,25 @@ def scanner(*, constants=True):
     where it ends, raising one of NOT_JSON where no value is there whole. Unless
     `constants`, NaN, Infinity and -Infinity, which json reads but are not JSON, raise
     ValueError."""
-    if make_scanner is not None:
-        return make_scanner(_Decoding(constants))
+    scan = _accelerated(constants)
+    if scan is not None:
+        return scan
     import json.scanner
 
     return json.scanner.make_scanner(json.JSONDecoder(parse_constant=None if constants else _refuse_constant))
+
+
+def _accelerated(constants):
+    """The accelerator's scanner, given a stand-in for json's decoder, where it reads every
+    kind of value as json does; else None. A new Python may ask more of a decoder than the
+    stand-in holds, or read otherwise: then the json package's own scanner serves."""
+    if make_scanner is None:
+        return None
+    try:
+        scan = make_scanner(_Decoding(constants))
+        return scan if scan(_PROOF, 0) == _PROVEN else None
+    except Exception:
+        return None
 
 
 _scan = scanner()
@@ -70,7 +89,7 @@ def dumps(value):
     if encode_basestring_ascii is not None:
         try:
             return "".join(_pieces(value))
-        except (_Unusual, RecursionError):
+        except Exception:
             pass
     return _json_package().dumps(value)  # its own answer, or its own error
 
