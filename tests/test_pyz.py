@@ -160,7 +160,6 @@ NEVER_LOADED = (
     "selectors",
     "zlib",
     "typing",
-    "bisect",
 )
 # And what of postbag each loads: a read or a join of one agent nothing of the other's room.
 ROOM_MODULES = ("postbag.rooms", "postbag.room", "postbag.receipts", "postbag.envelope", "postbag.processes")

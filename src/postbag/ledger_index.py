@@ -129,16 +129,10 @@ class LineIndex:
         return number
 
     def _mark_before(self, start):
-        """The last mark at or before byte `start`, found by halving: bisect would load a
-        module of its own at the start of every verb that numbers a line."""
-        lo, hi = 0, len(self._marks)
-        while lo < hi:
-            middle = (lo + hi) // 2
-            if self._marks[middle][0] <= start:
-                lo = middle + 1
-            else:
-                hi = middle
-        return self._marks[lo - 1]
+        """The last mark at or before byte `start`."""
+        from bisect import bisect_right
+
+        return self._marks[bisect_right(self._marks, start, key=_offset) - 1]
 
     def bytes(self, lo, hi):
         """The file's bytes lo to hi: a stretch longer than a block is read at once."""
@@ -219,3 +213,7 @@ def _block_start(offset, block):
 def _block_end(offset, block):
     """The start of the first block at or after `offset`."""
     return offset - offset % -block
+
+
+def _offset(mark):
+    return mark[0]

@@ -2,9 +2,19 @@
 a thread is born that must never take a signal meant for the main one, and once a door
 has a letter the command line sent."""
 
-# The C module beneath `signal`: its masks are sets of numbers, where `signal` turns each of
-# some sixty signals into an enum member, which would cost every send about a millisecond.
-import _signal as _c
+# The C module beneath `signal`, which is private, where it holds all that is used here: its
+# masks are sets of numbers, where `signal` turns each of some sixty signals into an enum
+# member, which would cost every send 4 ms (enum's import, and the members). Whatever
+# fails of it, `signal` serves, its functions the same ones.
+USED = ("pthread_sigmask", "valid_signals", "signal", "SIG_BLOCK", "SIG_SETMASK", "SIG_IGN", "SIG_DFL")
+USED += ("SIGXFSZ", "SIGTERM", "SIGHUP", "SIGINT")
+try:
+    import _signal as _c
+
+    if not all(hasattr(_c, name) for name in USED):
+        raise ImportError("_signal holds less than postbag uses")
+except Exception:
+    import signal as _c
 
 
 class Held:

@@ -76,10 +76,6 @@ def knock(door, envelope, *, here, sandbox=None, hear=False):
     around the sender, or None). With `hear`, name a socket of the knock's own on which
     Claude can say what it did with the letter: the Ear that listens there (None where
     none could be made); else None."""
-    # The C module beneath `socket`, which would cost a send about 10 ms: it builds enums of
-    # every address family and flag, and imports selectors.
-    from _socket import AF_UNIX, SOCK_STREAM, socket
-
     most = SOCKET_PATH_MOST.get(here.platform, SOCKET_PATH_MOST_ELSEWHERE)
     ear = Ear.beside(door["socket"], most) if hear else None
     if ear is None:  # a knock that names its own socket is a sender of its own
@@ -89,7 +85,7 @@ def knock(door, envelope, *, here, sandbox=None, hear=False):
     if ear is not None:
         message |= {"from": f"uds:{ear.path}", "msg_id": ear.msg_id}
     payload = (dumps(auth) + "\n" + dumps(message) + "\n").encode()
-    inbox = socket(AF_UNIX, SOCK_STREAM)
+    inbox = _stream_socket()
     try:
         inbox.settimeout(processes.TIMEOUT)
         try:
@@ -232,6 +228,18 @@ def _connect(inbox, path, most):
         inbox.connect(f"/proc/self/fd/{directory}/{os.path.basename(path)}")
     finally:
         os.close(directory)
+
+
+def _stream_socket():
+    """A new Unix stream socket, from the C module beneath `socket`, which is private, where
+    it serves: the whole socket module would cost a send about 8 ms (it builds enums of every
+    address family and flag, and imports selectors), and is what any failure of it falls
+    back to."""
+    try:
+        from _socket import AF_UNIX, SOCK_STREAM, socket
+    except Exception:
+        from socket import AF_UNIX, SOCK_STREAM, socket
+    return socket(AF_UNIX, SOCK_STREAM)
 
 
 def _socket_failure(error):
