@@ -528,12 +528,13 @@ def test_plain_words_are_parsed_as_argparse_parses_them_or_left_to_argparse(verb
     import argparse
 
     from postbag.cli import _verb_parser
+    from postbag.here import Here
 
     row = BY_NAME[verb]
     plainly = row.parsed_plainly(tokens)
     if plainly is None:
         return
-    parser = _verb_parser(row, 80)
+    parser = _verb_parser(row, Here({"COLUMNS": "80"}, "/"))
     parser.error = lambda message: pytest.fail(f"argparse refuses what was read plainly: {message}")
     parsed, extra = parser.parse_known_args(tokens)
     assert extra == []

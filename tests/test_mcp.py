@@ -700,22 +700,34 @@ def test_the_read_tool_before_any_ledger_says_so_as_read_does(postbag):
     assert _dispatch(postbag.place("claude"), "read", {}) == (said.stderr.removeprefix("postbag: ").rstrip("\n"), False)
 
 
-def test_a_command_runs_without_the_cycle_collector_and_the_server_with_it(postbag, capsys):
-    """The entry point turns the collector of cycles off for a command's moment (it would run
-    over and over as the modules load); the server, which runs for a whole session, turns it
-    back on."""
-    import gc
+@pytest.mark.parametrize(
+    ("args", "collects"),
+    [(["read", "--json"], False), (["receipts"], False), (["read", "-f"], True), (["mcp"], True)],
+)
+def test_a_command_runs_without_the_cycle_collector_and_what_runs_on_with_it(tmp_path, args, collects):
+    """The command line turns the collector of cycles off for a command's moment (it would run
+    over and over as the modules load), and on for what runs on: the server, which runs for
+    a whole session, and a read that follows. One decision, by the verb (commands.py)."""
+    import subprocess
+    import sys
 
-    from postbag import __main__ as entry
-    from postbag.cli import main
+    from helpers import SRC
 
-    # Without stdin the server ends at once: it never takes this process's signals for its own.
-    place = postbag.place("claude", streams=(None, io.TextIOWrapper(io.BytesIO()), None))
-    try:
-        assert entry.run(["--version"]) == 0
-        assert capsys.readouterr().out == f"postbag {__version__}\n"
-        assert not gc.isenabled()
-        assert main(["mcp"], here=place) == 0
-        assert gc.isenabled()
-    finally:
-        gc.enable()
+    probe = (
+        "import gc, sys\n"
+        "from postbag import cli\n"
+        "seen = []\n"
+        "def handler(args, here, call):\n"
+        "    seen.append(gc.isenabled())\n"
+        "    return 0\n"
+        "cli.BY_NAME[sys.argv[1]].handler = handler\n"
+        "gc.enable() if sys.argv[-1] == 'was on' else gc.disable()\n"
+        "cli.main(sys.argv[1:-1])\n"
+        "print(seen)\n"
+    )
+    env = {"PYTHONPATH": SRC, "HOME": str(tmp_path), "POSTBAG_LEDGER": str(tmp_path / "ledger.jsonl")}
+    for before in ("was on", "was off"):  # whatever the collector was, the verb decides
+        said = subprocess.run(
+            [sys.executable, "-s", "-c", probe, *args, before], env=env, capture_output=True, text=True, check=False
+        )
+        assert said.stdout == f"[{collects}]\n", said.stderr

@@ -528,7 +528,7 @@ def test_the_archives_finder_loads_compiled_modules_and_declines_the_rest(tmp_pa
     monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
     entry._load_compiled_code()  # not inside an archive: nothing changes
     assert not any(isinstance(f, entry._CompiledCode) for f in sys.meta_path)
-    monkeypatch.setitem(vars(entry), "__loader__", zipimport.zipimporter(str(pyz)))
+    monkeypatch.setitem(vars(entry), "__compiled__", compiled)
     entry._load_compiled_code()
     entry._load_compiled_code()
     assert sum(isinstance(f, entry._CompiledCode) for f in sys.meta_path) == 1

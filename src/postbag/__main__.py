@@ -9,13 +9,6 @@ def run(argv=None):
         sys.stderr.write("postbag needs Python 3.10 or later (this is %d.%d)\n" % tuple(sys.version_info[:2]))
         return 1
     argv = sys.argv[1:] if argv is None else list(argv)
-    # A command lives for a moment and gives its memory back by exiting, and what it holds
-    # makes no cycles worth finding; the collector of cycles would run again and again as
-    # its modules load, half a millisecond of every read. What runs for long (the MCP server,
-    # read --follow) turns it back on: handlers.running_long.
-    import gc
-
-    gc.disable()
     _load_compiled_code()
     # Agents call postbag often. What needs no argument parsing is answered before the
     # rest of postbag loads: the version, and the human's verbs refused inside a session.
@@ -45,23 +38,13 @@ def run(argv=None):
 
 
 def _load_compiled_code():
-    """Inside postbag.pyz, run each module from the code compiled for this Python when the
+    """Inside postbag.pyz, run each module from the code compiled for this Python, where the
     archive holds it whole (postbag/launch.py): a zip holds no __pycache__, so its sources
-    would be compiled again on every run. The launcher leaves what it read as
-    __compiled__ among these globals; `python3 postbag.pyz` reads it here. Elsewhere,
-    and for other Pythons, nothing changes."""
-    if any(isinstance(finder, _CompiledCode) for finder in sys.meta_path):
-        return
+    would be compiled again on every run. The launcher leaves it as __compiled__ among
+    these globals, and so does this file, run as the archive's __main__.py by
+    `python3 postbag.pyz` (below). Elsewhere, and for other Pythons, nothing changes."""
     compiled = globals().get("__compiled__")
-    loader = globals().get("__loader__")
-    archive = getattr(loader, "archive", None)
-    if compiled is None and archive is not None:
-        from postbag import launch
-
-        compiled = launch.compiled_code(loader)
-        if compiled is None:
-            launch.require_whole(archive)  # the sources run: they must be whole
-    if compiled:
+    if compiled and not any(isinstance(finder, _CompiledCode) for finder in sys.meta_path):
         sys.meta_path.insert(0, _CompiledCode(__file__.rpartition("/")[0], compiled))
 
 
@@ -98,6 +81,17 @@ class _CompiledCode:
         # are trusted exactly as far as the sources are.
         exec(marshal.loads(module.__spec__.loader_state), module.__dict__)  # noqa: S102, S302
 
+
+# Run as the archive's __main__.py by `python3 postbag.pyz` (or runpy.run_path), read the
+# code compiled for this Python now, while the archive stands on sys.path: run_path takes
+# it off again once this file has run, before its caller calls run().
+_archive = getattr(globals().get("__loader__"), "archive", None)
+if _archive is not None and "__compiled__" not in globals() and sys.version_info >= (3, 10):
+    from postbag import launch
+
+    __compiled__ = launch.compiled_code(__loader__)
+    if __compiled__ is None:
+        launch.require_whole(_archive)  # the sources run: they must be whole
 
 # 1.0's name for the entry point, `main(argv)`, which its scripts and tests call.
 main = run

@@ -54,10 +54,12 @@ def main(argv=None, env=None, here=None):
     to_the_person = False  # a refusal is the agents' words until a person's verb is known to run in their terminal
     try:
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse
-        args = _parse(argv, here)
-        to_the_person = args.name in PERSONS_VERBS and in_a_persons_terminal(here.env)
-        args.handed_over = _ignore_interrupts if process else None
-        return BY_NAME[args.name].handler(args, here)
+        args, mistake = _parse(argv, here)
+        verb = BY_NAME[args.name]
+        to_the_person = verb.name in PERSONS_VERBS and in_a_persons_terminal(here.env)
+        if process:
+            _collect_cycles(verb.lasting(args))
+        return verb.handler(args, here, Call(mistake, _ignore_interrupts if process else None))
     except SystemExit as ended:  # argparse's: a usage mistake, or help and the version said
         return ended.code if isinstance(ended.code, int) else (0 if ended.code is None else 1)
     except Refusal as refusal:
@@ -72,13 +74,26 @@ def main(argv=None, env=None, here=None):
         return INTERRUPTED
 
 
+class Call:
+    """What the command line gives a verb's handler beside its parsed arguments and `here`:
+    `mistake(message)`, which ends the command with a usage mistake in argparse's words
+    (exit 2), and `handed_over`, what a send calls once the door has its letter (None
+    where the command line runs in a process that is not its own, as in a test)."""
+
+    __slots__ = ("handed_over", "mistake")
+
+    def __init__(self, mistake, handed_over):
+        self.mistake, self.handed_over = mistake, handed_over
+
+
 def _parse(argv, here):
-    """The verb and its arguments in `argv`, or a usage error in postbag's own words (exit 2).
-    Plain words and the verb's own flags are read without argparse (Verb.parsed_plainly);
-    for anything else the chosen verb's parser alone is built, the whole command line's
-    only where no verb is named. What argparse says goes to `here`'s streams."""
+    """The verb and its arguments in `argv`, and what says a usage mistake of them; or a
+    usage mistake in postbag's own words (exit 2). Plain words and the verb's own flags are
+    read without argparse (Verb.parsed_plainly); for anything else the chosen verb's parser
+    alone is built, the whole command line's only where no verb is named. What argparse
+    says goes to `here`'s streams."""
     if not argv or argv[0] not in BY_NAME:
-        top = _speaking(_top_parser(_columns(here)), here)
+        top = _top_parser(here)
         names = ", ".join(BY_NAME)
         if not argv:
             top.error(f"name a verb: {names} (postbag --help says what each does)")
@@ -88,40 +103,39 @@ def _parse(argv, here):
             close = difflib.get_close_matches(argv[0], list(BY_NAME), n=1)
             hint = f"did you mean {close[0]}?" if close else f"the verbs are {names}"
             top.error(f"there is no verb {argv[0]!r}; {hint}")
-        top.parse_args(argv)  # --help or --version, which end it; anything else is a usage mistake
+        if top.parse_args(argv).version:  # else --help, which ends it; anything else is a usage mistake
+            here.stdout.write(f"postbag {__version__}\n")
+            raise SystemExit(0)
         top.error(f"name a verb: {names} (postbag --help says what each does)")
     verb = BY_NAME[argv[0]]
     args = verb.parsed_plainly(argv[1:])
     if args is not None:  # argparse is built only to say a usage mistake the handler finds
         args.name = verb.name
-        args.usage_error = lambda message: _speaking(_verb_parser(verb, _columns(here)), here).error(message)
-        return args
-    parser = _speaking(_verb_parser(verb, _columns(here)), here)
+        return args, lambda message: _verb_parser(verb, here).error(message)
+    parser = _verb_parser(verb, here)
     args, extra = parser.parse_known_args(argv[1:])
-    args.name, args.usage_error = verb.name, parser.error
+    args.name = verb.name
     if extra and verb.name == "send" and args.text is not None and not extra[0].startswith("-"):
         from postbag.escape import shell_word  # a letter of many words, unquoted: the shell split it
 
         whole = shell_word(" ".join([args.text, *extra]))
         shown = whole if len(whole) <= SHOWN_MOST else whole[: SHOWN_MOST - 2] + "…'"
-        args.usage_error(
+        parser.error(
             f"the letter is one argument: quote it (postbag send {args.peer} {shown}), or give - and the letter on "
             f"stdin (postbag send {args.peer} - <<'POSTBAG')"
         )
     if extra:
-        args.usage_error(f"{verb.name} does not take {extra[0]!r} (postbag {verb.name} --help says what it takes)")
-    return args
+        parser.error(f"{verb.name} does not take {extra[0]!r} (postbag {verb.name} --help says what it takes)")
+    return args, parser.error
 
 
-def _verb_parser(verb, columns):
-    import argparse
-
+def _verb_parser(verb, here):
     usage = verb.usage() if callable(verb.usage) else verb.usage
-    parser = argparse.ArgumentParser(
+    parser = _speaking_parser(here)(
         prog=f"postbag {verb.name}",
         usage=f"postbag {verb.name} {usage}".rstrip(),
         description=verb.description,
-        formatter_class=_sized(argparse.HelpFormatter, columns),
+        formatter_class=_sized(_argparse().HelpFormatter, _columns(here)),
         allow_abbrev=False,  # `open --he` is no help: an abbreviation would mean one thing here, another there
     )
     for argument in verb.all_arguments():
@@ -129,36 +143,53 @@ def _verb_parser(verb, columns):
     return parser
 
 
-def _top_parser(columns):
-    import argparse
-
-    parser = argparse.ArgumentParser(
+def _top_parser(here):
+    parser = _speaking_parser(here)(
         prog="postbag",
         description=f"Two coding agents on one machine, {SESSIONS},"
         "\ncorrespond by letters. A human opens each exchange with a budget of letters.",
         epilog=EXAMPLES,
-        formatter_class=_sized(argparse.RawDescriptionHelpFormatter, columns),
+        formatter_class=_sized(_argparse().RawDescriptionHelpFormatter, _columns(here)),
         allow_abbrev=False,
     )
-    parser.add_argument("--version", action="version", version=f"postbag {__version__}")
+    parser.add_argument("--version", action="store_true", help="show the version, and end")
     verbs = parser.add_subparsers(title="verbs", metavar="VERB")
     for verb in VERBS:
         verbs.add_parser(verb.name, help=verb.help)
     return parser
 
 
-def _speaking(parser, here):
-    """`parser`, writing what it says (help, the version, a usage mistake) to `here`'s
-    streams, where argparse would write to the process's."""
+def _argparse():
+    import argparse  # a usage mistake's, or help's: the plain words of a verb need none of it
 
-    def print_message(message, file=None):
-        stream = here.stderr if file is sys.stderr else here.stdout
-        if message and stream is not None:
-            stream.write(message)
-            stream.flush()
+    return argparse
 
-    parser._print_message = print_message
-    return parser
+
+def _speaking_parser(here):
+    """An ArgumentParser class that writes what it says (help, a usage mistake) to `here`'s
+    streams, where argparse writes to the process's: its public printing methods, given
+    the stream they would write to."""
+
+    class Speaking(_argparse().ArgumentParser):
+        def print_usage(self, file=None):
+            super().print_usage(_stream(here, file))
+
+        def print_help(self, file=None):
+            super().print_help(_stream(here, file))
+
+        def exit(self, status=0, message=None):
+            if message and here.stderr is not None:
+                here.stderr.write(message)
+                here.stderr.flush()
+            raise SystemExit(status)
+
+    return Speaking
+
+
+def _stream(here, file):
+    """`here`'s stream for what argparse would write to `file`: stderr for the process's
+    stderr, else stdout."""
+    return here.stderr if file is sys.stderr else here.stdout
 
 
 def _sized(base, columns):
@@ -189,6 +220,19 @@ def _working_directory():
         return os.getcwd()
     except OSError:
         return None
+
+
+def _collect_cycles(lasting):
+    """Turn the collector of cycles on for a verb that runs on, `lasting` (serving,
+    following), and off for the rest: a command lives for a moment and gives its memory
+    back by exiting, and what it holds makes no cycles worth finding, while the collector
+    would run again and again as the verb's modules load (half a millisecond of a read)."""
+    import gc
+
+    if lasting:
+        gc.enable()
+    else:
+        gc.disable()
 
 
 def _ignore_interrupts():

@@ -20,13 +20,16 @@ class Arg:
 class Verb:
     """One row of the table: the verb's `name`, its `usage` after its name, `help` (a line,
     in postbag --help), `description` (postbag VERB --help), its `arguments` (Args, or a
-    function that makes them, where they come from the rooms) and its `handler`."""
+    function that makes them, where they come from the rooms), its `handler`, and
+    `lasting`, which tells from its parsed arguments whether it runs on (serving, or
+    following) rather than for a moment."""
 
-    __slots__ = ("arguments", "description", "handler", "help", "name", "usage")
+    __slots__ = ("arguments", "description", "handler", "help", "lasting", "name", "usage")
 
-    def __init__(self, name, handler, *, usage, help, description, arguments=()):  # noqa: PLR0913
+    def __init__(self, name, handler, *, usage, help, description, arguments=(), lasting=None):  # noqa: PLR0913
         self.name, self.handler, self.usage, self.help = name, handler, usage, help
         self.description, self.arguments = description, arguments
+        self.lasting = lasting or _for_a_moment
 
     def all_arguments(self):
         return self.arguments() if callable(self.arguments) else self.arguments
@@ -60,6 +63,20 @@ class Verb:
         for dest, word in zip(places, words, strict=False):  # the rest stay None
             setattr(parsed, dest, word)
         return parsed
+
+
+def _for_a_moment(args):
+    del args
+    return False
+
+
+def _following(args):
+    return args.follow
+
+
+def _always(args):
+    del args
+    return True
 
 
 class Parsed:
@@ -159,6 +176,7 @@ VERBS = (
             JSON,
             Arg("-f", "--follow", action="store_true", help=FOLLOW_HELP),
         ),
+        lasting=_following,
     ),
     Verb(
         "receipts",
@@ -206,6 +224,7 @@ VERBS = (
         "its tools, join, send, read and status, in place of the commands, for agents whose shell cannot reach "
         "the other agent's door or the ledger. postbag setup registers it under the name postbag, by which "
         "letters name its tools. It ends when its input closes.",
+        lasting=_always,
     ),
 )
 BY_NAME = {verb.name: verb for verb in VERBS}

@@ -16,58 +16,59 @@ FIX_FOUND = 1  # doctor's exit status while something needs a fix
 AGENTS = " and ".join(PEERS)
 
 
-def join(args, here):
+def join(args, here, call):
     from postbag import guards, verbs, words
 
-    peer = agent(args, "name the agent whose session this is: postbag join claude, or postbag join codex")
+    peer = agent(args, call, "name the agent whose session this is: postbag join claude, or postbag join codex")
     joined = verbs.join(here, peer, guards.door_of_this_session(peer, here))
     if not args.quiet:
         words.show(joined, here.stdout, here.stderr)
     return 0
 
 
-def open_exchange(args, here):
+def open_exchange(args, here, call):
     from postbag import verbs, words
     from postbag.vendors import SWITCHES
 
     if args.count is not None and args.limit is not None:
-        args.usage_error("give the number of letters once: open N, or open --limit N")
-    limit = number(args, args.count or args.limit, "the number of letters", LIMIT_MOST) or DEFAULT_LIMIT
+        call.mistake("give the number of letters once: open N, or open --limit N")
+    limit = number(call, args.count or args.limit, "the number of letters", LIMIT_MOST) or DEFAULT_LIMIT
     chosen = {switch.field: switch.value for switch in SWITCHES if getattr(args, switch_of(switch))}
     words.show(verbs.open_exchange(here, limit, chosen, afresh=args.afresh), here.stdout, here.stderr)
     return 0
 
 
-def close_exchange(args, here):
+def close_exchange(args, here, call):
     from postbag import verbs, words
 
     words.show(verbs.close_exchange(here), here.stdout, here.stderr)
     return 0
 
 
-def send(args, here):
+def send(args, here, call):
     from postbag import verbs, words
     from postbag.guards import require_inside
     from postbag.vendors import other
 
-    recipient = agent(args, "name the recipient and give the letter: postbag send codex TEXT, or send claude TEXT")
+    missing = "name the recipient and give the letter: postbag send codex TEXT, or send claude TEXT"
+    recipient = agent(args, call, missing)
     if args.text is None:
-        args.usage_error(f"give the letter: postbag send {recipient} TEXT, or send {recipient} - to read it from stdin")
+        call.mistake(f"give the letter: postbag send {recipient} TEXT, or send {recipient} - to read it from stdin")
     sender = other(recipient)
     require_inside(sender, f"send {recipient}", here.env)
     body = _body(args.text, here.stdin)
     # Handed over: from then on an interrupt could only make a lie of the outcome.
-    sent = verbs.send(here, sender, recipient, body, handed_over=args.handed_over)
+    sent = verbs.send(here, sender, recipient, body, handed_over=call.handed_over)
     words.show(sent, here.stdout, here.stderr)
     return 0
 
 
-def read(args, here):
+def read(args, here, call):
     from postbag import verbs, words
     from postbag.ledger import not_there
     from postbag.refusal import say
 
-    count = number(args, args.count, "the number of records")
+    count = number(call, args.count, "the number of records")
     on_a_terminal = not args.json and here.stdout is not None and here.stdout.isatty()
     waiting = lambda: say("waiting for a send in progress to finish", here.stderr)  # noqa: E731
     status = on_a_terminal and not args.follow
@@ -87,20 +88,19 @@ def read(args, here):
     if shot.news is not None:
         say(shot.news, here.stderr)
     if args.follow:
-        running_long()
         words.stream(map(show, shot.position.follow(FOLLOW_INTERVAL)), here.stdout, each=True)
     elif shot.status is not None:
         say(shot.status, here.stderr)
     return 0
 
 
-def receipts(args, here):
+def receipts(args, here, call):
     from postbag import verbs, words
     from postbag.ledger import locate, not_there
     from postbag.refusal import say
     from postbag.vendors import whose
 
-    count = number(args, args.count, "the number of letters")
+    count = number(call, args.count, "the number of letters")
     sender = whose(here.env)
     stood = verbs.receipts(here, sender, count)
     if stood is None:
@@ -113,7 +113,7 @@ def receipts(args, here):
     return 0
 
 
-def set_up(args, here):
+def set_up(args, here, call):
     from postbag import words
     from postbag.setup import setup
 
@@ -121,7 +121,7 @@ def set_up(args, here):
     return 0
 
 
-def look_over(args, here):
+def look_over(args, here, call):
     from postbag import words
     from postbag.doctor import doctor
     from postbag.escape import one_line
@@ -133,7 +133,7 @@ def look_over(args, here):
     return FIX_FOUND if any(check.state == FIX for check in found) else 0
 
 
-def serve_mcp(args, here):
+def serve_mcp(args, here, call):
     from postbag import mcp  # a client's verb, and once a session: the agents' verbs need none of it
     from postbag.refusal import say
 
@@ -144,7 +144,6 @@ def serve_mcp(args, here):
             "its input: press Ctrl-D",
             here.stderr,
         )
-    running_long()
     return mcp.serve(here)
 
 
@@ -168,16 +167,16 @@ def _body(text, stdin):
     return body.rstrip("\n")
 
 
-def agent(args, missing):
-    """The agent the command line names, or a usage error: `missing` where it names none."""
+def agent(args, call, missing):
+    """The agent the command line names, or a usage mistake: `missing` where it names none."""
     if args.peer is None:
-        args.usage_error(missing)
+        call.mistake(missing)
     if args.peer not in PEERS:
-        args.usage_error(f"there is no agent called {args.peer!r}; the agents are {AGENTS}")
+        call.mistake(f"there is no agent called {args.peer!r}; the agents are {AGENTS}")
     return args.peer
 
 
-def number(args, text, what, most=None):
+def number(call, text, what, most=None):
     """`text`, a whole number of at least 1 (and at most `most`), or None where it is None;
     else a usage error naming `what`, which echoes `text` cut short."""
     if text is None:
@@ -192,18 +191,10 @@ def number(args, text, what, most=None):
         except ValueError:
             number = 0
     if number < 1:
-        args.usage_error(f"{what} is a whole number of at least 1, not {shown}")
+        call.mistake(f"{what} is a whole number of at least 1, not {shown}")
     if most is not None and number > most:
-        args.usage_error(f"{what} is at most {most:,}, the most every reader of the ledger keeps exact, not {shown}")
+        call.mistake(f"{what} is at most {most:,}, the most every reader of the ledger keeps exact, not {shown}")
     return number
-
-
-def running_long():
-    """Turn the collector of cycles back on, which the entry point turns off for a command's
-    moment (__main__.py), for a verb that runs on: serving, following."""
-    import gc
-
-    gc.enable()
 
 
 def switch_of(switch):

@@ -9,7 +9,7 @@ tests/test_json_values.py holds them to it, with the accelerator and without it.
 
 try:  # a private module, behind the public json package: whatever fails of it, json serves
     from _json import encode_basestring_ascii, make_scanner
-except Exception:
+except Exception:  # a Python without the accelerator, or with another one
     encode_basestring_ascii = make_scanner = None
 
 _SPACE = " \t\n\r"  # what json allows around a value
@@ -61,7 +61,7 @@ def _accelerated(constants):
     try:
         scan = make_scanner(_Decoding(constants))
         return scan if scan(_PROOF, 0) == _PROVEN else None
-    except Exception:
+    except Exception:  # any failure of the private module's: the public one serves
         return None
 
 
@@ -89,7 +89,7 @@ def dumps(value):
     if encode_basestring_ascii is not None:
         try:
             return "".join(_pieces(value))
-        except Exception:
+        except Exception:  # noqa: S110 - a value of its own (_Unusual), too deep, or the accelerator failed
             pass
     return _json_package().dumps(value)  # its own answer, or its own error
 

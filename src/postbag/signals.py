@@ -13,7 +13,7 @@ try:
 
     if not all(hasattr(_c, name) for name in USED):
         raise ImportError("_signal holds less than postbag uses")
-except Exception:
+except Exception:  # any failure of the private module: the public one serves
     import signal as _c
 
 

@@ -237,7 +237,7 @@ def _stream_socket():
     back to."""
     try:
         from _socket import AF_UNIX, SOCK_STREAM, socket
-    except Exception:
+    except Exception:  # any failure of the private module: the public one serves
         from socket import AF_UNIX, SOCK_STREAM, socket
     return socket(AF_UNIX, SOCK_STREAM)
 
