@@ -159,11 +159,11 @@ def test_a_word_for_the_shell_is_quoted_exactly_as_shlex_quotes_it(text):
 
 @given(st.uuids().map(str) | st.text(alphabet="0123456789abcdefABCDEF-{}urn:", max_size=45))
 def test_a_vendors_id_is_a_uuid_exactly_where_uuid_reads_it_in_its_usual_form(text):
-    """door_fields.is_uuid stands in for the uuid module (whose import would cost a send 8 ms):
+    """doors.is_uuid stands in for the uuid module (whose import would cost a send 8 ms):
     it takes the form uuid writes (8-4-4-4-12 hex digits, either case), and no other."""
     import uuid
 
-    from postbag.door_fields import is_uuid
+    from postbag.doors import is_uuid
 
     try:
         usual = str(uuid.UUID(text)) == text.lower()

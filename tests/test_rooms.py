@@ -5,19 +5,17 @@ answers say is each room's own tests' (test_claude.py, test_codex.py, test_setup
 test_doctor.py); here, that every room answers all of it, in the declared shapes."""
 
 import inspect
-import os
-import subprocess
 import sys
 
 import pytest
-from helpers import SRC
 
 from postbag import vendors
+from postbag.doors import Post
 from postbag.here import Here
 from postbag.receipts import Receipt
 from postbag.refusal import Refusal
-from postbag.registration import Change, Check, Client, Registration
-from postbag.room import CANNOT_TELL, CLIENT_FUNCTIONS, TAKES, WILL_NOT, Post, Reach, Room
+from postbag.registration import Change, Check, Client, Installation, Registration
+from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Reach, Room
 from postbag.rooms import all_rooms
 
 ROOMS = all_rooms()
@@ -61,11 +59,46 @@ def here(tmp_path):
     return Here(env, str(tmp_path), platform=sys.platform)
 
 
-def test_the_light_part_is_written_down_once_and_each_vendor_declares_all_of_it():
-    assert set(LIGHT_TYPES) == set(vendors.LIGHT), "vendors.LIGHT and this test list different names"
+def declared(contract):
+    """The names an abstract class of the vendor contract declares: each its abstract members."""
+    return {name for name, member in inspect.getmembers(contract) if getattr(member, "__isabstractmethod__", False)}
+
+
+def _installations():
+    from postbag.claude.client import ClaudeInstallation
+    from postbag.codex.client import CodexInstallation
+
+    return {"claude": ClaudeInstallation, "codex": CodexInstallation}
+
+
+# The one contract, in its three abstract classes, and what holds to each: each vendor's
+# light part (its package), its Room and its Installation (from its room's client.py).
+CONTRACT = {
+    "light part": (vendors.Light, dict(vendors.VENDORS)),
+    "room": (Room, ROOMS),
+    "installation": (Installation, _installations()),
+}
+
+
+@pytest.mark.parametrize("part", CONTRACT)
+def test_each_vendor_holds_to_every_part_of_the_contract_said_once_as_an_abstract_class(part):
+    contract, made = CONTRACT[part]
+    names = declared(contract)
+    assert names, f"{contract.__name__} declares nothing"
+    assert sorted(made) == sorted(vendors.PEERS), f"every vendor has its {part}"
+    for peer, each in made.items():
+        missing = sorted(name for name in names if not hasattr(each, name))
+        assert missing == [], f"{peer}'s {part} leaves out {missing}"
+        if isinstance(each, type):
+            assert not each.__abstractmethods__, f"{peer}'s {part} leaves out {sorted(each.__abstractmethods__)}"
+            assert issubclass(each, contract)
+        callables = {name for name in names if isinstance(inspect.getattr_static(contract, name), staticmethod)}
+        assert all(callable(getattr(each, name)) for name in callables), f"{peer}'s {part}"
+
+
+def test_the_light_part_holds_values_of_the_shapes_above_the_rooms_read():
     for name, package in vendors.VENDORS.items():
         for attribute, kind in LIGHT_TYPES.items():
-            assert hasattr(package, attribute), f"{name} does not declare {attribute}"
             value = getattr(package, attribute)
             assert callable(value) if kind is type(len) else isinstance(value, kind), (name, attribute)
         assert name == package.NAME
@@ -78,41 +111,14 @@ def test_the_light_part_is_written_down_once_and_each_vendor_declares_all_of_it(
         if package.SANDBOX is not None:
             vendors.Sandbox(**package.SANDBOX)
         assert package.in_sandbox({}) is False
-
-
-def test_a_vendors_light_part_loads_no_other_module():
-    """A human's verb refused in a session must load no more of a room than its __init__."""
-    probe = "import sys, postbag.claude, postbag.codex; print(postbag.__file__, *sorted(sys.modules))"
-    loaded = subprocess.run(
-        [sys.executable, "-s", "-c", probe],
-        env={"PYTHONPATH": SRC, "PATH": os.defpath},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    assert loaded.pop(0).startswith(SRC), "the tree's postbag, not one installed"
-    assert [name for name in loaded if name.startswith("postbag")] == ["postbag", "postbag.claude", "postbag.codex"]
+    assert set(LIGHT_TYPES) == declared(vendors.Light)
 
 
 @pytest.mark.parametrize("made", ROOMS.values(), ids=ROOMS)
-def test_each_room_implements_every_method_the_contract_declares(made):
-    declared = {name for name, member in inspect.getmembers(Room) if getattr(member, "__isabstractmethod__", False)}
-    assert declared, "room.Room declares no abstract method"
-    assert not made.__abstractmethods__, f"{made.NAME} leaves out {sorted(made.__abstractmethods__)}"
-    assert declared <= set(vars(made)), "each room says each of its own answers"
+def test_each_room_takes_its_names_from_its_light_part_and_says_its_own_facts(made):
     assert made.NAME in vendors.VENDORS and made.CLIENT == vendors.VENDORS[made.NAME].CLIENT
     assert made.SESSION_NAME == vendors.VENDORS[made.NAME].SESSION_NAME
     assert all(isinstance(each, str) and each for each in (made.SEND_TOOL, *made.PROVEN))
-
-
-@pytest.mark.parametrize("made", ROOMS.values(), ids=ROOMS)
-def test_each_rooms_client_module_offers_every_function_the_contract_names(made, here):
-    client = made(here).client_module()
-    for name, said in CLIENT_FUNCTIONS.items():
-        function = getattr(client, name, None)
-        assert callable(function), f"{made.NAME}'s client.py has no {name}"
-        declared = said[1 : said.index(")")].split(", ")
-        assert list(inspect.signature(function).parameters) == declared, f"{made.NAME}'s {name}"
 
 
 @pytest.mark.parametrize("peer", ROOMS)
@@ -123,7 +129,7 @@ def test_each_room_answers_every_question_in_the_declared_shapes(peer, here):
 
     with pytest.raises(Refusal):  # a terminal of no session has no door: join cannot go on
         room.door_of_session()
-    assert room.caller({}) is None, "a call with no _meta comes from none of its sessions"
+    assert room.calls({}) is False, "a call with no _meta, in a terminal of no session, comes from none of its sessions"
     post = room.post(joined)
     assert isinstance(post, Post)
     post.finish()
@@ -133,14 +139,16 @@ def test_each_room_answers_every_question_in_the_declared_shapes(peer, here):
     receipt = room.receipt(letter, joined)
     assert isinstance(receipt, Receipt) and isinstance(receipt.words(), str)
 
-    client = room.client()
-    assert isinstance(client, Client) and client.program is None and client.missing
-    assert room.version() is None
-    registered = room.registered()
-    assert registered is None or isinstance(registered, (Registration, Refusal))
-    assert isinstance(room.registering(Registration(["postbag", "mcp"])), Change)
-    assert isinstance(room.unregistering(), Change)
-    allowing = room.allowing_tools()
+    installed = room.installation()
+    assert isinstance(installed, Installation)
+    assert isinstance(installed.client, Client) and installed.client.program is None and installed.client.missing
+    assert installed.version() is None
+    assert installed.registered() is None  # nothing registered in a throwaway home
+    assert isinstance(installed.registering(Registration(["postbag", "mcp"])), Change)
+    assert isinstance(installed.unregistering(), Change)
+    assert isinstance(installed.unregistering(removing=True), Change)
+    allowing = installed.allowing_tools()
     assert allowing is None or isinstance(allowing, Change)
-    assert all(isinstance(each, str) for each in room.setup_notes())
-    assert all(isinstance(each, Check) for each in room.checks())
+    assert all(isinstance(each, str) for each in [*installed.notes(), *installed.notes(removing=True)])
+    assert all(isinstance(each, Check) for each in installed.checks())
+    assert isinstance(installed.installing, str) and "npm install -g " in installed.installing

@@ -59,24 +59,26 @@ def _this_postbag(here, wanted):
 
 def _client_checks(each, here, wanted):
     """A client's checks: installed, its version, postbag as its MCP server, and its room's own."""
-    client = each.client()
+    installed = each.installation()
+    client = installed.client
     if client.program is None:
         return [Check(FIX, client.name, f"not installed here ({client.missing}): install it, then {RUN_SETUP}")]
-    found = [version_check(client, each.version(), each.PROVEN, each.installing())]
-    registered = each.registered()
+    found = [version_check(client, installed.version(), each.PROVEN, installed.installing)]
     what = f"{client.name}'s MCP server"
-    if isinstance(registered, Refusal):
-        found.append(Check(FIX, what, f"{registered}: mend it, then {RUN_SETUP}"))
-    elif registered is None:
+    try:
+        registered = installed.registered()
+    except Refusal as refusal:
+        return [*found, Check(FIX, what, f"{refusal}: mend it, then {RUN_SETUP}"), *installed.checks()]
+    if registered is None:
         found.append(Check(FIX, what, f"postbag is not registered: {RUN_SETUP}"))
     elif wanted is None:
         found.append(Check(FIX, what, "whether it starts this postbag cannot be told until the ledger is mended"))
     else:
-        found.append(_registration(each, registered, wanted, here, what))
-    return [*found, *each.checks()]
+        found.append(_registration(installed, registered, wanted, here, what))
+    return [*found, *installed.checks()]
 
 
-def _registration(each, registered, wanted, here, what):
+def _registration(installed, registered, wanted, here, what):
     """The check of a registration of postbag: this postbag on this terminal's ledger, answering."""
     state = standing(registered, wanted, here)
     if state == ANOTHER:
@@ -84,7 +86,7 @@ def _registration(each, registered, wanted, here, what):
             FIX,
             what,
             f"postbag starts {quoted(registered.words())}, not this postbag: take it out with "
-            f"{each.unregistering().shown}, then {RUN_SETUP}",
+            f"{installed.unregistering().shown}, then {RUN_SETUP}",
         )
     if state == ELSEWHERE:
         return Check(FIX, what, _ledgers_differ(ledger_of(registered, here), ledger_of(wanted, here)))

@@ -47,15 +47,12 @@ def caller_of_mcp(here, meta):
     """The peer whose session makes an MCP tool call, and its door, as the rooms tell it
     from the environment the server was started with and the call's `meta`: a session
     of exactly one vendor. Identity is never an argument the model could choose."""
-    seen = [(peer, room(peer, here).caller(meta)) for peer in PEERS]
-    seen = [(peer, answer) for peer, answer in seen if answer is not None]
-    if len(seen) > 1:
-        both = " and ".join(VENDORS[peer].SESSION_NAME for peer, _ in seen)
+    calling = [peer for peer in PEERS if room(peer, here).calls(meta)]
+    if len(calling) > 1:
+        both = " and ".join(VENDORS[peer].SESSION_NAME for peer in calling)
         raise Refusal(f"this MCP server sees both {both}; {REGISTER}")
-    if not seen:
+    if not calling:
         neither = " nor ".join(VENDORS[peer].SESSION_NAME for peer in PEERS)
         raise Refusal(f"this MCP server runs in neither {neither}; {REGISTER}")
-    [(peer, answer)] = seen
-    if isinstance(answer, Refusal):
-        raise answer
-    return peer, answer
+    [peer] = calling
+    return peer, room(peer, here).caller(meta)

@@ -5,7 +5,7 @@ can carry: a door field with a NUL, or a lone surrogate in any field.
 """
 
 from postbag import json_values
-from postbag.door_fields import is_door_field, is_text
+from postbag.doors import is_door_field, is_text
 from postbag.refusal import Refusal
 from postbag.vendors import PEERS, door_fields
 

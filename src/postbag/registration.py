@@ -1,9 +1,12 @@
-"""What a room tells setup and doctor of its client: the program a person installed
-(Client), how the client starts postbag's server (Registration), a change setup makes
-(Change, most often one of the client's own commands) and a line of doctor (Check).
+"""What a room tells setup and doctor of its client: the client as a person installed it
+(Installation, which each room's client.py makes), its program (Client), how the client
+starts postbag's server (Registration), a change setup makes (Change, most often one of
+the client's own commands) and a line of doctor (Check).
 
 Both rooms make these and the verbs above read them; nothing here knows a vendor.
 """
+
+import abc
 
 from postbag import processes
 from postbag.escape import shell_word
@@ -13,6 +16,64 @@ COMMAND_TIMEOUT = 60.0  # seconds one of a client's own commands may take: they 
 OK, FIX, NOTE = "ok", "fix", "note"  # a check: fine; blocks a first exchange, with its one fix; worth knowing
 RUN_SETUP = "run postbag setup"  # the fix for whatever setup puts right
 CLIENT_SAID = 240  # characters of a client's own message shown: its error and cause, not its backtrace
+
+
+class Installation(abc.ABC):
+    """A vendor's client as a person installed it, as setup and doctor ask of it through its
+    own commands and files, for `here`: each room's client.py has its own, which only the
+    human's verbs import."""
+
+    def __init__(self, here):
+        self.here = here
+        self._client = None
+
+    @property
+    def client(self):
+        """The Client, as this process finds it (found once)."""
+        if self._client is None:
+            self._client = self.find()
+        return self._client
+
+    @property
+    @abc.abstractmethod
+    def installing(self):
+        """How a person installs a version the room proves: a command to paste, and what it needs."""
+
+    @abc.abstractmethod
+    def find(self):
+        """The Client, found on PATH or where the vendor's own variable says."""
+
+    @abc.abstractmethod
+    def version(self):
+        """The version the client's own --version says, or None (None too where it is not installed)."""
+
+    @abc.abstractmethod
+    def registered(self):
+        """The Registration the client starts as postbag's MCP server, or None where it starts
+        none. A Refusal, raised, where that cannot be told."""
+
+    @abc.abstractmethod
+    def registering(self, registration):
+        """The Change by which the client starts `registration` as postbag's MCP server."""
+
+    @abc.abstractmethod
+    def unregistering(self, removing=False):
+        """The Change by which the client stops starting postbag's MCP server; `removing`, as
+        `setup --remove` takes it out for good, giving back what setup kept of its files."""
+
+    @abc.abstractmethod
+    def allowing_tools(self, removing=False):
+        """The Change by which the client lets its agent call postbag's tools without asking,
+        or, `removing`, stops; None where there is nothing to change. A Refusal, raised,
+        where the client's settings cannot be changed safely."""
+
+    @abc.abstractmethod
+    def checks(self):
+        """What doctor checks of the client beyond its version and registration: Checks."""
+
+    @abc.abstractmethod
+    def notes(self, removing=False):
+        """What setup tells the person of this client and leaves to them, in words."""
 
 
 class Client:

@@ -80,19 +80,18 @@ def setup(here, *, removing=False, dry_run=False):
     """What setup does, or, `dry_run`, would do, for this postbag, as `here` was started."""
     require_human("setup", here.env)
     wanted = registration_of(here)
-    rooms = [room(peer, here) for peer in PEERS]
-    clients = [(each, each.client()) for each in rooms]
-    found = [each for each, client in clients if client.program is not None]
-    absent = [f"{client.name} is not installed here ({client.missing})" for _, client in clients if not client.program]
+    rooms = [(each, each.installation()) for each in (room(peer, here) for peer in PEERS)]
+    found = [(each, installed) for each, installed in rooms if installed.client.program is not None]
+    absent = [f"{i.client.name} is not installed here ({i.client.missing})" for _, i in rooms if not i.client.program]
     if not found:
         raise Refusal(f"{'; '.join(absent)}: install them, then run postbag setup again")
-    plans = [(each, _plan(each, wanted, here, removing)) for each in found]
+    plans = [(each, _plan(each, installed, wanted, here, removing)) for each, installed in found]
     blocked = [plan.blocked for _, plan in plans if plan.blocked]
     if blocked:
         raise Refusal(f"setup changed nothing: {'; '.join(blocked)}")
     changes = [(each.NAME, change) for each, plan in plans for change in plan.changes]
     notes = [f"{line}: setup leaves it alone" for line in absent]
-    notes += [_version_note(each, client) for each, client in clients if client.program is not None]
+    notes += [_version_note(each, installed) for each, installed in found]
     notes += [note for _, plan in plans for note in plan.notes]
     notes += list(dict.fromkeys(news for _, change in changes for news in change.news))  # moving says it twice
     if not changes:
@@ -108,10 +107,11 @@ def setup(here, *, removing=False, dry_run=False):
     return Done("\n".join([*steps, f"setup made {many}; {restart}"]), *notes)
 
 
-def _version_note(each, client):
-    """What setup says of `client`'s version, where doctor would not call it ok; else None."""
-    check = version_check(client, each.version(), each.PROVEN, each.installing())
-    return None if check.state == OK else f"{client.name}: {check.said}"
+def _version_note(each, installed):
+    """What setup says of the version `installed` (an Installation of the room `each`'s
+    client), where doctor would not call it ok; else None."""
+    check = version_check(installed.client, installed.version(), each.PROVEN, installed.installing)
+    return None if check.state == OK else f"{installed.client.name}: {check.said}"
 
 
 def _make_all(changes, here):
@@ -155,13 +155,12 @@ def _undone(made, under_way=None):
     return "nothing was changed"
 
 
-def _plan(each, wanted, here, removing):
-    """The Plan for the client of the room `each`: the person's file first, then the client's commands."""
-    registered = each.registered()
-    if isinstance(registered, Refusal):
-        return Plan(blocked=str(registered))
+def _plan(each, installed, wanted, here, removing):
+    """The Plan for the client of the room `each`, as `installed` (its Installation): the
+    person's file first, then the client's commands."""
     try:
-        allowing = each.allowing_tools(removing=removing)
+        registered = installed.registered()
+        allowing = installed.allowing_tools(removing=removing)
     except Refusal as refusal:
         return Plan(blocked=str(refusal))
     state = standing(registered, wanted, here)
@@ -169,31 +168,33 @@ def _plan(each, wanted, here, removing):
         starts = quoted(registered.words(), 200)
         if removing:
             left = f"{each.CLIENT}'s MCP server postbag starts {starts}, not this postbag: left"
-            return Plan([allowing], notes=[left, *each.setup_notes(removing=True)])
+            return Plan([allowing], notes=[left, *installed.notes(removing=True)])
         return Plan(
             blocked=f"{each.CLIENT}'s MCP server postbag starts {starts}, not this postbag: take it out with "
-            f"{each.unregistering().shown}, or run setup from the postbag it starts"
+            f"{installed.unregistering().shown}, or run setup from the postbag it starts"
         )
     if removing:
-        taking_out = _undone_by(each.unregistering(removing=True), each.registering(registered)) if registered else None
-        return Plan([allowing, taking_out], notes=each.setup_notes(removing=True))
+        taking_out = None
+        if registered:
+            taking_out = _undone_by(installed.unregistering(removing=True), installed.registering(registered))
+        return Plan([allowing, taking_out], notes=installed.notes(removing=True))
     registering = None
     if state == NONE:
-        registering = _undone_by(each.registering(wanted), each.unregistering())
+        registering = _undone_by(installed.registering(wanted), installed.unregistering())
     elif state == ELSEWHERE:
-        registering = _moving(each, registered, wanted, here)
-    return Plan([allowing, registering], notes=each.setup_notes())
+        registering = _moving(installed, registered, wanted, here)
+    return Plan([allowing, registering], notes=installed.notes())
 
 
-def _moving(each, registered, wanted, here):
+def _moving(installed, registered, wanted, here):
     """The Change that points the client's registration of this postbag, which names
     another ledger than this terminal (or names one where this names none, or none where
     this names one), at this terminal's: the registration taken out and made again, with
     whatever else it names; put back as it was where the new one fails."""
     others = {name: value for name, value in registered.env.items() if name != VARIABLE}
     moved = Registration(wanted.argv, {**others, **wanted.env})
-    out = _undone_by(each.unregistering(), each.registering(registered))
-    back_in = _undone_by(each.registering(moved), each.unregistering())
+    out = _undone_by(installed.unregistering(), installed.registering(registered))
+    back_in = _undone_by(installed.registering(moved), installed.unregistering())
 
     def make():
         out.make()

@@ -3,32 +3,98 @@ vendor's package declares of its sessions in its __init__, which imports nothing
 must load fast (a human's verb refused in a session, the agents' verbs' words) and what
 lies below the rooms (the ledger's records) asks here; what postbag asks of a peer's
 doors, files and client, it asks of its room (rooms.py, the upper half).
-
-Each vendor's package declares, as module attributes (tests/test_rooms.py holds each to it):
 """
+
+import abc
 
 from postbag import claude, codex
 
-LIGHT = {
-    "NAME": "the peer's name in the ledger, and its package's",
-    "CLIENT": "its vendor's name for the client: Claude Code",
-    "PROGRAM": "the client's program, as a person types it",
-    "SESSION_NAME": "what one of its sessions is called, after a or an",
-    "FILES": "the files receipts read of a session, as help names them",
-    "DELIVERED": "what delivered means at its door",
-    "VARIABLES": "postbag's own variables for the vendor, and what each names",
-    "DOOR_VARIABLES": "the variables its sessions export that name their door",
-    "MARKS": "what else marks a shell as one of its sessions",
-    "DOOR_FIELDS": "what a join record holds of the door",
-    "LETTER_MOST": "the longest letter, in bytes, its door carries; None: any postbag sends",
-    "SWITCHES": "the human's switches for an exchange that its room honours, each the words of a Switch",
-    "SANDBOX": "the words of the Sandbox around its commands, or None where it has none",
-    "is_session_variable": "whether a variable's name is one it sets for its sessions: a family, not a list",
-    "inside": "whether an environment is one of its sessions', with its door",
-    "in_sandbox": "whether an environment is one of the commands its sandbox runs",
-}
-if __doc__:  # not where it is compiled without docstrings, as the archive's code is
-    __doc__ += "".join(f"\n- {name}: {what};" for name, what in LIGHT.items()).rstrip(";") + ".\n"
+
+class Light(abc.ABC):
+    """The light part of a vendor's contract: what its package's __init__ holds, as module
+    attributes, and loads at every start. It is said as an abstract class, as room.Room
+    and registration.Installation say the rest, and tests/test_rooms.py holds each package
+    to it as it holds each room to those."""
+
+    @property
+    @abc.abstractmethod
+    def NAME(self):
+        """The peer's name in the ledger, and its package's."""
+
+    @property
+    @abc.abstractmethod
+    def CLIENT(self):
+        """Its vendor's name for the client: Claude Code."""
+
+    @property
+    @abc.abstractmethod
+    def PROGRAM(self):
+        """The client's program, as a person types it."""
+
+    @property
+    @abc.abstractmethod
+    def SESSION_NAME(self):
+        """What one of its sessions is called, after a or an."""
+
+    @property
+    @abc.abstractmethod
+    def FILES(self):
+        """The files receipts read of a session, as help names them."""
+
+    @property
+    @abc.abstractmethod
+    def DELIVERED(self):
+        """What delivered means at its door."""
+
+    @property
+    @abc.abstractmethod
+    def VARIABLES(self):
+        """postbag's own variables for the vendor, and what each names."""
+
+    @property
+    @abc.abstractmethod
+    def DOOR_VARIABLES(self):
+        """The variables its sessions export that name their door."""
+
+    @property
+    @abc.abstractmethod
+    def MARKS(self):
+        """What else marks a shell as one of its sessions."""
+
+    @property
+    @abc.abstractmethod
+    def DOOR_FIELDS(self):
+        """What a join record holds of the door."""
+
+    @property
+    @abc.abstractmethod
+    def LETTER_MOST(self):
+        """The longest letter, in bytes, its door carries; None: any postbag sends."""
+
+    @property
+    @abc.abstractmethod
+    def SWITCHES(self):
+        """The human's switches for an exchange that its room honours, each the words of a Switch."""
+
+    @property
+    @abc.abstractmethod
+    def SANDBOX(self):
+        """The words of the Sandbox around its commands, or None where it has none."""
+
+    @staticmethod
+    @abc.abstractmethod
+    def is_session_variable(name):
+        """Whether a variable's name is one it sets for its sessions: a family, not a list."""
+
+    @staticmethod
+    @abc.abstractmethod
+    def inside(env):
+        """Whether an environment is one of its sessions', with its door."""
+
+    @staticmethod
+    @abc.abstractmethod
+    def in_sandbox(env):
+        """Whether an environment is one of the commands its sandbox runs."""
 
 
 class Switch:

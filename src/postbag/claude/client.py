@@ -30,7 +30,18 @@ from postbag.claude.files import config_directory
 from postbag.here import home_of
 from postbag.processes import which
 from postbag.refusal import Refusal
-from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check, Client, command, registration_from, version_words
+from postbag.registration import (
+    FIX,
+    NOTE,
+    OK,
+    RUN_SETUP,
+    Check,
+    Client,
+    Installation,
+    command,
+    registration_from,
+    version_words,
+)
 from postbag.vendor_files import read_json, record, table, text
 from postbag.vendors import for_a_child
 
@@ -46,21 +57,89 @@ CLAUDE_JSON_MOST = 64 << 20  # bytes of .claude.json read: it keeps every projec
 LET_IN = f"set {LETTING_IN}"  # doctor's fix for a Claude Code that does not let letters in
 
 
-def installing(here):
-    del here  # the same command everywhere
-    return INSTALLING
+class ClaudeInstallation(Installation):
+    """Claude Code as a person installed it: the claude program on PATH, .claude.json's
+    registration of postbag, and the person's settings.json."""
 
+    installing = INSTALLING
 
-def find(here):
-    program = which(PROGRAM, here.env.get("PATH", os.defpath))
-    if program is None:
-        return Client(CLIENT, PROGRAM, missing=f"no {PROGRAM} on PATH")
-    return Client(CLIENT, PROGRAM, here.absolute(program))
+    def find(self):
+        program = which(PROGRAM, self.here.env.get("PATH", os.defpath))
+        if program is None:
+            return Client(CLIENT, PROGRAM, missing=f"no {PROGRAM} on PATH")
+        return Client(CLIENT, PROGRAM, self.here.absolute(program))
 
+    def version(self):
+        if self.client.program is None:
+            return None
+        words = version_words(self.client, for_a_child(self.here.env))
+        return words[0] if words else None
 
-def version(here, client):
-    words = version_words(client, for_a_child(here.env))
-    return words[0] if words else None
+    def registered(self):
+        """What .claude.json registers as postbag, read whether claude is installed or not:
+        the file outlives an uninstalled claude, and a later one starts what it says."""
+        try:
+            servers = table(record(read_json(global_config(self.here.env), CLAUDE_JSON_MOST)), "mcpServers")
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise Refusal(f"Claude Code's .claude.json cannot be read ({error.strerror or error})") from None
+        except ValueError as error:
+            where = f" at line {error.lineno} column {error.colno}" if hasattr(error, "lineno") else ""
+            raise Refusal(f"Claude Code's .claude.json cannot be read (it is not JSON{where})") from None
+        entry = servers.get(SERVER_NAME)
+        if entry is None:
+            return None
+        entry = record(entry)
+        found = registration_from(text(entry, "command"), entry.get("args", []), table(entry, "env"))
+        if found is None:
+            raise Refusal("Claude Code's MCP server postbag is of a shape postbag does not know")
+        return found
+
+    def registering(self, registration):
+        env = [word for name, value in registration.env.items() for word in ("-e", f"{name}={value}")]
+        add = ["mcp", "add", "--transport", "stdio", "--scope", "user", SERVER_NAME, *env, "--", *registration.argv]
+        return command(self.client, for_a_child(self.here.env), "registers postbag's MCP server", add)
+
+    def unregistering(self, removing=False):
+        del removing  # .claude.json is Claude Code's record, not the person's: nothing of it is kept
+        remove = ["mcp", "remove", SERVER_NAME, "-s", "user"]
+        return command(self.client, for_a_child(self.here.env), "takes out postbag's MCP server", remove)
+
+    def allowing_tools(self, removing=False):
+        held = [] if removing else rule.holding_back(settings_paths(self.here))
+        return rule.change(settings_path(self.here.env), removing=removing, unasked=not held)
+
+    def checks(self):
+        """The permission rule, and what Claude Code does with letters from other sessions."""
+        here, what = self.here, "the permission rule"
+        try:
+            allowed = rule.settings_at(settings_path(here.env)).allowed()
+        except Refusal as refusal:
+            return [Check(FIX, what, f"{refusal}: mend it, then {RUN_SETUP}"), _acceptance(here)]
+        held = rule.holding_back(settings_paths(here))
+        denied = [each for each in held if each.kind == "deny"]
+        if denied:
+            fix = f"{denied[0].words()}: take it out there, if the agents are to write to each other"
+            found = Check(FIX, what, fix)
+        elif not allowed:
+            found = Check(FIX, what, f"Claude Code would ask before each of postbag's tools: {RUN_SETUP}")
+        elif held:
+            found = Check(NOTE, what, held[0].words())
+        else:
+            found = Check(OK, what, f"Claude Code runs postbag's tools without asking ({rule.RULE} is allowed)")
+        return [found, _acceptance(here)]
+
+    def notes(self, removing=False):
+        """What setup says, and leaves to the person, of what Claude Code lets in, and of the
+        rules that keep postbag's tools from running without asking; nothing, `removing`."""
+        if removing:
+            return []
+        left = "(setup leaves that to you)"
+        held = [f"{each.words()} {left}" for each in rule.holding_back(settings_paths(self.here))]
+        check = _acceptance(self.here)
+        lets_in = [] if check.state == OK else [f"Claude Code and {check.what}: {check.said} {left}"]
+        return held + lets_in
 
 
 def global_config(env):
@@ -71,46 +150,6 @@ def global_config(env):
 def settings_path(env):
     """The person's settings.json, where the permission rule goes."""
     return os.path.join(config_directory(env), "settings.json")
-
-
-def registered(here, client):
-    """What .claude.json registers as postbag, read whether `client` is installed or not:
-    the file outlives an uninstalled claude, and a later one starts what it says."""
-    del client
-    try:
-        servers = table(record(read_json(global_config(here.env), CLAUDE_JSON_MOST)), "mcpServers")
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        return Refusal(f"Claude Code's .claude.json cannot be read ({error.strerror or error})")
-    except ValueError as error:
-        where = f" at line {error.lineno} column {error.colno}" if hasattr(error, "lineno") else ""
-        return Refusal(f"Claude Code's .claude.json cannot be read (it is not JSON{where})")
-    entry = servers.get(SERVER_NAME)
-    if entry is None:
-        return None
-    entry = record(entry)
-    found = registration_from(text(entry, "command"), entry.get("args", []), table(entry, "env"))
-    if found is None:
-        return Refusal("Claude Code's MCP server postbag is of a shape postbag does not know")
-    return found
-
-
-def registering(here, client, registration):
-    env = [word for name, value in registration.env.items() for word in ("-e", f"{name}={value}")]
-    add = ["mcp", "add", "--transport", "stdio", "--scope", "user", SERVER_NAME, *env, "--", *registration.argv]
-    return command(client, for_a_child(here.env), "registers postbag's MCP server", add)
-
-
-def unregistering(here, client, removing=False):
-    del removing  # .claude.json is Claude Code's record, not the person's: nothing of it is kept
-    remove = ["mcp", "remove", SERVER_NAME, "-s", "user"]
-    return command(client, for_a_child(here.env), "takes out postbag's MCP server", remove)
-
-
-def allowing_tools(here, removing):
-    held = [] if removing else rule.holding_back(settings_paths(here))
-    return rule.change(settings_path(here.env), removing=removing, unasked=not held)
 
 
 def settings_paths(here):
@@ -127,37 +166,6 @@ def settings_paths(here):
         folders.append(found.top)
     projects = [os.path.join(folder, ".claude", name) for folder in folders for name in PROJECT_SETTINGS]
     return [*(here.system(path) for path in MANAGED_SETTINGS), settings_path(here.env), *projects]
-
-
-def checks(here):
-    """The permission rule, and what Claude Code does with letters from other sessions."""
-    what = "the permission rule"
-    try:
-        allowed = rule.settings_at(settings_path(here.env)).allowed()
-    except Refusal as refusal:
-        return [Check(FIX, what, f"{refusal}: mend it, then {RUN_SETUP}"), _acceptance(here)]
-    held = rule.holding_back(settings_paths(here))
-    denied = [each for each in held if each.kind == "deny"]
-    if denied:
-        found = Check(FIX, what, f"{denied[0].words()}: take it out there, if the agents are to write to each other")
-    elif not allowed:
-        found = Check(FIX, what, f"Claude Code would ask before each of postbag's tools: {RUN_SETUP}")
-    elif held:
-        found = Check(NOTE, what, held[0].words())
-    else:
-        found = Check(OK, what, f"Claude Code runs postbag's tools without asking ({rule.RULE} is allowed)")
-    return [found, _acceptance(here)]
-
-
-def notes(here, removing):
-    """What setup says, and leaves to the person, of what Claude Code lets in, and of the
-    rules that keep postbag's tools from running without asking; nothing, `removing`."""
-    if removing:
-        return []
-    held = [f"{each.words()} (setup leaves that to you)" for each in rule.holding_back(settings_paths(here))]
-    check = _acceptance(here)
-    lets_in = [] if check.state == OK else [f"Claude Code and {check.what}: {check.said} (setup leaves that to you)"]
-    return held + lets_in
 
 
 def _acceptance(here):

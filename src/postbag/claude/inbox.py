@@ -14,9 +14,9 @@ import errno
 import os
 
 from postbag import processes
+from postbag.doors import maybe_delivered, not_answered
 from postbag.json_values import dumps
 from postbag.refusal import Refusal
-from postbag.room import maybe_delivered, not_answered
 from postbag.vendor_files import json_of, record, text
 
 # sun_path holds 104 bytes on macOS and 108 on Linux, the terminating NUL included.

@@ -5,7 +5,8 @@ commands and MCP servers (inbox.py). What becomes of a letter is read from the s
 transcript and files (files.py), and from what Claude Code lets in from other sessions
 (acceptance.py): Claude's own word, where the knock heard it, first."""
 
-from postbag.claude import CLIENT, DOOR_FIELDS, NAME, SESSION, SESSION_NAME, SOCKET, TOKEN, inside, without_an_inbox
+from postbag import claude
+from postbag.claude import DOOR_FIELDS, NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
 from postbag.claude.acceptance import HOLD, REFUSE, Settings, permission_class, verdict
 from postbag.claude.files import (
     ANOTHER,
@@ -22,10 +23,10 @@ from postbag.claude.files import (
     version_of,
 )
 from postbag.claude.inbox import DROPPED, HELD, REFUSED, knock, require_a_socket
-from postbag.door_fields import is_door_field, is_uuid
+from postbag.doors import Post, is_door_field, is_uuid
 from postbag.receipts import NOT_TAKEN, UNKNOWN, Receipt, taken_in, unproven
 from postbag.refusal import Refusal
-from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Post, Reach, Room
+from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Reach, Room
 from postbag.times import moment
 from postbag.vendor_files import newest, quoted, text
 
@@ -53,10 +54,7 @@ RESTARTED = "the session that joined has ended, and another claude session, whic
 BEFORE_RECEIPTS = "a join from before postbag 1.2"
 
 
-class Claude(Room):
-    NAME = NAME
-    CLIENT = CLIENT
-    SESSION_NAME = SESSION_NAME
+class Claude(Room, vendor=claude):
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN
 
@@ -88,16 +86,16 @@ class Claude(Room):
             door["pid"] = found[1].pid
         return door
 
+    def calls(self, meta):
+        """Where the server inherited a Claude Code session's variables: Claude Code sends
+        nothing of the session with the call."""
+        del meta
+        return inside(self.here.env) or without_an_inbox(self.here.env)
+
     def caller(self, meta):
-        """The session whose inbox variables the server inherited: Claude Code sends none with the call."""
-        if without_an_inbox(self.here.env):
-            return Refusal(NO_INBOX)
-        if not inside(self.here.env):
-            return None
-        try:
-            return self.door_of_session()
-        except Refusal as refusal:
-            return refusal
+        """The session whose inbox variables the server inherited."""
+        del meta
+        return self.door_of_session()
 
     def directory(self, door):
         """From its session file: found by its id, else by the socket it listens on."""
@@ -213,10 +211,10 @@ class Claude(Room):
         found = transcripts(self.config, session)
         return verdict(settings, lambda: permission_class(settings, newest(found) if found else None, running), running)
 
-    def client_module(self):
-        from postbag.claude import client  # only the human's verbs ask it
+    def installation(self):
+        from postbag.claude.client import ClaudeInstallation  # only the human's verbs ask it
 
-        return client
+        return ClaudeInstallation(self.here)
 
 
 class _Post(Post):

@@ -27,6 +27,7 @@ from postbag.registration import (
     OK,
     Check,
     Client,
+    Installation,
     command,
     failed,
     registration_from,
@@ -43,107 +44,107 @@ DAEMON_DOWN = "Codex's daemon is not running, so {} keeps its letters until it r
 UNTOLD = "whether Codex's daemon runs cannot be told from its record"
 
 
-def installing(here):
-    del here  # the same command everywhere
-    return INSTALLING
+class CodexInstallation(Installation):
+    """Codex as a person installed it: the codex program, and its config.toml, which its own
+    commands write, and which setup keeps as found (config.py)."""
 
+    installing = INSTALLING
 
-def find(here):
-    try:
-        return Client(CLIENT, PROGRAM, find_codex(here))
-    except Refusal as missing:
-        return Client(CLIENT, PROGRAM, missing=str(missing).partition(";")[0])
+    def find(self):
+        try:
+            return Client(CLIENT, PROGRAM, find_codex(self.here))
+        except Refusal as missing:
+            return Client(CLIENT, PROGRAM, missing=str(missing).partition(";")[0])
 
-
-def version(here, client):
-    words = version_words(client, for_a_child(here.env))
-    return words[-1] if words else None
-
-
-def registered(here, client):
-    if client.program is None:
-        return None
-    get = [client.program, "mcp", "get", SERVER_NAME, "--json"]
-    status, said, err = processes.ask(get, for_a_child(here.env), COMMAND_TIMEOUT)
-    if status != 0:
-        if "no mcp server named" in err.lower():
+    def version(self):
+        if self.client.program is None:
             return None
-        return failed("codex mcp get postbag --json", status, err)
-    try:
-        shown = record(json_of(said))
-    except ValueError:
-        return Refusal("codex mcp get postbag --json said what postbag does not know")
-    transport = table(shown, "transport")
-    found = registration_from(text(transport, "command"), transport.get("args") or [], table(transport, "env"))
-    if found is None:
-        return Refusal("Codex's MCP server postbag is of a shape postbag does not know")
-    return found if shown.get("enabled", True) is not False else Refusal("Codex's MCP server postbag is disabled")
+        words = version_words(self.client, for_a_child(self.here.env))
+        return words[-1] if words else None
 
+    def registered(self):
+        if self.client.program is None:
+            return None
+        get = [self.client.program, "mcp", "get", SERVER_NAME, "--json"]
+        status, said, err = processes.ask(get, for_a_child(self.here.env), COMMAND_TIMEOUT)
+        if status != 0:
+            if "no mcp server named" in err.lower():
+                return None
+            raise failed("codex mcp get postbag --json", status, err)
+        try:
+            shown = record(json_of(said))
+        except ValueError:
+            raise Refusal("codex mcp get postbag --json said what postbag does not know") from None
+        transport = table(shown, "transport")
+        found = registration_from(text(transport, "command"), transport.get("args") or [], table(transport, "env"))
+        if found is None:
+            raise Refusal("Codex's MCP server postbag is of a shape postbag does not know")
+        if shown.get("enabled", True) is False:
+            raise Refusal("Codex's MCP server postbag is disabled")
+        return found
 
-def registering(here, client, registration):
-    env = [word for name, value in registration.env.items() for word in ("--env", f"{name}={value}")]
-    add = ["mcp", "add", SERVER_NAME, *env, "--", *registration.argv]
-    return _keeping_the_file(here, command(client, for_a_child(here.env), "registers postbag's MCP server", add))
+    def registering(self, registration):
+        env = [word for name, value in registration.env.items() for word in ("--env", f"{name}={value}")]
+        add = ["mcp", "add", SERVER_NAME, *env, "--", *registration.argv]
+        return self._keeping_the_file(self._command("registers postbag's MCP server", add))
 
+    def unregistering(self, removing=False):
+        """Codex's own command, which writes config.toml whole; `removing`, the file given
+        back instead where it is still as setup left it (config.py), the command run after
+        only where the file given back names postbag too."""
+        take_out = self._command("takes out postbag's MCP server", ["mcp", "remove", SERVER_NAME])
+        path = config.path_of(self.here.env)
+        if not removing:
+            return self._keeping_the_file(take_out)
+        if config.as_setup_left(path):
+            return config.giving_back(path, take_out, lambda: self.registered() is not None)
+        return config.keeping(path, take_out, keep=False)
 
-def unregistering(here, client, removing=False):
-    """Codex's own command, which writes config.toml whole; `removing`, the file given back
-    instead where it is still as setup left it (config.py), the command run after only
-    where the file given back names postbag too."""
-    remove = ["mcp", "remove", SERVER_NAME]
-    take_out = command(client, for_a_child(here.env), "takes out postbag's MCP server", remove)
-    path = config.path_of(here.env)
-    if not removing:
-        return _keeping_the_file(here, take_out)
-    if config.as_setup_left(path):
-        return config.giving_back(path, take_out, lambda: registered(here, client) is not None)
-    return config.keeping(path, take_out, keep=False)
+    def allowing_tools(self, removing=False):
+        """None: Codex runs postbag's tools without asking, for they are annotated as neither
+        destructive nor open to the world (docs/doors.md), so there is nothing to change."""
+        del removing
 
+    def checks(self):
+        """Codex's daemon, which wakes a thread nobody has loaded."""
+        state = daemon_runs(home_directory(self.here.env))
+        what = "waking a thread nobody has loaded"
+        if state == RUNS:
+            return [Check(OK, what, "Codex's daemon runs, and takes a letter for such a thread at once")]
+        if state == STOPPED:
+            return [Check(NOTE, what, DAEMON_DOWN.format("such a thread"))]
+        return [Check(NOTE, what, UNTOLD)]
 
-def _keeping_the_file(here, change):
-    """`change`, a command of Codex's that writes config.toml whole, made after setup keeps
-    the file as found (config.py), as it says."""
-    path = config.path_of(here.env)
-    kept = config.keeping(path, change)
-    if os.path.lexists(path) and not config.as_setup_left(path):
-        older = " (in place of an older copy, which no longer describes it)" if config.is_kept(path) else ""
-        kept.news.append(
-            f"Codex's own command writes {shell_word(path)} whole again, so setup keeps the file as it found it, "
-            f"in {config.kept_name(path)}{older}, for setup --remove to give back"
-        )
-    return kept
-
-
-def allowing_tools(here, removing):
-    """None: Codex runs postbag's tools without asking, for they are annotated as neither
-    destructive nor open to the world (docs/doors.md), so there is nothing to change."""
-    del here, removing
-
-
-def checks(here):
-    """Codex's daemon, which wakes a thread nobody has loaded."""
-    state = daemon_runs(home_directory(here.env))
-    what = "waking a thread nobody has loaded"
-    if state == RUNS:
-        return [Check(OK, what, "Codex's daemon runs, and takes a letter for such a thread at once")]
-    if state == STOPPED:
-        return [Check(NOTE, what, DAEMON_DOWN.format("such a thread"))]
-    return [Check(NOTE, what, UNTOLD)]
-
-
-def notes(here, removing):
-    """What setup says of Codex's daemon, which it leaves to the person; `removing`, of a
-    copy of config.toml that remove cannot give back."""
-    if removing:
-        path = config.path_of(here.env)
-        if not config.is_kept(path) or config.as_setup_left(path):
+    def notes(self, removing=False):
+        """What setup says of Codex's daemon, which it leaves to the person; `removing`, of a
+        copy of config.toml that remove cannot give back."""
+        if removing:
+            path = config.path_of(self.here.env)
+            if not config.is_kept(path) or config.as_setup_left(path):
+                return []
+            return [
+                f"{config.kept_name(path)}, Codex's config.toml as setup found it, stays: the file has changed "
+                "since, so remove cannot give it back; compare the two, take from the copy what you want back, "
+                "then delete it"
+            ]
+        state = daemon_runs(home_directory(self.here.env))
+        if state == RUNS:
             return []
-        return [
-            f"{config.kept_name(path)}, Codex's config.toml as setup found it, stays: the file has changed since, so "
-            "remove cannot give it back; compare the two, take from the copy what you want back, then delete it"
-        ]
-    state = daemon_runs(home_directory(here.env))
-    if state == RUNS:
-        return []
-    said = DAEMON_DOWN.format("a thread nobody has loaded") if state == STOPPED else UNTOLD
-    return [f"{said} (setup starts no daemon)"]
+        said = DAEMON_DOWN.format("a thread nobody has loaded") if state == STOPPED else UNTOLD
+        return [f"{said} (setup starts no daemon)"]
+
+    def _command(self, said, argv):
+        return command(self.client, for_a_child(self.here.env), said, argv)
+
+    def _keeping_the_file(self, change):
+        """`change`, a command of Codex's that writes config.toml whole, made after setup
+        keeps the file as found (config.py), as it says."""
+        path = config.path_of(self.here.env)
+        kept = config.keeping(path, change)
+        if os.path.lexists(path) and not config.as_setup_left(path):
+            older = " (in place of an older copy, which no longer describes it)" if config.is_kept(path) else ""
+            kept.news.append(
+                f"Codex's own command writes {shell_word(path)} whole again, so setup keeps the file as it found "
+                f"it, in {config.kept_name(path)}{older}, for setup --remove to give back"
+            )
+        return kept

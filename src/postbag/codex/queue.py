@@ -9,8 +9,8 @@ import errno
 import os
 
 from postbag import processes
+from postbag.doors import maybe_delivered, not_answered
 from postbag.refusal import Refusal
-from postbag.room import maybe_delivered, not_answered
 from postbag.vendor_files import quoted
 
 APP_CODEX = "/Applications/ChatGPT.app/Contents/Resources/codex"

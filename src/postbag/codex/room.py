@@ -7,7 +7,8 @@ _meta, since it gives its MCP servers none of the thread's variables. A letter g
 rollout (files.py), whether a running Codex has the thread loaded (loaded.py), and,
 for a thread nobody has loaded, whether the letter wakes it (wake.py)."""
 
-from postbag.codex import CLIENT, NAME, NO_WAKE, SESSION, SESSION_NAME, THREAD, inside
+from postbag import codex
+from postbag.codex import NAME, NO_WAKE, SESSION, THREAD, inside
 from postbag.codex.files import (
     IN_THE_QUEUE,
     THE_ROLLOUT,
@@ -32,10 +33,10 @@ from postbag.codex.wake import (
     unloaded,
     why_not_woken,
 )
-from postbag.door_fields import is_door_field, is_uuid
+from postbag.doors import Post, is_door_field, is_uuid
 from postbag.receipts import NOT_TAKEN, UNKNOWN, WAITING, Beside, Receipt, taken_in, unproven
 from postbag.refusal import Refusal
-from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Post, Reach, Room
+from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Reach, Room
 from postbag.vendor_files import newest
 from postbag.vendors import for_a_child
 
@@ -53,10 +54,7 @@ NO_THREAD = "join names no thread id, only a session id"
 IN_QUEUE = "in codex's queue for the thread"
 
 
-class Codex(Room):
-    NAME = NAME
-    CLIENT = CLIENT
-    SESSION_NAME = SESSION_NAME
+class Codex(Room, vendor=codex):
     SEND_TOOL = SEND_TOOL
     PROVEN = PROVEN
 
@@ -86,13 +84,15 @@ class Codex(Room):
             raise Refusal(f"{name} is not valid text")
         return {"thread": env[name]}
 
+    def calls(self, meta):
+        """Where the call's _meta names a threadId, as Codex's calls do."""
+        return type(meta) is dict and meta.get("threadId") is not None
+
     def caller(self, meta):
         """The thread of the threadId in the call's _meta."""
-        thread = meta.get("threadId") if type(meta) is dict else None
-        if thread is None:
-            return None
+        thread = meta["threadId"]
         if type(thread) is not str or not is_uuid(thread):
-            return Refusal("the call's threadId is not a thread id")
+            raise Refusal("the call's threadId is not a thread id")
         return {"thread": thread}
 
     def directory(self, door):
@@ -153,10 +153,10 @@ class Codex(Room):
             return f"{IN_QUEUE}, which no running codex has loaded: {unloaded(self.home, rollout, self.wakes)[1]}"
         return f"{IN_QUEUE}; whether a running codex has it loaded cannot be told here"
 
-    def client_module(self):
-        from postbag.codex import client  # only the human's verbs ask it
+    def installation(self):
+        from postbag.codex.client import CodexInstallation  # only the human's verbs ask it
 
-        return client
+        return CodexInstallation(self.here)
 
 
 class _Post(Post):
