@@ -582,24 +582,30 @@ def test_no_message_ends_in_a_traceback_or_a_reply_that_shows_a_door(tmp_path, i
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the server's memory from /proc")
 def test_a_server_keeps_no_memory_or_descriptor_from_one_call_to_the_next(server, postbag, inbox):
     """Sends, reads and status lines, a thousand of them: the server's peak memory and its
-    open descriptors after them are what they were after the first few. (scripts/bench.py
-    measures 10,000 calls.)"""
+    open descriptors after them are no more than they were after the first few. Descriptors
+    are counted at quiet points, after a status call, the fewest of three: one a send's work
+    beside its knock is still closing is no leak. (scripts/bench.py measures 10,000 calls.)"""
     postbag.ready(limit=100_000)
     raw = server("claude")  # its letters go to codex's door: Claude's inbox would pace a thousand of them
     calls = [("send", {"text": "x" * 70}), ("read", {"count": 10}), ("status", {})]
 
-    def held():
+    def peak():
         with open(f"/proc/{raw.process.pid}/status") as status:
-            peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-        return peak, len(os.listdir(f"/proc/{raw.process.pid}/fd"))
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
+    def quiet_descriptors():
+        counted = []
+        for _ in range(3):
+            assert raw.tool("status", {})[1] is False
+            counted.append(len(os.listdir(f"/proc/{raw.process.pid}/fd")))
+        return min(counted)
 
     for made in range(1000):
         assert raw.tool(*calls[made % 3])[1] is False
         if made == 20:
-            early_peak, early_fds = held()
-    peak, fds = held()
-    assert fds == early_fds
-    assert peak < early_peak * 1.25, (early_peak, peak)
+            early_peak, early_fds = peak(), quiet_descriptors()
+    assert quiet_descriptors() <= early_fds
+    assert peak() < early_peak * 1.25, early_peak
 
 
 def test_status_before_any_letter_says_the_other_peer_has_not_joined_and_nothing_was_sent(postbag):
