@@ -40,13 +40,13 @@ def test_on_a_fresh_home_doctor_names_each_fix_and_after_setup_says_ok(postbag, 
     assert lines[:2] == [f"ok    Python: {python}", started]
     assert lines[2:] == [
         "ok    Claude Code: 2.1.336, within the versions postbag is proven on (2.1.248 to 2.1.336)",
-        "fix   Claude Code's MCP server: postbag is not registered: run postbag setup",
+        "fix   Claude Code's registration of postbag: there is none: run postbag setup",
         "fix   the permission rule: Claude Code would ask before each of postbag's tools: run postbag setup",
         "note  letters from another session: a session that prompts for permissions takes them; one started with "
         "--dangerously-skip-permissions holds each for your review, since postbag claims no permission mode: to let "
         "them in, set crossSessionInbound to accept in claude's settings.json",
         "ok    Codex: 0.171.0, within the versions postbag is proven on (0.153.0 to 0.171.0)",
-        "fix   Codex's MCP server: postbag is not registered: run postbag setup",
+        "fix   Codex's registration of postbag: there is none: run postbag setup",
         "note  waking a thread nobody has loaded: Codex's daemon is not running, so such a thread keeps its letters "
         "until it runs: start it with codex app-server daemon start",
         f"ok    the ledger: none yet at {postbag.ledger}, which POSTBAG_LEDGER names: the first join or open makes "
@@ -54,8 +54,8 @@ def test_on_a_fresh_home_doctor_names_each_fix_and_after_setup_says_ok(postbag, 
     ]
     assert postbag.run("setup", env=clients).returncode == 0
     lines = doctor(postbag, env=clients, status=0)
-    assert "ok    Claude Code's MCP server: postbag, registered, starts and answers" in lines
-    assert "ok    Codex's MCP server: postbag, registered, starts and answers" in lines
+    assert "ok    Claude Code's registration of postbag: it starts this postbag, which answers" in lines
+    assert "ok    Codex's registration of postbag: it starts this postbag, which answers" in lines
     rule = "ok    the permission rule: Claude Code runs postbag's tools without asking (mcp__postbag is allowed)"
     assert rule in lines
     assert not [line for line in lines if line.startswith("fix")]
@@ -63,8 +63,8 @@ def test_on_a_fresh_home_doctor_names_each_fix_and_after_setup_says_ok(postbag, 
 
 def test_doctor_speaks_json_lines_for_scripts(postbag, clients):
     found = [json.loads(line) for line in doctor(postbag, "--json", env=clients, status=1)]
-    said = "postbag is not registered: run postbag setup"
-    assert {"check": "Codex's MCP server", "state": "fix", "said": said} in found
+    said = "there is none: run postbag setup"
+    assert {"check": "Codex's registration of postbag", "state": "fix", "said": said} in found
     assert all(set(each) == {"check", "state", "said"} for each in found)
 
 
@@ -92,7 +92,8 @@ def test_a_client_not_installed_or_too_old_or_registering_another_postbag_is_nam
     with open(os.path.join(postbag.env["HOME"], ".claude.json"), "w") as file:
         json.dump({"mcpServers": {"postbag": {"command": "/opt/old/postbag", "args": ["mcp"], "env": {}}}}, file)
     assert (  # the one fix, which setup would otherwise refuse for it: no loop of untrue words
-        "fix   Claude Code's MCP server: postbag starts /opt/old/postbag mcp, not this postbag: take it out with "
+        "fix   Claude Code's registration of postbag: it starts /opt/old/postbag mcp, not this postbag: take it out "
+        "with "
         "claude mcp remove postbag -s user, then run postbag setup"
     ) in doctor(postbag, env={"PATH": old.directory})
 
@@ -171,7 +172,8 @@ def test_a_registration_or_settings_that_cannot_be_read_are_each_named_with_the_
         file.write("{not json")
     lines = doctor(postbag, env={**clients, "FAKE_CLIENT_FAILS": "get"}, status=1)
     assert (
-        "fix   Claude Code's MCP server: Claude Code's .claude.json cannot be read (it is not JSON at line 1 "
+        "fix   Claude Code's registration of postbag: Claude Code's .claude.json cannot be read (it is not JSON at "
+        "line 1 "
         "column 2): mend it, then "
         "run postbag setup"
     ) in lines
@@ -180,7 +182,8 @@ def test_a_registration_or_settings_that_cannot_be_read_are_each_named_with_the_
         "run postbag setup"
     ) in lines
     assert (
-        "fix   Codex's MCP server: codex mcp get postbag --json failed (exit 1): Error: the configuration is broken: "
+        "fix   Codex's registration of postbag: codex mcp get postbag --json failed (exit 1): Error: the "
+        "configuration is broken: "
         "mend it, then run postbag setup"
     ) in lines
 
@@ -210,8 +213,8 @@ def test_a_ledger_doctor_cannot_locate_or_look_at_is_named_with_why(postbag, cli
     lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": "bag/ledger.jsonl"}, status=1)
     unknown = "whether it starts this postbag cannot be told until the ledger is mended"
     assert [line for line in lines if "MCP server" in line or "the ledger" in line] == [
-        f"fix   Claude Code's MCP server: {unknown}",
-        f"fix   Codex's MCP server: {unknown}",
+        f"fix   Claude Code's registration of postbag: {unknown}",
+        f"fix   Codex's registration of postbag: {unknown}",
         "fix   the ledger: POSTBAG_LEDGER is a relative path (bag/ledger.jsonl); give the ledger's absolute path, "
         "the same in both sessions and in your terminal",
     ]
@@ -225,24 +228,25 @@ def test_a_ledger_doctor_cannot_locate_or_look_at_is_named_with_why(postbag, cli
 def test_a_ledger_named_after_setup_is_told_as_such_with_both_ledgers_and_both_fixes(postbag, clients, tmp_path):
     assert postbag.run("setup", env={**clients, "POSTBAG_LEDGER": None}).returncode == 0
     lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": None})
-    assert "ok    Claude Code's MCP server: postbag, registered, starts and answers" in lines
-    assert "ok    Codex's MCP server: postbag, registered, starts and answers" in lines
+    assert "ok    Claude Code's registration of postbag: it starts this postbag, which answers" in lines
+    assert "ok    Codex's registration of postbag: it starts this postbag, which answers" in lines
     shared = str(tmp_path / "shared" / "ledger.jsonl")
     lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": shared}, status=1)
     each_own = "each session's own ledger (its repository's, or the default)"
     for client in ("Claude Code", "Codex"):
         assert (
-            f"fix   {client}'s MCP server: it starts this postbag on {each_own}, and this terminal names "
+            f"fix   {client}'s registration of postbag: it starts this postbag on {each_own}, and this terminal names "
             f"the ledger {shared}: to keep the clients' ledger, which setup gave them, unset POSTBAG_LEDGER in this "
             "terminal (and in your shell's startup file); or run postbag setup, which points it at this one"
         ) in lines
     assert postbag.run("setup", env={**clients, "POSTBAG_LEDGER": shared}).returncode == 0
     lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": shared}, status=0)
-    assert "ok    Codex's MCP server: postbag, registered, starts and answers" in lines
+    assert "ok    Codex's registration of postbag: it starts this postbag, which answers" in lines
     # The person's choice, in a new terminal that lacks it: both ways out, and which keeps it.
     lines = doctor(postbag, env={**clients, "POSTBAG_LEDGER": None}, status=1)
     assert (
-        f"fix   Codex's MCP server: it starts this postbag on the ledger {shared}, and this terminal names {each_own}: "
+        f"fix   Codex's registration of postbag: it starts this postbag on the ledger {shared}, and this terminal "
+        f"names {each_own}: "
         f"to keep the clients' ledger, which setup gave them, export POSTBAG_LEDGER={shared} in this terminal (or in "
         "your shell's startup file); or run postbag setup, which takes the ledger out of its registration"
     ) in lines

@@ -193,7 +193,7 @@ def test_the_parser_takes_exactly_what_json_parse_takes(judge, text):
 def test_adding_the_rule_gives_the_persons_settings_plus_the_rule_and_taking_it_out_every_byte(judge, text, bom):
     data = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8", "surrogatepass")
     try:
-        found, refused = permission.Settings(data), None
+        found, refused = permission.SettingsFile(data), None
     except Refusal as refusal:  # JSON, but permissions or its allow of another shape: said so, nothing changed
         found, refused = None, str(refusal)
     if found is None:
@@ -214,7 +214,7 @@ def test_adding_the_rule_gives_the_persons_settings_plus_the_rule_and_taking_it_
     if judge is not None:
         told = judge.ask(edited, text)
         assert told == {"takes": True, "same": True}, (text, edited, told)
-    after = permission.Settings(made)
+    after = permission.SettingsFile(made)
     assert after.holds_the_rule() and after.allowed()
     assert permission.without_rule(after, found.made_by_setup()) == data  # what was added, taken out: every byte
 
@@ -228,7 +228,7 @@ def _allow_of(value):
 
 def test_a_file_nested_deeper_than_pythons_recursion_and_with_long_numbers_is_edited_in_place():
     data = b'{"n": ' + b"9" * 5000 + b', "deep": ' + b"[" * 20000 + b"1e400" + b"]" * 20000 + b"}"
-    made = permission.with_rule(permission.Settings(data))
+    made = permission.with_rule(permission.SettingsFile(data))
     assert made == data[:-1] + b', "permissions": {"allow": ["mcp__postbag"]}}'
 
 
@@ -246,7 +246,7 @@ def test_a_file_nested_deeper_than_pythons_recursion_and_with_long_numbers_is_ed
 )
 def test_a_file_that_is_not_json_is_refused_with_where_and_what(text, why):
     with pytest.raises(Refusal) as refused:
-        permission.Settings(text.encode())
+        permission.SettingsFile(text.encode())
     assert str(refused.value) == f"claude's settings.json is not JSON ({why})"
 
 
@@ -257,7 +257,7 @@ def test_the_layout_is_the_persons_own_cr_endings_and_tabs_too():
         b'{"permissions": {"allow": ["Read"]}}\n': b'{"permissions": {"allow": ["Read", "mcp__postbag"]}}\n',
     }
     for before, after in cases.items():
-        assert permission.with_rule(permission.Settings(before)) == after
+        assert permission.with_rule(permission.SettingsFile(before)) == after
 
 
 def test_a_file_at_the_size_postbag_reads_back_is_refused_where_the_rule_would_take_it_past():
@@ -266,4 +266,4 @@ def test_a_file_at_the_size_postbag_reads_back_is_refused_where_the_rule_would_t
 
     filler = '{"a": "' + "x" * (LIMIT - 20) + '"}'
     with pytest.raises(Refusal, match=r"would be longer than postbag reads back \(1,048,576 bytes\)"):
-        permission.with_rule(permission.Settings(filler.encode()))
+        permission.with_rule(permission.SettingsFile(filler.encode()))

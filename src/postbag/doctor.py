@@ -20,7 +20,7 @@ from postbag.refusal import Refusal, to_the_persons_ears
 from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check, version_check
 from postbag.room import TAKES
 from postbag.rooms import room
-from postbag.setup import ANOTHER, ELSEWHERE, ledger_of, ledger_words, registration_of, standing
+from postbag.setup import ANOTHER, ELSEWHERE, ledger_of, ledger_words, registration_of, registration_standing
 from postbag.vendor_files import json_of, quoted, record, table
 from postbag.vendors import PEERS, for_a_child
 from postbag.words import counted
@@ -37,10 +37,10 @@ def doctor(here):
         wanted = None  # the ledger the server is to carry cannot be told: the ledger's line says why
     command = wanted or registration_of(here.with_env({}))  # how it starts, whatever ledger it carries
     with ThreadPoolExecutor(max_workers=4) as pool:  # the clients take their time to start; in turn, seconds
-        rooms = [pool.submit(_client_checks, room(peer, here), here, wanted) for peer in PEERS]
+        asked = [pool.submit(_client_checks, room(peer, here), here, wanted) for peer in PEERS]
         ledger = pool.submit(_ledger_checks, here)
         found = [Check(OK, "Python", sys.version.split()[0]), _this_postbag(here, command)]
-        found += [check for each in rooms for check in each.result()]
+        found += [check for answer in asked for check in answer.result()]
         return found + ledger.result()
 
 
@@ -49,28 +49,28 @@ def _this_postbag(here, wanted):
     from postbag import processes
 
     try:
-        status, said, _ = processes.ask([*wanted.argv[:-1], "--version"], for_a_child(here.env), ANSWER_WAIT)
+        status, out, _ = processes.ask([*wanted.argv[:-1], "--version"], for_a_child(here.env), ANSWER_WAIT)
     except OSError as error:
         return Check(FIX, "postbag", f"{wanted.words()} does not start ({error.strerror}): {RUN_SETUP} from it")
-    if status != 0 or said.strip() != f"postbag {__version__}":
+    if status != 0 or out.strip() != f"postbag {__version__}":
         return Check(FIX, "postbag", f"{quoted(wanted.words())} does not start as this postbag: {RUN_SETUP} from it")
     return Check(OK, "postbag", f"{__version__}, which the clients start as {wanted.words()}")
 
 
-def _client_checks(each, here, wanted):
+def _client_checks(its_room, here, wanted):
     """A client's checks: installed, its version, postbag as its MCP server, and its room's own."""
-    installed = each.installation()
+    installed = its_room.installation()
     client = installed.client
     if client.program is None:
         return [Check(FIX, client.name, f"not installed here ({client.missing}): install it, then {RUN_SETUP}")]
-    found = [version_check(client, installed.version(), each.PROVEN, installed.installing)]
-    what = f"{client.name}'s MCP server"
+    found = [version_check(client, installed.version(), its_room.PROVEN, installed.installing)]
+    what = f"{client.name}'s registration of postbag"
     try:
         registered = installed.registered()
     except Refusal as refusal:
         return [*found, Check(FIX, what, f"{refusal}: mend it, then {RUN_SETUP}"), *installed.checks()]
     if registered is None:
-        found.append(Check(FIX, what, f"postbag is not registered: {RUN_SETUP}"))
+        found.append(Check(FIX, what, f"there is none: {RUN_SETUP}"))
     elif wanted is None:
         found.append(Check(FIX, what, "whether it starts this postbag cannot be told until the ledger is mended"))
     else:
@@ -80,32 +80,32 @@ def _client_checks(each, here, wanted):
 
 def _registration(installed, registered, wanted, here, what):
     """The check of a registration of postbag: this postbag on this terminal's ledger, answering."""
-    state = standing(registered, wanted, here)
+    state = registration_standing(registered, wanted, here)
     if state == ANOTHER:
         return Check(
             FIX,
             what,
-            f"postbag starts {quoted(registered.words())}, not this postbag: take it out with "
+            f"it starts {quoted(registered.words())}, not this postbag: take it out with "
             f"{installed.unregistering().shown}, then {RUN_SETUP}",
         )
     if state == ELSEWHERE:
         return Check(FIX, what, _ledgers_differ(ledger_of(registered, here), ledger_of(wanted, here)))
     why_not = answers(registered, here.env)
-    said = "postbag, registered, starts and answers" if why_not is None else f"postbag does not start: {why_not}"
-    return Check(OK if why_not is None else FIX, what, said)
+    finding = "it starts this postbag, which answers" if why_not is None else f"postbag does not start: {why_not}"
+    return Check(OK if why_not is None else FIX, what, finding)
 
 
 def _ledgers_differ(theirs, ours):
     """doctor's words where a client starts this postbag on the ledger `theirs`, and this
     terminal names `ours` (each a path, or None for each session's own): both fixes, and
     which one keeps what setup gave the clients before."""
-    said = f"it starts this postbag on {ledger_words(theirs)}, and this terminal names {ledger_words(ours)}"
+    stands = f"it starts this postbag on {ledger_words(theirs)}, and this terminal names {ledger_words(ours)}"
     if theirs is None:
         keep = f"unset {VARIABLE} in this terminal (and in your shell's startup file)"
     else:
         keep = f"export {VARIABLE}={shell_word(theirs)} in this terminal (or in your shell's startup file)"
     move = "which takes the ledger out of its registration" if ours is None else "which points it at this one"
-    return f"{said}: to keep the clients' ledger, which setup gave them, {keep}; or {RUN_SETUP}, {move}"
+    return f"{stands}: to keep the clients' ledger, which setup gave them, {keep}; or {RUN_SETUP}, {move}"
 
 
 def answers(registration, env):
@@ -233,9 +233,9 @@ def _the_ledger(location):
     except Refusal as refusal:  # what stops open comes first: a loose mode, open mends itself
         return Check(FIX, what, to_the_persons_ears(refusal)), None
     if unfinished is not None:  # as read says it: nothing the next writer does not mend
-        from postbag.verbs import unfinished as said
+        from postbag.verbs import unfinished_words
 
-        return Check(NOTE, what, said(unfinished, path)), (joins, exchange)
+        return Check(NOTE, what, unfinished_words(unfinished, path)), (joins, exchange)
     if stat.S_IMODE(status.st_mode) & 0o077:
         mode = f"{stat.S_IMODE(status.st_mode):o}"
         return Check(FIX, what, f"{path} can be read by others (mode {mode}): chmod 600 {path}"), (joins, exchange)

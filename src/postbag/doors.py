@@ -67,7 +67,7 @@ class Post(abc.ABC):
         """What the letter's record keeps of the door's answer, as fields: none by default."""
         return {}
 
-    def said(self):
+    def caveat(self):
         """What the send adds to its receipt, in words, or None."""
         return None
 

@@ -24,9 +24,9 @@ def require_inside(peer, verb, env):
     if inside(peer, env):
         return
     reason = f"{verb} is {peer}'s verb; run it inside a {peer} session"
-    here = other(peer)
-    if inside(here, env):
-        reason += f" (this is a {here} session: to write to {peer}, run postbag send {peer})"
+    the_other = other(peer)
+    if inside(the_other, env):
+        reason += f" (this is a {the_other} session: to write to {peer}, run postbag send {peer})"
     elif in_a_persons_terminal(env):
         reason += BY_A_PERSON.format(peer=peer)
     raise Refusal(reason)

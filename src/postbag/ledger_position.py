@@ -48,10 +48,10 @@ class Position:
 
     def _check_followed(self, fd, identity, offset):
         try:
-            here = os.stat(self.path, follow_symlinks=False)
+            at_the_path = os.stat(self.path, follow_symlinks=False)
         except FileNotFoundError:
-            here = None
-        if here is None or (here.st_dev, here.st_ino) != identity:
+            at_the_path = None
+        if at_the_path is None or (at_the_path.st_dev, at_the_path.st_ino) != identity:
             raise self._moved()
         if os.fstat(fd).st_size < offset:
             raise Refusal(f"the ledger was cut short while read followed it ({self.path})")

@@ -108,30 +108,30 @@ class Registration:
 
 
 class Change:
-    """One change setup makes: `said`, what it does, in words that start with a verb;
+    """One change setup makes: `does`, what it does, in words that start with a verb;
     `make`, which makes it, and `undo`, which undoes it once made (each raises a Refusal
     where it fails); `shown`, for a change that is one of a client's commands, the command
     as a person types it; and `news`, what the person should know of it besides."""
 
-    __slots__ = ("make", "news", "said", "shown", "undo")
+    __slots__ = ("does", "make", "news", "shown", "undo")
 
-    def __init__(self, said, make, *, undo=None, shown=None, news=()):
-        self.said, self.make, self.undo, self.shown, self.news = said, make, undo, shown, list(news)
+    def __init__(self, does, make, *, undo=None, shown=None, news=()):
+        self.does, self.make, self.undo, self.shown, self.news = does, make, undo, shown, list(news)
 
 
 class Check:
-    """One line of doctor: `state` (OK, FIX or NOTE), `what` it looked at, and `said`, what
+    """One line of doctor: `state` (OK, FIX or NOTE), `what` it looked at, and `finding`, what
     it found, or the one fix."""
 
-    __slots__ = ("said", "state", "what")
+    __slots__ = ("finding", "state", "what")
 
-    def __init__(self, state, what, said):
-        self.state, self.what, self.said = state, what, said
+    def __init__(self, state, what, finding):
+        self.state, self.what, self.finding = state, what, finding
 
 
-def command(client, env, said, argv):
+def command(client, env, does, argv):
     """A Change that runs one of `client`'s own commands, `argv` after its program, in
-    `env`: `said`, what it does, is followed by the command as a person would type it, each
+    `env`: `does`, what it does, is followed by the command as a person would type it, each
     word quoted for a shell, so that it can be pasted."""
     shown = " ".join(map(shell_word, [client.word, *argv]))
 
@@ -140,7 +140,7 @@ def command(client, env, said, argv):
         if status != 0:
             raise failed(shown, status, err)
 
-    return Change(f"{said}: {shown}", make, shown=shown)
+    return Change(f"{does}: {shown}", make, shown=shown)
 
 
 def failed(shown, status, err):
@@ -186,5 +186,5 @@ def version_check(client, installed, proven, installing):
 
 def version_words(client, env):
     """The words `client`'s own --version prints, or none where it fails."""
-    status, said, _ = processes.ask([client.program, "--version"], env, COMMAND_TIMEOUT)
-    return said.split() if status == 0 else []
+    status, out, _ = processes.ask([client.program, "--version"], env, COMMAND_TIMEOUT)
+    return out.split() if status == 0 else []

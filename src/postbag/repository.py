@@ -85,10 +85,10 @@ def _at(folder):
 def _named_by(dot_git):
     """The repository folder a `.git` file names (`gitdir: PATH`, PATH from the file's own
     folder where it is relative), which must be one."""
-    said = _read_line(dot_git)
-    if not said.startswith("gitdir:"):
+    line = _read_line(dot_git)
+    if not line.startswith("gitdir:"):
         raise _cannot_follow(dot_git, "it is a file, and does not say gitdir: PATH")
-    named = os.path.join(os.path.dirname(dot_git), said.removeprefix("gitdir:").strip())
+    named = os.path.join(os.path.dirname(dot_git), line.removeprefix("gitdir:").strip())
     folder = os.path.realpath(named)
     if not _is_repository(folder):
         raise _cannot_follow(dot_git, f"it names {named}, which is not a repository's folder")

@@ -23,7 +23,7 @@ from postbag.vendor_files import quoted
 from postbag.vendors import PEERS
 from postbag.verbs import Done
 
-# How a registration of postbag stands against this postbag, as `standing` tells.
+# How a registration of postbag stands against this postbag, as `registration_standing` tells.
 NONE, ANOTHER, ELSEWHERE, THIS = "none", "another program", "another ledger", "this postbag"
 EACH_OWN = "each session's own ledger (its repository's, or the default)"  # a registration that names none
 
@@ -66,7 +66,7 @@ def ledger_words(path):
     return EACH_OWN if path is None else f"the ledger {path}"
 
 
-def standing(registered, wanted, here):
+def registration_standing(registered, wanted, here):
     """How `registered`, the Registration a client has of postbag (or None), stands against
     `wanted`, this postbag's: NONE, ANOTHER program, this one on ANOTHER ledger (ELSEWHERE), or THIS."""
     if registered is None:
@@ -80,38 +80,38 @@ def setup(here, *, removing=False, dry_run=False):
     """What setup does, or, `dry_run`, would do, for this postbag, as `here` was started."""
     require_human("setup", here.env)
     wanted = registration_of(here)
-    rooms = [(each, each.installation()) for each in (room(peer, here) for peer in PEERS)]
-    found = [(each, installed) for each, installed in rooms if installed.client.program is not None]
+    rooms = [(its_room, its_room.installation()) for its_room in (room(peer, here) for peer in PEERS)]
+    found = [(its_room, installed) for its_room, installed in rooms if installed.client.program is not None]
     absent = [f"{i.client.name} is not installed here ({i.client.missing})" for _, i in rooms if not i.client.program]
     if not found:
         raise Refusal(f"{'; '.join(absent)}: install them, then run postbag setup again")
-    plans = [(each, _plan(each, installed, wanted, here, removing)) for each, installed in found]
+    plans = [(its_room, _plan(its_room, installed, wanted, here, removing)) for its_room, installed in found]
     blocked = [plan.blocked for _, plan in plans if plan.blocked]
     if blocked:
         raise Refusal(f"setup changed nothing: {'; '.join(blocked)}")
-    changes = [(each.NAME, change) for each, plan in plans for change in plan.changes]
+    changes = [(its_room.NAME, change) for its_room, plan in plans for change in plan.changes]
     notes = [f"{line}: setup leaves it alone" for line in absent]
-    notes += [_version_note(each, installed) for each, installed in found]
+    notes += [_version_note(its_room, installed) for its_room, installed in found]
     notes += [note for _, plan in plans for note in plan.notes]
     notes += list(dict.fromkeys(news for _, change in changes for news in change.news))  # moving says it twice
     if not changes:
         return Done("setup finds nothing to take out" if removing else "setup finds nothing to change", *notes)
-    steps = [f"{peer:<7}{change.said}" for peer, change in changes]
+    steps = [f"{peer:<7}{change.does}" for peer, change in changes]
     many = "this change" if len(changes) == 1 else f"these {len(changes)} changes"
     if dry_run:
         return Done("\n".join([*steps, f"setup would make {many} (--dry-run: nothing was changed)"]), *notes)
     _make_all([change for _, change in changes], here)
-    changed = list(dict.fromkeys(each.CLIENT for each, plan in plans if plan.changes))
+    changed = list(dict.fromkeys(its_room.CLIENT for its_room, plan in plans if plan.changes))
     reads = "each reads its" if len(changed) > 1 else "it reads its"
     restart = f"start {' and '.join(changed)} again: {reads} MCP servers as it starts"
     return Done("\n".join([*steps, f"setup made {many}; {restart}"]), *notes)
 
 
-def _version_note(each, installed):
-    """What setup says of the version `installed` (an Installation of the room `each`'s
-    client), where doctor would not call it ok; else None."""
-    check = version_check(installed.client, installed.version(), each.PROVEN, installed.installing)
-    return None if check.state == OK else f"{installed.client.name}: {check.said}"
+def _version_note(its_room, installed):
+    """What setup says of the version `installed` (an Installation of `its_room`'s client)
+    is, where doctor would not call it ok; else None."""
+    check = version_check(installed.client, installed.version(), its_room.PROVEN, installed.installing)
+    return None if check.state == OK else f"{installed.client.name}: {check.finding}"
 
 
 def _make_all(changes, here):
@@ -155,22 +155,22 @@ def _undone(made, under_way=None):
     return "nothing was changed"
 
 
-def _plan(each, installed, wanted, here, removing):
-    """The Plan for the client of the room `each`, as `installed` (its Installation): the
+def _plan(its_room, installed, wanted, here, removing):
+    """The Plan for the client of `its_room`, as `installed` (its Installation): the
     person's file first, then the client's commands."""
     try:
         registered = installed.registered()
         allowing = installed.allowing_tools(removing=removing)
     except Refusal as refusal:
         return Plan(blocked=str(refusal))
-    state = standing(registered, wanted, here)
+    state = registration_standing(registered, wanted, here)
     if state == ANOTHER:
         starts = quoted(registered.words(), 200)
         if removing:
-            left = f"{each.CLIENT}'s MCP server postbag starts {starts}, not this postbag: left"
+            left = f"{its_room.CLIENT}'s MCP server postbag starts {starts}, not this postbag: left"
             return Plan([allowing], notes=[left, *installed.notes(removing=True)])
         return Plan(
-            blocked=f"{each.CLIENT}'s MCP server postbag starts {starts}, not this postbag: take it out with "
+            blocked=f"{its_room.CLIENT}'s MCP server postbag starts {starts}, not this postbag: take it out with "
             f"{installed.unregistering().shown}, or run setup from the postbag it starts"
         )
     if removing:
@@ -213,10 +213,10 @@ def _moving(installed, registered, wanted, here):
 
     target = ledger_of(wanted, here)
     if target is None:
-        said = f"lets postbag's MCP server find {EACH_OWN}, where it named {shell_word(ledger_of(registered, here))}"
+        does = f"lets postbag's MCP server find {EACH_OWN}, where it named {shell_word(ledger_of(registered, here))}"
     else:
-        said = f"points postbag's MCP server at the ledger this terminal names, {shell_word(target)}"
-    return Change(f"{said}: {out.shown}, then {back_in.shown}", make, undo=undo, news=[*out.news, *back_in.news])
+        does = f"points postbag's MCP server at the ledger this terminal names, {shell_word(target)}"
+    return Change(f"{does}: {out.shown}, then {back_in.shown}", make, undo=undo, news=[*out.news, *back_in.news])
 
 
 def _undone_by(change, opposite):

@@ -261,11 +261,11 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None): 
         if sender_door is not None and not _is_latest(joins[sender], sender_door):
             _write_record(bag, "join", peer=sender, **sender_door, **_directory(here))
             rejoined, replaced = f"{sender} joined; ", _replaced_session(sender, joins[sender], sender_door)
-        number, left, door = bag.next_number, exchange.left - 1, room(recipient, here, exchange)
+        number, left, recipient_room = bag.next_number, exchange.left - 1, room(recipient, here, exchange)
         command = envelope.reply_command(envelope.program_of(here), location.path if location.named else None)
-        tool = door.SEND_TOOL if joined.get("via") == "mcp" else None
+        tool = recipient_room.SEND_TOOL if joined.get("via") == "mcp" else None
         text = envelope.wrap(number, sender, body, last=left == 0, command=command, send_tool=tool)
-        post = door.post(joined)  # reads the recipient's records around the knock
+        post = recipient_room.post(joined)  # reads the recipient's records around the knock
         try:
             post.knock(text, sandbox)
             if handed_over is not None:
@@ -288,7 +288,7 @@ def _after(post):
     """What a send adds once its letter is recorded, from what its post found; nothing
     where that fails, for the letter is delivered and must be said to be."""
     try:
-        said = post.said()
+        said = post.caveat()
     except Exception:
         said = None
     finally:
@@ -297,7 +297,7 @@ def _after(post):
 
 
 def receipts(here, sender=None, count=None):
-    """Where letters stand, from the recipients' own records: `sender`'s last `count`
+    """Where letters stand, from the recipient_room' own records: `sender`'s last `count`
     letters (default its last one), or with no sender the last `count` letters (default
     those of the latest exchange), oldest first, as (letter, Receipt); None without a ledger."""
     with _ledger(here, ledger.locate(here)) as bag:
@@ -355,10 +355,10 @@ def snapshot(here, count=None, *, with_status=False, on_wait=None, following=Fal
             except Refusal as damaged:  # the records before it are shown, then it
                 refusal = damaged
         if bag.unfinished is not None:
-            news = unfinished(bag.unfinished, location.path)
+            news = unfinished_words(bag.unfinished, location.path)
         elif with_status and refusal is None and bag.damage is None:
             try:
-                status = standing(bag, location)
+                status = status_line(bag, location)
             except Refusal as damaged:  # told after the records, as is any other refusal of read
                 refusal = damaged
         refusal = refusal or bag.damage
@@ -368,7 +368,7 @@ def snapshot(here, count=None, *, with_status=False, on_wait=None, following=Fal
         )
 
 
-def unfinished(line, path):
+def unfinished_words(line, path):
     """What a reader says of a last record left unfinished after `line`, which the next writer removes."""
     return (
         f"{ledger.truncated(line, path)}: its last record is unfinished, most likely from an interrupted send, and "
@@ -380,10 +380,10 @@ def status(here):
     """Where the bag stands, as the status line says, or that there is no ledger yet."""
     location = ledger.locate(here)
     with _ledger(here, location) as bag:
-        return not_there(location) if bag.fd is None else standing(bag, location)
+        return not_there(location) if bag.fd is None else status_line(bag, location)
 
 
-def standing(bag, location):
+def status_line(bag, location):
     """One line for the human: the ledger (and which repository's, or that POSTBAG_LEDGER
     names it), the exchange, and who has joined since when."""
     exchange = bag.exchange()

@@ -77,8 +77,8 @@ def receipt_json(letter, receipt):
 def check_line(check, as_json=False):
     """A line of doctor: its state, what it looked at, and what it found; or, `as_json`, the same as JSON."""
     if as_json:
-        return json_values.dumps({"check": check.what, "state": check.state, "said": check.said})
-    return f"{check.state:<5} {check.what}: {check.said}"
+        return json_values.dumps({"check": check.what, "state": check.state, "said": check.finding})
+    return f"{check.state:<5} {check.what}: {check.finding}"
 
 
 def tool_text(done):

@@ -38,8 +38,8 @@ def test_setup_registers_postbag_with_the_real_clients_and_doctor_says_what_each
     lines = before.stdout.splitlines()
     assert f"ok    Claude Code: {claude}, within the versions postbag is proven on" in "\n".join(lines)
     assert f"ok    Codex: {codex}, within the versions postbag is proven on" in "\n".join(lines)
-    assert "fix   Claude Code's MCP server: postbag is not registered: run postbag setup" in lines
-    assert "fix   Codex's MCP server: postbag is not registered: run postbag setup" in lines
+    assert "fix   Claude Code's registration of postbag: there is none: run postbag setup" in lines
+    assert "fix   Codex's registration of postbag: there is none: run postbag setup" in lines
     assert "fix   the permission rule: Claude Code would ask before each of postbag's tools: run postbag setup" in lines
 
     set_up = run(env, "postbag", "setup")
@@ -55,8 +55,8 @@ def test_setup_registers_postbag_with_the_real_clients_and_doctor_says_what_each
 
     after = run(env, "postbag", "doctor")
     assert [line for line in after.stdout.splitlines() if line.startswith("fix")] == [] and after.returncode == 0
-    assert "ok    Claude Code's MCP server: postbag, registered, starts and answers" in after.stdout
-    assert "ok    Codex's MCP server: postbag, registered, starts and answers" in after.stdout
+    assert "ok    Claude Code's registration of postbag: it starts this postbag, which answers" in after.stdout
+    assert "ok    Codex's registration of postbag: it starts this postbag, which answers" in after.stdout
     assert run(env, "postbag", "setup").stdout == "setup finds nothing to change\n"
 
     removed = run(env, "postbag", "setup", "--remove")
@@ -99,7 +99,8 @@ def test_on_the_real_clients_a_persons_settings_come_back_byte_for_byte_and_a_la
     named = {**env, "POSTBAG_LEDGER": shared}
     told = run(named, "postbag", "doctor")
     assert (
-        "fix   Claude Code's MCP server: it starts this postbag on each session's own ledger (its repository's, or "
+        "fix   Claude Code's registration of postbag: it starts this postbag on each session's own ledger (its "
+        "repository's, or "
         f"the default), and this terminal names the ledger {shared}: to keep the clients' ledger, which setup gave "
         "them, unset POSTBAG_LEDGER in this terminal (and in your shell's startup file); or run postbag setup, which "
         "points it at this one"

@@ -138,7 +138,7 @@ class ClaudeInstallation(Installation):
         left = "(setup leaves that to you)"
         held = [f"{each.words()} {left}" for each in rule.holding_back(settings_paths(self.here))]
         check = _acceptance(self.here)
-        lets_in = [] if check.state == OK else [f"Claude Code and {check.what}: {check.said} {left}"]
+        lets_in = [] if check.state == OK else [f"Claude Code and {check.what}: {check.finding} {left}"]
         return held + lets_in
 
 

@@ -49,7 +49,7 @@ LOOKED_INTO = ("permissions",)  # the members of the settings whose own members 
 RULE_ALONE, ALLOW, PERMISSIONS, FILE = 0, 1, 2, 3
 
 
-class Settings:
+class SettingsFile:
     """A settings file as Claude Code reads it: its bytes (`data`, None where there is none),
     and of its text the object of settings (`root`), its permissions and its allow list,
     each the one that counts, or None."""
@@ -103,7 +103,7 @@ def words_of(data):
     """Of the settings in `data`, those that are text, as an object: the root's, and its
     permissions' (its defaultMode); an empty one where it is no object of settings."""
     try:
-        settings = Settings(data)
+        settings = SettingsFile(data)
     except Refusal:
         return {}
     found = _texts(settings.text, settings.root)
@@ -126,12 +126,12 @@ def _list(settings, kind):
 
 
 def settings_at(path):
-    """The Settings in the file at `path`; a Refusal, raised, where it cannot be read or is
+    """The SettingsFile in the file at `path`; a Refusal, raised, where it cannot be read or is
     not of the shape Claude Code reads."""
     try:
-        return Settings(read(path))
+        return SettingsFile(read(path))
     except FileNotFoundError:
-        return Settings(None)
+        return SettingsFile(None)
     except OSError as error:
         raise Refusal(f"claude's settings.json cannot be read ({error.strerror})") from None
 
@@ -200,7 +200,7 @@ def without_rule(settings, made):
     for emptied in (ALLOW, PERMISSIONS):
         if made < emptied:
             break
-        now = Settings(settings.bom + text.encode("utf-8", "surrogateescape"))
+        now = SettingsFile(settings.bom + text.encode("utf-8", "surrogateescape"))
         holder, held = (now.permissions, now.allow) if emptied == ALLOW else (now.root, now.permissions)
         if held is None or held.items:
             break
@@ -336,7 +336,7 @@ def _making(path, work):
 
 
 def _kept(path):
-    """The Settings kept beside the file at `path`, or None where none is kept, or it cannot
+    """The SettingsFile kept beside the file at `path`, or None where none is kept, or it cannot
     be read as settings (then it is no record of setup's)."""
     try:
         data = read(path + KEPT)
@@ -345,14 +345,14 @@ def _kept(path):
     if data in (NO_FILE, NO_FOLDER):
         return _marker(data)
     try:
-        return Settings(data)
+        return SettingsFile(data)
     except Refusal:
         return None
 
 
 def _marker(data):
-    """The kept copy of a file that was not there: Settings of no object, saying so."""
-    found = Settings(None)
+    """The kept copy of a file that was not there: SettingsFile of no object, saying so."""
+    found = SettingsFile(None)
     found.data = data
     return found
 

@@ -178,17 +178,17 @@ class Claude(Room, vendor=claude):
             return Reach(CANNOT_TELL, f"whether claude can take a letter now cannot be told: {why}")
         alive = live_session(self.config, session)
         if alive != ENDED:
-            return self._standing(session, alive)
+            return self._reach(session, alive)
         other = listener(self.config, joined["socket"])
         if other is None:
             ended = "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
             return Reach(WILL_NOT, ended)
-        standing = self._standing(*other)
+        reach = self._reach(*other)
         if _is_the_joined_process(joined, other[1]):  # the same session after /clear: nothing to mend
-            return standing
-        return Reach(standing.state, f"{standing.words} ({RESTARTED}: let it join, so that the ledger names it)")
+            return reach
+        return Reach(reach.state, f"{reach.words} ({RESTARTED}: let it join, so that the ledger names it)")
 
-    def _standing(self, session, alive):
+    def _reach(self, session, alive):
         """Whether the session `session`, which runs as `alive` says, can take a letter now: a Reach."""
         found = self._verdict(session, alive)
         if found.policy == REFUSE:
@@ -244,7 +244,7 @@ class _Post(Post):
     def recorded(self):
         return {} if self.word is None else {"recipient_said": self.word}
 
-    def said(self):  # noqa: PLR0911 - Claude's own word first, then what its records foretold
+    def caveat(self):  # noqa: PLR0911 - Claude's own word first, then what its records foretold
         found = self.found
         if self.word == HELD:
             if found is not None and found.policy == HOLD:

@@ -66,13 +66,13 @@ class CodexInstallation(Installation):
         if self.client.program is None:
             return None
         get = [self.client.program, "mcp", "get", SERVER_NAME, "--json"]
-        status, said, err = processes.ask(get, for_a_child(self.here.env), COMMAND_TIMEOUT)
+        status, out, err = processes.ask(get, for_a_child(self.here.env), COMMAND_TIMEOUT)
         if status != 0:
             if "no mcp server named" in err.lower():
                 return None
             raise failed("codex mcp get postbag --json", status, err)
         try:
-            shown = record(json_of(said))
+            shown = record(json_of(out))
         except ValueError:
             raise Refusal("codex mcp get postbag --json said what postbag does not know") from None
         transport = table(shown, "transport")
@@ -130,11 +130,11 @@ class CodexInstallation(Installation):
         state = daemon_runs(home_directory(self.here.env))
         if state == RUNS:
             return []
-        said = DAEMON_DOWN.format("a thread nobody has loaded") if state == STOPPED else UNTOLD
-        return [f"{said} (setup starts no daemon)"]
+        why = DAEMON_DOWN.format("a thread nobody has loaded") if state == STOPPED else UNTOLD
+        return [f"{why} (setup starts no daemon)"]
 
-    def _command(self, said, argv):
-        return command(self.client, for_a_child(self.here.env), said, argv)
+    def _command(self, does, argv):
+        return command(self.client, for_a_child(self.here.env), does, argv)
 
     def _keeping_the_file(self, change):
         """`change`, a command of Codex's that writes config.toml whole, made after setup

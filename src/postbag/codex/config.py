@@ -55,7 +55,7 @@ def keeping(path, change, *, keep=True):
         if keep:
             _stamp(path)
 
-    return Change(change.said, make, undo=before.put_back, shown=change.shown)
+    return Change(change.does, make, undo=before.put_back, shown=change.shown)
 
 
 def giving_back(path, take_out, names_postbag):
@@ -73,8 +73,8 @@ def giving_back(path, take_out, names_postbag):
         if kept is None or names_postbag():
             take_out.make()
 
-    said = f"{take_out.said.partition(':')[0]}: gives back {shell_word(path)} as setup found it, from {kept_name(path)}"
-    return Change(said, make, undo=before.put_back, shown=take_out.shown)
+    does = f"{take_out.does.partition(':')[0]}: gives back {shell_word(path)} as setup found it, from {kept_name(path)}"
+    return Change(does, make, undo=before.put_back, shown=take_out.shown)
 
 
 class _Before:

@@ -70,9 +70,9 @@ def knock(codex, thread, envelope, env, *, resume):
     argv = [codex, "queue", "--thread", thread, "--message", envelope]
     older = False  # a codex from before --resume refused it, and the letter went without
     try:
-        status, said = processes.run([*argv[:2], "--resume", *argv[2:]] if resume else argv, env)
-        if resume and status == USAGE_ERROR and NO_RESUME_FLAG in said:  # a usage error: nothing was stored
-            status, said = processes.run(argv, env)
+        status, err = processes.run([*argv[:2], "--resume", *argv[2:]] if resume else argv, env)
+        if resume and status == USAGE_ERROR and NO_RESUME_FLAG in err:  # a usage error: nothing was stored
+            status, err = processes.run(argv, env)
             older = True
     except OSError as error:
         raise _start_failure(error) from None
@@ -83,10 +83,10 @@ def knock(codex, thread, envelope, env, *, resume):
     if status > 0:
         # codex queue stores the letter last, once the thread was found: a failure means
         # it took nothing, and what helps is a fresh door.
-        raise not_answered("codex", f"codex queue exited {status}{_codex_said(said, thread)}")
+        raise not_answered("codex", f"codex queue exited {status}{_codex_said(err, thread)}")
     if not resume:
         return None
-    return Resume.UNSUPPORTED if older else resumed(said)
+    return Resume.UNSUPPORTED if older else resumed(err)
 
 
 def resumed(stderr):
@@ -100,8 +100,8 @@ def resumed(stderr):
         if "already has an active writer" in text:
             return Resume.LOADED_ELSEWHERE
         return Resume.NOT_WOKEN
-    said = [line for line in text.splitlines() if line.strip()]
-    known = all(_is_quiet_log_line(line) or line.startswith(_SETTING_UP) for line in said)
+    lines = [line for line in text.splitlines() if line.strip()]
+    known = all(_is_quiet_log_line(line) or line.startswith(_SETTING_UP) for line in lines)
     return Resume.WOKEN if known else Resume.UNCLEAR
 
 
@@ -137,10 +137,10 @@ def _codex_said(stderr, thread):
     known here, and its own last line, the id of `thread` written as words."""
     text = _without_colours(stderr.decode(errors="replace"))
     meaning = next((f": {meaning}" for words, meaning in CODEX_SAYS if words in text.lower()), "")
-    said = [line for line in text.splitlines() if line.strip() and not _is_quiet_log_line(line)]
-    if not said:
+    lines = [line for line in text.splitlines() if line.strip() and not _is_quiet_log_line(line)]
+    if not lines:
         return meaning
-    last = said[-1].strip().replace(thread, THREAD_WORDS)
+    last = lines[-1].strip().replace(thread, THREAD_WORDS)
     return f'{meaning}, saying "{quoted(last, SAID_MOST)}"'
 
 

@@ -182,7 +182,7 @@ class _Post(Post):
         here = self.room.here
         self.answer = knock(find_codex(here), self.thread, envelope, for_a_child(here.env), resume=self.resume)
 
-    def said(self):  # noqa: PLR0911 - one answer a case: gone, loaded, not to wake, woken, unclear, waiting
+    def caveat(self):  # noqa: PLR0911 - one answer a case: gone, loaded, not to wake, woken, unclear, waiting
         if self.gone:
             return f"but {GONE}"
         if self.loaded is None:
