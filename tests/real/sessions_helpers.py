@@ -57,3 +57,17 @@ def mcp_server(real):
     Codex, which passes a server none of its own variables, what the server needs."""
     passed = ("POSTBAG_LEDGER", "PYTHONPATH", "COVERAGE_")  # the ledger; the tree's sources and coverage
     return [*real.command, "mcp"], {k: v for k, v in real.env.items() if k.startswith(passed)}
+
+
+def stale_thread_words(said, thread, after):
+    """Whether `said` is the refusal of a send to `thread`, which codex never had, ending
+    with `after`: Codex's own last line in it, which says more where codex queue reached
+    an app server ("failed to queue session message: … no rollout found for thread id …")
+    than where it wrote the queue itself, cut short, the thread's id in words."""
+    start = "codex's door did not answer (codex queue exited 1: codex knows no such thread, saying \"Error: "
+    return (
+        start in said
+        and said.endswith(f'"); if its session restarted it must run: postbag join codex{after}')
+        and "no rollout found for thread id <the threa" in said
+        and thread[:8] not in said
+    )

@@ -41,7 +41,7 @@ def test_the_quick_start_works_as_written_on_the_real_clients(pyz, namespace, mo
     clients.sessions.claude_wrapper(namespace, str(bin_dir))
     env.update(codex_home.env)
 
-    # 1. README's setup, word for word, and what it prints in a fresh home, as README shows it.
+    # 1. README's setup, word for word, and what it prints in a new home, as README shows it.
     command = shlex.split(quick_start("setup"))
     set_up = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert set_up.returncode == 0, set_up.stderr
