@@ -1,5 +1,7 @@
 """`postbag doctor`: a line for each thing a first exchange needs, each ok or the one fix
-that makes it so, and notes of what is worth knowing. Nothing here changes anything.
+that makes it so, and notes of what is worth knowing. It changes nothing of the person's,
+the clients' or the ledger's: the one file it writes is a probe, made and removed at once
+where the ledger is to be, to see that it can be.
 
 It looks at Python and this postbag as the clients start it; at each client, whether it
 is installed, in the range of versions postbag is proven on, and starts postbag as its

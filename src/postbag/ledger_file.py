@@ -171,7 +171,9 @@ def append_whole(fd, line, size):
 def _write_durably(fd, line):
     from postbag.whole_file import flush
 
-    # One write of the whole line on an O_APPEND descriptor: a reader never sees half of it.
+    # One write of the whole line on an O_APPEND descriptor, under the lock: a reader that
+    # takes the lock never sees half of it, and one that follows without it (read --follow,
+    # ledger_position.py) waits for the line's newline.
     if os.write(fd, line) != len(line):
         raise OSError(errno.EIO, "the disk took only part of the record")
     flush(fd)

@@ -51,9 +51,13 @@ class Tool:
     def __init__(self, name, title, description, run, *, properties=None, required=(), writes, usage):  # noqa: PLR0913
         self.name, self.run, self.usage = name, run, usage
         self.properties, self.required = properties or {}, tuple(required)
-        # join and send change only the ledger, and the human's budget gates every letter:
-        # no hint asks a client to stop and ask first (SECURITY.md says what this trusts).
-        # `writes` is "letters" for send, "doors" for join, whose second call changes nothing.
+        # join and send only add: a join record; or a letter, handed to the other agent's
+        # session through its door, which wakes it (a Codex thread nobody has loaded
+        # among them), then recorded. Nothing is overwritten or taken away, what they reach
+        # is the two sessions on this machine, and the human's budget gates every letter:
+        # so the hints ask no client to stop and ask first, and Codex runs them unasked
+        # (SECURITY.md says what this trusts). `writes` is "letters" for send, "doors" for
+        # join, whose second call changes nothing.
         hints = {"readOnlyHint": not writes, "destructiveHint": False, "idempotentHint": writes != "letters"}
         self.listed = {
             "name": name,

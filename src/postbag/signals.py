@@ -47,7 +47,7 @@ class FileSizeAsError:
 
 
 class Stopped(Exception):
-    """A signal that asks the process to end (SIGTERM, SIGHUP) came while `stopping` let it
+    """A signal that asks the process to end (SIGTERM, SIGHUP) came while `Stopping` let it
     stop the work in hand: `number` is the signal, which `end` ends the process by once
     the work is undone."""
 

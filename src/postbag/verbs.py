@@ -18,8 +18,8 @@ from postbag.vendors import LETTER_MOST, PEERS, SWITCHES, door_fields, sandbox_o
 from postbag.words import counted
 
 # The rooms, and all they read of the vendors, are imported by the verbs that reach a
-# door or a vendor's files (send, open, receipts), where they are asked: read and join by
-# the command line import none of them.
+# door or a vendor's files, where they are asked: send, open and receipts; join, of the
+# joining peer's room alone (claude's reads its session file). read imports none.
 
 # What each verb says of an exchange that takes no more letters, by Exchange.barred.
 SEND_REFUSED = {

@@ -154,7 +154,7 @@ def verdict(settings, klass, session=None):
     """What Claude does with a letter from postbag, given its `settings` and `klass`, a
     function giving the session's permission class as `permission_class` finds it: called
     only where the settings leave it to the class, for finding it may read far back.
-    `session`, the running session's records.Session where its file is read, says what a
+    `session`, the running session's files.Session where its file is read, says what a
     person can do with a letter held there."""
     value, where = settings.inbound()
     named, expiry = settings.expiry()
@@ -186,7 +186,7 @@ def verdict(settings, klass, session=None):
 
 
 def _waiting(named, expiry, session):
-    """What becomes of a held letter in `session` (a records.Session, or None: its app and
+    """What becomes of a held letter in `session` (a files.Session, or None: its app and
     version not known, which names no app): what a person can do there, and when Claude
     drops it, given dialogExpiry's name and seconds (`expiry`, None: never)."""
     app = session.app if session is not None else None
@@ -229,7 +229,7 @@ def _remedy(where):
 def permission_class(settings, transcript, session, seconds=None):
     """(BYPASS, PROMPTING or None, how that is known or why it is not, in words), from the
     mode of the session's latest turn before `seconds` (None: now) in `transcript` (a path,
-    or None), else the flags its process `session` (a records.Session, or None) started
+    or None), else the flags its process `session` (a files.Session, or None) started
     with and the settings."""
     flags = _flags(session.pid) if session is not None else None
     offered = None if flags is None else flags[1]

@@ -1,6 +1,6 @@
 """What setup and doctor know of Codex (observed on 0.153.0 to 0.171.0):
 
-- the codex program the door runs (door.find_codex), whose `codex --version` says
+- the codex program the door runs (queue.find_codex), whose `codex --version` says
   "codex-cli 0.171.0";
 - the MCP servers it starts, which `codex mcp add NAME --env K=V -- COMMAND ARGS`
   registers in config.toml, `codex mcp get NAME --json` shows ({"enabled", "transport":
