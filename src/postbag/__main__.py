@@ -77,8 +77,8 @@ class _CompiledCode:
     def exec_module(self, module):
         import marshal
 
-        # The bytes come from the archive itself, which holds the sources beside them: they
-        # are trusted exactly as far as the sources are.
+        # The bytes come from the archive itself, which holds the sources beside them, and
+        # passed its check (launch.compiled_code): they are trusted as far as the sources are.
         exec(marshal.loads(module.__spec__.loader_state), module.__dict__)  # noqa: S102, S302
 
 

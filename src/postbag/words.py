@@ -13,7 +13,7 @@ from postbag.escape import LINE_BREAKS, in_lines, one_line
 from postbag.refusal import say, silence, told
 
 # What `read` shows of a record: none of the door's fields (socket, token, thread) or the
-# Claude session a join names, which lead into a session and so stay in the ledger, and
+# Claude session (and its process) a join names, which lead into a session and so stay in the ledger, and
 # none of what a room keeps with a record for itself (an open's switches, a letter's
 # `recipient_said`). `via` says how a peer joined ("mcp": through the MCP server), and
 # `cwd` the directory its session works in.
