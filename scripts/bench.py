@@ -362,7 +362,7 @@ def devices(pyz, work, rounds):
         PATH=fakes.path_with_python3(os.path.join(work, "bin"), python), HOME=os.path.join(work, "home")
     )
     env["POSTBAG_LEDGER"] = os.path.join(work, "ledger-3.jsonl")
-    pairs = {name: (bare + [plain], bare + [device]) for name, plain, device in DEVICES}
+    pairs = {name: ([*bare, plain], [*bare, device]) for name, plain, device in DEVICES}
     pairs["the compiled code, not the sources as a Python it has none for runs them (read 10)"] = (
         [plain_archive, "read", "10"],
         [pyz, "read", "10"],
@@ -396,7 +396,7 @@ def _launcher_program(pyz):
     with open(pyz, "rb") as file:
         head = file.read(4096).decode(errors="replace")
     flags = head.partition("exec python3 ")[2].partition(" -c '")[0].split()
-    program = head.partition(" -c '")[2].rpartition("' \"$0\"")[0]
+    program = head.partition(" -c '")[2].rpartition('\' "$0"')[0]
     return [sys.executable, *flags, "-c", program]
 
 

@@ -25,6 +25,7 @@ is whether a letter gets in while crossSessionInbound is unset.
 
 import os
 
+from postbag.claude import wording
 from postbag.claude.files import mode_at
 from postbag.receipts import numbers
 from postbag.room import CANNOT_TELL
@@ -44,18 +45,46 @@ MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan
 BYPASSES = "bypassPermissions"
 PLANS = "plan"  # planning: of the bypass class when bypassing was on offer as the session started
 SETTING = "crossSessionInbound"
-# The setting by which a person lets every letter in, and how a held letter's words say so.
-LETTING_IN = "crossSessionInbound to accept in claude's settings.json"
-LETS_IN = f"the person can let letters in by setting {LETTING_IN}"
-# Where a held letter waits, by the app a session runs in (its file's "entrypoint"): a
-# terminal asks the person there; VS Code shows Deliver and Deny beside it (from
-# NOTICE_SINCE); the desktop app shows no dialog (anthropics/claude-code#92027), nor can a
-# session without a screen ("sdk-cli" and the like) ask anyone, so there a held letter
-# only expires. From NOTICE_SINCE, Claude tells the session of one that expired unanswered.
-VS_CODE = "claude-vscode"
-NO_DIALOG = ("claude-desktop", "claude-desktop-3p")
-NO_SCREEN = "sdk-"
-NOTICE_SINCE = "2.1.333"
+LETTING_IN = wording.LETTING_IN  # the setting by which a person lets every letter in
+NOTICE_SINCE = "2.1.333"  # from here, Claude tells the session of a held letter that expired unanswered
+
+# Claude Code's acceptance policy, as the versions room.PROVEN names apply it, each rule a row:
+# crossSessionInbound where it is set (a value it does not know holds, as HOLD does), the
+# policy and why; else the session's permission class (None: not known), the policy and why.
+BY_SETTING = {
+    REFUSE: (REFUSE, wording.SETTING_REFUSES),
+    HOLD: (HOLD, wording.SETTING_HOLDS),
+    ACCEPT: (ACCEPT, wording.SETTING_ACCEPTS),
+}
+BY_CLASS = {
+    BYPASS: (HOLD, wording.CLASS_BYPASSES),
+    PROMPTING: (ACCEPT, wording.CLASS_PROMPTS),
+    None: (CANNOT_TELL, wording.CLASS_UNKNOWN),
+}
+# How the person lets letters in where Claude may not, by who set what keeps them out
+# (Settings.inbound's `where`; None: the class, nothing set).
+REMEDIES = {
+    "managed": wording.ADMINISTRATOR_DECIDES,
+    "project": wording.PROJECT_DECIDES,
+    "person": wording.LETS_IN,
+    None: wording.LETS_IN,
+}
+# What a held letter waits for, by the app the session runs in (its file's "entrypoint",
+# as it begins), from the version where that was seen (None: every version postbag is
+# proven on): where nobody is asked, the words for why; else how the person answers. A
+# terminal, and any app not named here, asks the person in the session.
+ASKED, BUTTONS, UNASKED = "asked", "buttons", "unasked"
+HELD_IN = (
+    ("claude-desktop", None, UNASKED, wording.NO_DIALOG),  # no dialog: anthropics/claude-code#92027
+    ("sdk-", None, UNASKED, wording.NO_SCREEN),  # claude -p, the SDK: no screen to ask on
+    ("claude-vscode", NOTICE_SINCE, BUTTONS, wording.VS_CODE_BUTTONS),  # Deliver and Deny beside it
+)
+# The words for each, while dialogExpiry never ends, and once it does.
+WAITING = {
+    ASKED: (wording.ASKED_FOR_EVER, wording.ASKED_EXPIRES),
+    BUTTONS: (wording.BUTTONS_FOR_EVER, wording.BUTTONS_EXPIRE),
+    UNASKED: (wording.WAITS_FOR_EVER_UNASKED, wording.EXPIRES_UNASKED),
+}
 
 
 class Verdict:
@@ -155,75 +184,45 @@ def verdict(settings, klass, session=None):
     function giving the session's permission class as `permission_class` finds it: called
     only where the settings leave it to the class, for finding it may read far back.
     `session`, the running session's files.Session where its file is read, says what a
-    person can do with a letter held there."""
+    person can do with a letter held there. The rules are the tables above."""
     value, where = settings.inbound()
     named, expiry = settings.expiry()
-    asked = not _cannot_ask(session)
-    held = {"waits": _waiting(named, expiry, session), "asked": asked}
-    if value == REFUSE:
-        why = "its settings refuse letters from other sessions (crossSessionInbound refuse)"
-        return Verdict(REFUSE, why, remedy=_remedy(where), **held)
-    if value == HOLD:
-        why = "its settings hold letters from other sessions (crossSessionInbound hold)"
-        return Verdict(HOLD, why, remedy=_remedy(where), **held)
-    if value == ACCEPT:
-        return Verdict(ACCEPT, "its settings let letters from other sessions in (crossSessionInbound accept)", **held)
+    place, _ = _held_in(session)
+    held = {"waits": _waiting(named, expiry, session), "asked": place != UNASKED}
+    if value is not None:
+        policy, why = BY_SETTING[value]
+        return Verdict(policy, why, remedy=REMEDIES[where] if policy != ACCEPT else None, **held)
     found, how = klass()
-    if found == BYPASS:
-        why = (
-            f"it bypasses permission prompts ({how}), and a letter from postbag claims no permission mode, which "
-            "such a session holds while crossSessionInbound is unset"
-        )
-        return Verdict(HOLD, why, remedy=LETS_IN, **held)
-    if found == PROMPTING:
-        why = f"it prompts for permissions ({how}), so letters get in while crossSessionInbound is unset"
-        return Verdict(ACCEPT, why, **held)
-    why = (
-        "while crossSessionInbound is unset it holds letters if it bypasses permission prompts, and whether it "
-        f"does is not known: {how}"
-    )
-    return Verdict(CANNOT_TELL, why, remedy=LETS_IN, **held)
+    policy, why = BY_CLASS[found]
+    return Verdict(policy, why.format(how=how), remedy=REMEDIES[None] if policy != ACCEPT else None, **held)
+
+
+def _held_in(session):
+    """Where a letter held in `session` (a files.Session, or None: its app not known) waits,
+    by HELD_IN: ASKED, BUTTONS or UNASKED, and the row's words (None for ASKED)."""
+    app = session.app if session is not None else None
+    version = session.version if session is not None else None
+    for begins, since, place, words in HELD_IN:
+        if app is not None and app.startswith(begins) and (since is None or _at_least(version, since)):
+            return place, words
+    return ASKED, None
 
 
 def _waiting(named, expiry, session):
     """What becomes of a held letter in `session` (a files.Session, or None: its app and
     version not known, which names no app): what a person can do there, and when Claude
     drops it, given dialogExpiry's name and seconds (`expiry`, None: never)."""
-    app = session.app if session is not None else None
+    place, words = _held_in(session)
     told = session is not None and _at_least(session.version, NOTICE_SINCE)
-    dropped = "Claude drops it" + (" and tells that session so" if told else "")
-    if _cannot_ask(session):
-        where = "its app shows no dialog for it" if app in NO_DIALOG else "the session has no screen to ask a person on"
-        if expiry is None:
-            return f"{where}, so it waits, undelivered, as long as the session lives, unless the person lets letters in"
-        return f"{where}, so unless the person lets letters in, it expires after dialogExpiry ({named}): {dropped}"
-    if app == VS_CODE and told:
-        buttons = "the person can deliver it with the Deliver button VS Code shows beside it, or drop it with Deny"
-        if expiry is None:
-            return f"{buttons}; it waits until they do (dialogExpiry {named})"
-        return f"{buttons}; unanswered within dialogExpiry ({named}), {dropped}"
-    if expiry is None:
-        return f"a held letter waits until a person answers it in that session (dialogExpiry {named})"
-    return f"unless a person approves it in that session within dialogExpiry ({named}), {dropped}"
-
-
-def _cannot_ask(session):
-    """Whether `session` runs where a held letter shows nobody a dialog to answer."""
-    app = session.app if session is not None else None
-    return app in NO_DIALOG or (app is not None and app.startswith(NO_SCREEN))
+    dropped = wording.DROPPED_AND_TOLD if told else wording.DROPPED_BY_CLAUDE
+    for_ever, expires = WAITING[place]
+    template = for_ever if expiry is None else expires
+    return template.format(where=words, buttons=words, expiry=named, dropped=dropped)
 
 
 def _at_least(version, since):
     found = numbers(version)
     return found is not None and found >= numbers(since)
-
-
-def _remedy(where):
-    if where == "managed":
-        return "only an administrator can change the managed settings that say so"
-    if where == "project":
-        return "the person can let letters in by taking crossSessionInbound out of the project's .claude settings"
-    return LETS_IN
 
 
 def permission_class(settings, transcript, session, seconds=None):
@@ -235,11 +234,11 @@ def permission_class(settings, transcript, session, seconds=None):
     offered = None if flags is None else flags[1]
     mode, unread = mode_at(transcript, seconds) if transcript else (None, None)
     if mode is not None:
-        return _class_of(mode, offered, f"its latest turn ran in permission mode {quoted(mode)}")
+        return _class_of(mode, offered, wording.TURN_MODE.format(mode=quoted(mode)))
     if unread is not None:  # a turn may lie beyond what was read: the flags would be a guess
-        return None, f"the mode of its latest turn cannot be read: {unread}"
+        return None, wording.TURN_UNREAD.format(why=unread)
     if flags is None:
-        return None, "its transcript records no turn yet, and how its process was started cannot be read here"
+        return None, wording.NO_TURN_NO_FLAGS
     return _class_at_start(flags, settings)
 
 
@@ -250,13 +249,13 @@ def _class_at_start(flags, settings):
     """The class a session with no turn yet runs in: its flags', else its settings' mode."""
     started, offered = flags
     if started is _CONFLICTING:
-        return None, "it was started with --dangerously-skip-permissions and another --permission-mode"
+        return None, wording.CONFLICTING_FLAGS
     if started is not None:
-        return _class_of(started, offered, f"it was started in permission mode {quoted(started)}")
+        return _class_of(started, offered, wording.STARTED_MODE.format(mode=quoted(started)))
     mode = settings.default_mode()
     if mode is not None:
-        return _class_of(mode, offered, f"its settings' permissions.defaultMode is {quoted(mode)}")
-    return PROMPTING, "it was started with no permission mode, and its settings set none"
+        return _class_of(mode, offered, wording.SETTINGS_MODE.format(mode=quoted(mode)))
+    return PROMPTING, wording.NO_MODE
 
 
 def _class_of(mode, offered, how):
@@ -266,11 +265,11 @@ def _class_of(mode, offered, how):
         # Planning counts as bypassing where bypassing was on offer as the session
         # started, which only the flags it started with tell.
         if offered is None:
-            return None, f"{how}, which bypasses prompts where bypassing was on offer, and whether it was is not known"
-        return BYPASS, f"{how}, bypassing on offer"
+            return None, wording.PLAN_OFFER_UNKNOWN.format(how=how)
+        return BYPASS, wording.PLAN_OFFERED.format(how=how)
     if mode in MODES:
         return PROMPTING, how
-    return None, f"{how}, which postbag does not know"
+    return None, wording.MODE_UNKNOWN.format(how=how)
 
 
 def _flags(pid):
