@@ -27,21 +27,6 @@ from postbag.vendor_files import find_back, read_json, record, text, whole
 
 ENDED = "ended"  # a session whose file says it runs no longer (else a Session, or CANNOT_TELL)
 THE_TRANSCRIPT = "claude's transcript"  # how a receipt names it: its file name holds the session id
-# Who took a letter found in another transcript than the joined session's: the session
-# listening on the socket it went to, as what it wrote there, and what a transcript that
-# cannot be read leaves untold. Another process restarted on the socket, which has not
-# joined; or the process that joined, under a new session id (/clear begins one, and its
-# session file names it).
-ANOTHER = (
-    "by another claude session, which listens on the socket it went to: the session that joined has ended, "
-    "and the new one has not joined",
-    "claude's session has ended; whether another took the letter is unknown",
-)
-CLEARED = (
-    "by the session that joined, in the transcript it began since under another session id, as /clear begins one",
-    "the session that joined has begun another transcript since, as /clear does; whether it took the letter there "
-    "is unknown",
-)
 _BLOCK_BACK = 1 << 20  # each line carries the version: the last megabyte holds one
 
 
@@ -167,7 +152,8 @@ def mode_at(transcript, seconds):
 
 def taken_elsewhere(config, own, letter, clock, who):
     """TAKEN where a transcript not `own` (the joined session's), written since the letter
-    was sent, holds it, said as `who` (ANOTHER or CLEARED) says: Claude Code checks no
+    was sent, holds it, said as `who` says (who took it, and what a transcript that cannot
+    be read leaves untold, with its `why`: wording.py's): Claude Code checks no
     token off Windows, so a session restarted on the same socket takes what was sent to
     the old one. UNKNOWN where such a transcript cannot be read; None where none holds it."""
     since = (moment(letter["at"]) or 0) - SLACK
@@ -184,5 +170,5 @@ def taken_elsewhere(config, own, letter, clock, who):
             return taken
         unreadable = unreadable or taken
     if unreadable is not None:
-        return Receipt(UNKNOWN, f"{who[1]}: {unreadable.why}")
+        return Receipt(UNKNOWN, who[1].format(why=unreadable.why))
     return None

@@ -14,6 +14,7 @@ import errno
 import os
 
 from postbag import processes
+from postbag.claude import wording as W
 from postbag.doors import maybe_delivered, not_answered
 from postbag.json_values import dumps
 from postbag.refusal import Refusal
@@ -93,8 +94,7 @@ def knock(door, envelope, *, here, sandbox=None, hear=False):
         except OSError as error:
             if error.errno in (errno.EPERM, errno.EACCES) and sandbox is not None:
                 raise Refusal(
-                    f"{sandbox.name} blocks the connection to claude's socket ({error.strerror}); nothing was "
-                    f"handed over. {sandbox.allow_connecting}"
+                    W.SANDBOX_BLOCKS.format(sandbox=sandbox.name, why=error.strerror, allow=sandbox.allow_connecting)
                 ) from None
             raise not_answered("claude", _socket_failure(error)) from None
         try:
@@ -244,13 +244,13 @@ def _stream_socket():
 
 def _socket_failure(error):
     if isinstance(error, TimeoutError) or error.errno == errno.ETIMEDOUT:
-        return f"no answer within {processes.TIMEOUT:g} s"
+        return W.NO_ANSWER_WITHIN.format(seconds=processes.TIMEOUT)
     if isinstance(error, FileNotFoundError):
-        return "its socket is gone"
+        return W.SOCKET_GONE
     if error.errno == errno.ENOTSOCK:
-        return "not a socket"
+        return W.NOT_A_SOCKET
     if error.errno == errno.ECONNREFUSED:
-        return "connection refused"
+        return W.REFUSED_CONNECTION
     return error.strerror or str(error)
 
 
@@ -261,10 +261,8 @@ def require_a_socket(path):
     try:
         is_socket = stat.S_ISSOCK(os.stat(path).st_mode)
     except OSError as error:
-        why = "it does not exist" if isinstance(error, FileNotFoundError) else error.strerror
+        why = W.DOES_NOT_EXIST if isinstance(error, FileNotFoundError) else error.strerror
     else:
-        why = None if is_socket else "it is not a socket"
+        why = None if is_socket else W.IS_NOT_A_SOCKET
     if why is not None:
-        raise Refusal(
-            f"Claude Code named an inbox socket that is not there ({why}); no letter could reach this session"
-        )
+        raise Refusal(W.NO_SUCH_INBOX.format(why=why))

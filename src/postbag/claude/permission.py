@@ -28,6 +28,7 @@ import os
 import stat
 
 from postbag import json_text, whole_file
+from postbag.claude import wording as W
 from postbag.escape import shell_word
 from postbag.refusal import Refusal
 from postbag.registration import Change
@@ -68,12 +69,12 @@ class SettingsFile:
         try:
             self.root = json_text.parse(self.text, within=LOOKED_INTO)
         except json_text.NotJson as error:
-            raise Refusal(f"claude's settings.json is not JSON ({error})") from None
+            raise Refusal(W.SETTINGS_NOT_JSON.format(why=error)) from None
         if self.root.kind != "object":
-            raise Refusal("claude's settings.json is not an object of settings")
+            raise Refusal(W.SETTINGS_NOT_AN_OBJECT)
         self.permissions = json_text.member(self.root, "permissions")
         if self.permissions is not None and self.permissions.kind != "object":
-            raise Refusal("permissions in claude's settings.json is not an object")
+            raise Refusal(W.PERMISSIONS_NOT_AN_OBJECT)
         self.allow = _list(self, "allow")
 
     def rules(self, kind):
@@ -121,7 +122,7 @@ def _list(settings, kind):
     """The permissions.`kind` list of `settings` that counts, or None; a Refusal where it is no list."""
     found = json_text.member(settings.permissions, kind) if settings.permissions is not None else None
     if found is not None and found.kind != "array":
-        raise Refusal(f"permissions.{kind} in claude's settings.json is not a list")
+        raise Refusal(W.RULES_NOT_A_LIST.format(kind=kind))
     return found
 
 
@@ -133,7 +134,7 @@ def settings_at(path):
     except FileNotFoundError:
         return SettingsFile(None)
     except OSError as error:
-        raise Refusal(f"claude's settings.json cannot be read ({error.strerror})") from None
+        raise Refusal(W.SETTINGS_UNREAD.format(why=error.strerror)) from None
 
 
 class Held:
@@ -147,11 +148,10 @@ class Held:
 
     def words(self):
         """What it does, in words that say where it stands."""
-        what = "postbag's tools" if self.rule in RULES else f"postbag's {self.rule.removeprefix(TOOL_RULE)} tool"
-        where = f"{self.rule} stands in permissions.{self.kind} of {shell_word(self.path)}"
-        if self.kind == "deny":
-            return f"Claude Code will not run {what}: {where}, and a deny wins over every allow"
-        return f"Claude Code asks before each call of {what}: {where}, and an ask wins over an allow"
+        tool = self.rule.removeprefix(TOOL_RULE)
+        what = W.ALL_TOOLS if self.rule in RULES else W.ONE_TOOL.format(tool=tool)
+        where = W.RULE_STANDS.format(rule=self.rule, kind=self.kind, path=shell_word(self.path))
+        return (W.DENIED if self.kind == "deny" else W.ASKED_FIRST).format(what=what, where=where)
 
 
 def holding_back(paths):
@@ -221,10 +221,7 @@ def _checked(settings, text):
     data = settings.bom + text.encode("utf-8", "surrogateescape")
     json_text.parse(text, within=LOOKED_INTO)  # what an edit in place makes is JSON, or postbag's fault to fail on
     if len(data) > LIMIT:
-        raise Refusal(
-            f"claude's settings.json would be longer than postbag reads back ({LIMIT:,} bytes) with {RULE} in it: "
-            f"add {RULE} to permissions.allow yourself"
-        )
+        raise Refusal(W.TOO_LONG.format(most=LIMIT, rule=RULE))
     return data
 
 
@@ -240,12 +237,12 @@ def change(path, *, removing, unasked=True):
     if settings.allowed():
         return None
     if settings.data is None:
-        said = f"writes {shell_word(path)}, with {RULE} in permissions.allow"
+        does = W.WRITES.format(path=shell_word(path), rule=RULE)
     else:
         kept = f"{os.path.basename(path)}{KEPT}"
-        older = " (in place of an older copy, which no longer described it)" if os.path.lexists(path + KEPT) else ""
-        said = f"adds {RULE} to permissions.allow in {shell_word(path)}, kept as it was in {kept}{older}"
-    return _change(f"lets postbag's tools run without asking: {said}" if unasked else said, path, _put_in)
+        older = W.IN_PLACE_OF_OLDER if os.path.lexists(path + KEPT) else ""
+        does = W.ADDS.format(rule=RULE, path=shell_word(path), kept=kept, older=older)
+    return _change(W.RUNS_TOOLS.format(does=does) if unasked else does, path, _put_in)
 
 
 def _require_a_changeable_file(path):
@@ -258,25 +255,16 @@ def _require_a_changeable_file(path):
     except FileNotFoundError:
         if os.path.islink(path):
             target = shell_word(os.path.realpath(path))
-            raise Refusal(
-                f"claude's settings.json, {name}, is a link to {target}, which is not there: create {target} "
-                "(an empty object, {} is enough), or remove the link, then run postbag setup again"
-            ) from None
+            raise Refusal(W.DANGLING_LINK.format(path=name, target=target)) from None
         return
     except OSError as error:
-        raise Refusal(f"claude's settings.json cannot be read ({error.strerror})") from None
+        raise Refusal(W.SETTINGS_UNREAD.format(why=error.strerror)) from None
     if not stat.S_ISREG(status.st_mode):
         return  # read as settings, and refused there, in its own words
     if not status.st_mode & stat.S_IWUSR:
-        raise Refusal(
-            f"claude's settings.json, {name}, is read-only (mode {stat.S_IMODE(status.st_mode):o}): make it writable "
-            f"(chmod u+w {name}), or add {RULE} to permissions.allow yourself"
-        )
+        raise Refusal(W.READ_ONLY.format(path=name, mode=stat.S_IMODE(status.st_mode), rule=RULE))
     if status.st_nlink > 1:
-        raise Refusal(
-            f"claude's settings.json, {name}, has {status.st_nlink} names (hard links), which a rewrite would "
-            f"split: add {RULE} to permissions.allow yourself"
-        )
+        raise Refusal(W.HARD_LINKED.format(path=name, names=status.st_nlink, rule=RULE))
 
 
 def _taking_out(path, settings):
@@ -284,18 +272,16 @@ def _taking_out(path, settings):
     kept, copy = _kept(path), os.path.basename(path) + KEPT
     if kept is None or (kept.data not in (NO_FILE, NO_FOLDER) and kept.allowed()):
         if kept is not None:  # a copy of a file that allowed postbag already: setup added nothing
-            return _change(f"removes {copy}, which setup kept", path, _drop_the_copy)
+            return _change(W.DROPS_COPY.format(copy=copy), path, _drop_the_copy)
         return None
     name = shell_word(path)
     if not settings.holds_the_rule():
-        said = f"removes {copy}, setup's copy of {name} from before it, which no longer describes it"
-        return _change(said, path, _drop_the_copy)
+        return _change(W.DROPS_STALE_COPY.format(copy=copy, path=name), path, _drop_the_copy)
     if settings.data == with_rule(kept):
         if kept.made_by_setup() == FILE:
-            return _change(f"removes {name}, which setup made", path, _give_back)
-        return _change(f"gives back {name} as it was before setup, from {copy}", path, _give_back)
-    said = f"takes out {RULE} from permissions.allow in {name}, and removes {copy}, which no longer describes it"
-    return _change(said, path, _take_out)
+            return _change(W.REMOVES_MADE.format(path=name), path, _give_back)
+        return _change(W.GIVES_BACK.format(path=name, copy=copy), path, _give_back)
+    return _change(W.TAKES_RULE_OUT.format(rule=RULE, path=name, copy=copy), path, _take_out)
 
 
 def _change(said, path, work):

@@ -7,10 +7,9 @@ transcript and files (files.py), and from what Claude Code lets in from other se
 
 from postbag import claude
 from postbag.claude import DOOR_FIELDS, NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
+from postbag.claude import wording as W
 from postbag.claude.acceptance import HOLD, REFUSE, Settings, permission_class, verdict
 from postbag.claude.files import (
-    ANOTHER,
-    CLEARED,
     ENDED,
     THE_TRANSCRIPT,
     Session,
@@ -39,19 +38,11 @@ HOLDS_SINCE = "2.1.271"
 # The MCP server's send tool as Claude Code names it to its model (mcp__SERVER__TOOL), the
 # server registered under the name postbag (setup registers it so).
 SEND_TOOL = "the tool mcp__postbag__send"
-NO_INBOX = (
-    "this Claude Code session has no inbox for letters: its cross-session messaging is off "
-    "(a --restricted session, or messaging switched off in this Claude Code), so no letter can reach it"
-)
 # How long a knock listens for Claude's word, by what the records of a running session
 # foretell: a letter they say Claude holds or refuses is said of within milliseconds
 # (about 30 ms, measured on the real clients); one they cannot tell of gets a moment; one
 # they say Claude lets in, none, as Claude says nothing of a letter it takes.
 HEARING = {HOLD: 1.0, REFUSE: 1.0, CANNOT_TELL: 0.25}
-NO_SIGN = "claude's transcript holds no sign of the letter"
-# A session restarted on the inbox socket of the one that joined takes what is sent there.
-RESTARTED = "the session that joined has ended, and another claude session, which has not joined, listens on its socket"
-BEFORE_RECEIPTS = "a join from before postbag 1.2"
 
 
 class Claude(Room, vendor=claude):
@@ -66,13 +57,13 @@ class Claude(Room, vendor=claude):
         """Its socket and token, and its id, by which its transcript is found."""
         env = self.here.env
         if without_an_inbox(env):
-            raise Refusal(NO_INBOX)
+            raise Refusal(W.NO_INBOX)
         if not inside(env):
-            raise Refusal(f"join {NAME} from inside a {NAME} session")
+            raise Refusal(W.JOIN_INSIDE)
         door = {"socket": env[SOCKET], "token": env[TOKEN]}
         for field, name in (("socket", SOCKET), ("token", TOKEN)):
             if not is_door_field(door[field]):
-                raise Refusal(f"{name} is not valid text")
+                raise Refusal(W.NOT_TEXT.format(variable=name))
         door["socket"] = self.here.absolute(door["socket"])
         require_a_socket(door["socket"])
         session = env.get(SESSION)
@@ -112,7 +103,7 @@ class Claude(Room, vendor=claude):
     def receipt(self, letter, joined):
         session = _session_of(joined)
         if session is None:
-            return Receipt(UNKNOWN, f"claude's join names no session to look in ({BEFORE_RECEIPTS})")
+            return Receipt(UNKNOWN, W.NO_SESSION_TO_READ)
         config, clock = self.config, self.here.clock
         found = transcripts(config, session)
         taken = taken_in(newest(found), THE_TRANSCRIPT, letter, took, clock) if found else None
@@ -122,16 +113,17 @@ class Claude(Room, vendor=claude):
         if alive == ENDED:  # the socket's listener now may be another session, or this one after /clear
             now = listener(config, joined["socket"])
             cleared = now is not None and _is_the_joined_process(joined, now[1])
-            elsewhere = taken_elsewhere(config, set(found), letter, clock, CLEARED if cleared else ANOTHER)
+            who = (W.TAKEN_AFTER_CLEAR, W.CLEAR_UNTOLD) if cleared else (W.TAKEN_BY_ANOTHER, W.ANOTHER_UNTOLD)
+            elsewhere = taken_elsewhere(config, set(found), letter, clock, who)
             if elsewhere is not None:
                 return elsewhere
             if cleared:
                 found = transcripts(config, now[0])
                 alive = now[1]
             elif now is not None:  # its transcript is written a moment after
-                return Receipt(UNKNOWN, f"{NO_SIGN} yet: {RESTARTED}")
+                return Receipt(UNKNOWN, W.NO_SIGN_YET_RESTARTED)
             else:
-                return Receipt(NOT_TAKEN, "claude's session has ended, and its transcript holds no sign of the letter")
+                return Receipt(NOT_TAKEN, W.ENDED_WITHOUT_IT)
         why = self._why_not(letter, alive, newest(found) if found else None)
         return why.noting(unproven(NAME, version_of(newest(found)), PROVEN)) if found else why
 
@@ -149,60 +141,49 @@ class Claude(Room, vendor=claude):
         # second); None where its time names no moment, and that cannot be told.
         changed = None if sent is None else settings.changed_since(sent + 1)
         if said == DROPPED:
-            return Receipt(NOT_TAKEN, "claude dropped it at its inbox: it never reached the session")
+            return Receipt(NOT_TAKEN, W.DROPPED_AT_INBOX)
         if said == REFUSED or (said is None and found.policy == REFUSE and changed is False):
-            return Receipt(NOT_TAKEN, "claude refused it" + (f", since {found.why}" if found.policy == REFUSE else ""))
+            refused = W.REFUSED_SINCE.format(why=found.why) if found.policy == REFUSE else W.REFUSED_IT
+            return Receipt(NOT_TAKEN, refused)
         if said == HELD or (said is None and found.policy == HOLD and changed is False):
             return Receipt(NOT_TAKEN, _held(found, sent, settings.expiry(), self.here.clock.now()))
         if changed:
             value, _ = settings.inbound()
-            return Receipt(
-                UNKNOWN,
-                f"{NO_SIGN}, and claude's settings now say crossSessionInbound {quoted(value or 'unset')}, changed "
-                "since it was sent: what they said then is not recorded",
-            )
+            return Receipt(UNKNOWN, W.SETTINGS_CHANGED.format(value=quoted(value or "unset")))
         if changed is None and found.policy in (REFUSE, HOLD):
-            return Receipt(
-                UNKNOWN,
-                f"{NO_SIGN}, and the ledger's time for it, {quoted(letter['at'])}, names no moment: whether claude's "
-                "settings changed since it was sent cannot be told",
-            )
+            return Receipt(UNKNOWN, W.NO_MOMENT.format(at=quoted(letter["at"])))
         if found.policy == CANNOT_TELL:
-            return Receipt(UNKNOWN, f"{NO_SIGN}, and whether the session let it in cannot be told: {found.why}")
-        return Receipt(UNKNOWN, f"{NO_SIGN} (yet), and its records say nothing of why")
+            return Receipt(UNKNOWN, W.LET_IN_UNTOLD.format(why=found.why))
+        return Receipt(UNKNOWN, W.NOTHING_SAID)
 
     def reachability(self, joined):
         session = _session_of(joined)
         if session is None:
-            why = f"its join names no session ({BEFORE_RECEIPTS})"
-            return Reach(CANNOT_TELL, f"whether claude can take a letter now cannot be told: {why}")
+            return Reach(CANNOT_TELL, W.REACH_UNTOLD.format(why=W.NO_SESSION_NAMED))
         alive = live_session(self.config, session)
         if alive != ENDED:
             return self._reach(session, alive)
         other = listener(self.config, joined["socket"])
         if other is None:
-            ended = "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
-            return Reach(WILL_NOT, ended)
+            return Reach(WILL_NOT, W.ENDED)
         reach = self._reach(*other)
         if _is_the_joined_process(joined, other[1]):  # the same session after /clear: nothing to mend
             return reach
-        return Reach(reach.state, f"{reach.words} ({RESTARTED}: let it join, so that the ledger names it)")
+        return Reach(reach.state, W.RESTARTED_ON_ITS_SOCKET.format(reach=reach.words))
 
     def _reach(self, session, alive):
         """Whether the session `session`, which runs as `alive` says, can take a letter now: a Reach."""
         found = self._verdict(session, alive)
         if found.policy == REFUSE:
-            refuses = f"it refuses each, since {found.why}; {found.remedy}"
-            return Reach(WILL_NOT, f"claude will not take a letter now: {refuses}")
+            return Reach(WILL_NOT, W.WILL_NOT_TAKE.format(why=found.why, remedy=found.remedy))
         if found.policy == HOLD:
-            held = f"it holds each for the person's review, since {found.why}; {found.waits}; {found.remedy}"
-            return Reach(WILL_NOT, f"claude will not act on a letter at once: {held}")
-        untold = "whether claude can take a letter now cannot be told"
+            return Reach(WILL_NOT, W.WILL_HOLD.format(why=found.why, waits=found.waits, remedy=found.remedy))
         if not isinstance(alive, Session):
-            return Reach(CANNOT_TELL, f"{untold}: its client keeps no session files here")
+            return Reach(CANNOT_TELL, W.REACH_UNTOLD.format(why=W.NO_SESSION_FILES))
         if found.policy == CANNOT_TELL:
-            return Reach(CANNOT_TELL, f"{untold}: {found.why}; {found.remedy}")
-        return Reach(TAKES, f"claude can take a letter now: its session runs, and {found.why}")
+            untold = W.UNTOLD_WITH_REMEDY.format(why=found.why, remedy=found.remedy)
+            return Reach(CANNOT_TELL, W.REACH_UNTOLD.format(why=untold))
+        return Reach(TAKES, W.CAN_TAKE.format(why=found.why))
 
     def _verdict(self, session, alive):
         """What Claude does now with a letter to `session`, which runs as `alive` says."""
@@ -248,17 +229,18 @@ class _Post(Post):
         found = self.found
         if self.word == HELD:
             if found is not None and found.policy == HOLD:
-                return f"but claude holds it for the person's review, since {found.why}; {found.waits}"
-            return "but claude holds it for the person's review, for a reason its records do not show"
+                return W.BUT_HOLDS.format(why=found.why, waits=found.waits)
+            return W.BUT_HOLDS_UNSAID
         if self.word == REFUSED:
-            return "but claude refused it" + (f", since {found.why}" if found and found.policy == REFUSE else "")
+            if found and found.policy == REFUSE:
+                return W.BUT_REFUSED_SINCE.format(why=found.why)
+            return W.BUT_REFUSED
         if self.word == DROPPED:
-            why = self.reason or "for a reason it did not give"
-            return f"but claude dropped it at its inbox ({why}): it will not reach the session"
+            return W.BUT_DROPPED.format(why=self.reason or W.DROPPED_UNSAID)
         if found is not None and found.policy == REFUSE:
-            return f"but claude refuses it, since {found.why}"
+            return W.BUT_REFUSES.format(why=found.why)
         if found is not None and found.policy == HOLD:
-            return f"but claude holds it for the person's review, since {found.why}; {found.waits}"
+            return W.BUT_HOLDS.format(why=found.why, waits=found.waits)
         return None
 
 
@@ -282,12 +264,10 @@ def _held(found, sent, expiry, now):
     """What became of a letter Claude held, sent at `sent` (seconds since the epoch), given
     the settings' `expiry` (its name, and its seconds or None), as it stands `now`: waiting
     for the person, or, unanswered within dialogExpiry, dropped."""
-    why = f", since {found.why}" if found.policy == HOLD else ", for a reason its records do not show"
     named, seconds = expiry
+    said = found.policy == HOLD
     if sent is not None and seconds is not None and now > sent + seconds:
-        unanswered = "nobody approved it" if found.asked else "nobody could be asked to approve it there"
-        return (
-            f"claude held it for the person's review{why}, and {unanswered} within dialogExpiry ({named}): "
-            "Claude has dropped it"
-        )
-    return f"claude holds it for the person's review{why}; {found.waits}"
+        unanswered = W.NOBODY_APPROVED if found.asked else W.NOBODY_ASKED
+        dropped = W.HELD_AND_DROPPED if said else W.HELD_UNSAID_AND_DROPPED
+        return dropped.format(why=found.why, unanswered=unanswered, expiry=named)
+    return (W.HOLDS_IT if said else W.HOLDS_IT_UNSAID).format(why=found.why, waits=found.waits)
