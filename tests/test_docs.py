@@ -55,9 +55,7 @@ def _messages(node, function, functions, tables, depth=0):
     elif isinstance(node, ast.Subscript) and getattr(node.value, "id", None) in tables:
         for value in tables[node.value.id].values:
             found += _messages(value, function, functions, tables, depth + 1)
-    elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "format" and _worded(node.func.value):
-        return [_template(_worded(node.func.value))]
-    elif isinstance(node, ast.Attribute) and _worded(node):
+    elif _worded(node):
         return [_template(_worded(node))]
     elif isinstance(node, ast.Call):
         name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
@@ -69,9 +67,12 @@ def _messages(node, function, functions, tables, depth=0):
 
 
 def _worded(node):
-    """The template a wording module holds under the name `node` takes (W.NAME), or None."""
+    """The template a wording module holds under the name `node` takes (W.NAME), or fills
+    in (W.NAME.format(...)); else None."""
     import importlib
 
+    if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "format":
+        node = node.func.value
     if not isinstance(node, ast.Attribute):
         return None
     for module in ("postbag.claude.wording", "postbag.codex.wording", "postbag.wording"):

@@ -16,9 +16,10 @@ import os
 
 from postbag import processes
 from postbag.codex import CLIENT, PROGRAM, config
+from postbag.codex import wording as W
 from postbag.codex.files import home_directory
 from postbag.codex.queue import find_codex
-from postbag.codex.wake import DAEMON_START, RUNS, STOPPED, daemon_runs
+from postbag.codex.wake import RUNS, STOPPED, daemon_runs
 from postbag.escape import shell_word
 from postbag.refusal import Refusal
 from postbag.registration import (
@@ -39,9 +40,6 @@ from postbag.vendors import for_a_child
 # How to get the newest Codex postbag is proven on (room.PROVEN's), from its npm package.
 INSTALLING = "npm install -g @openai/codex@0.171.0 (Node 16 or later)"
 SERVER_NAME = "postbag"  # the name postbag's MCP server is registered under: letters name its tools by it
-# What doctor (of "such a thread") and setup (of "a thread nobody has loaded") say of a daemon not running.
-DAEMON_DOWN = "Codex's daemon is not running, so {} keeps its letters until it runs: start it with " + DAEMON_START
-UNTOLD = "whether Codex's daemon runs cannot be told from its record"
 
 
 class CodexInstallation(Installation):
@@ -70,29 +68,29 @@ class CodexInstallation(Installation):
         if status != 0:
             if "no mcp server named" in err.lower():
                 return None
-            raise failed("codex mcp get postbag --json", status, err)
+            raise failed(W.GET_FAILED_SHOWN, status, err)
         try:
             shown = record(json_of(out))
         except ValueError:
-            raise Refusal("codex mcp get postbag --json said what postbag does not know") from None
+            raise Refusal(W.GET_UNKNOWN) from None
         transport = table(shown, "transport")
         found = registration_from(text(transport, "command"), transport.get("args") or [], table(transport, "env"))
         if found is None:
-            raise Refusal("Codex's MCP server postbag is of a shape postbag does not know")
+            raise Refusal(W.UNKNOWN_SHAPE)
         if shown.get("enabled", True) is False:
-            raise Refusal("Codex's MCP server postbag is disabled")
+            raise Refusal(W.DISABLED)
         return found
 
     def registering(self, registration):
         env = [word for name, value in registration.env.items() for word in ("--env", f"{name}={value}")]
         add = ["mcp", "add", SERVER_NAME, *env, "--", *registration.argv]
-        return self._keeping_the_file(self._command("registers postbag's MCP server", add))
+        return self._keeping_the_file(self._command(W.REGISTERS, add))
 
     def unregistering(self, removing=False):
         """Codex's own command, which writes config.toml whole; `removing`, the file given
         back instead where it is still as setup left it (config.py), the command run after
         only where the file given back names postbag too."""
-        take_out = self._command("takes out postbag's MCP server", ["mcp", "remove", SERVER_NAME])
+        take_out = self._command(W.TAKES_OUT, ["mcp", "remove", SERVER_NAME])
         path = config.path_of(self.here.env)
         if not removing:
             return self._keeping_the_file(take_out)
@@ -108,12 +106,11 @@ class CodexInstallation(Installation):
     def checks(self):
         """Codex's daemon, which wakes a thread nobody has loaded."""
         state = daemon_runs(home_directory(self.here.env))
-        what = "waking a thread nobody has loaded"
         if state == RUNS:
-            return [Check(OK, what, "Codex's daemon runs, and takes a letter for such a thread at once")]
+            return [Check(OK, W.WAKING, W.DAEMON_RUNS)]
         if state == STOPPED:
-            return [Check(NOTE, what, DAEMON_DOWN.format("such a thread"))]
-        return [Check(NOTE, what, UNTOLD)]
+            return [Check(NOTE, W.WAKING, W.DAEMON_STOPPED.format(which=W.SUCH_A_THREAD))]
+        return [Check(NOTE, W.WAKING, W.DAEMON_UNTOLD)]
 
     def notes(self, removing=False):
         """What setup says of Codex's daemon, which it leaves to the person; `removing`, of a
@@ -122,16 +119,12 @@ class CodexInstallation(Installation):
             path = config.path_of(self.here.env)
             if not config.is_kept(path) or config.as_setup_left(path):
                 return []
-            return [
-                f"{config.kept_name(path)}, Codex's config.toml as setup found it, stays: the file has changed "
-                "since, so remove cannot give it back; compare the two, take from the copy what you want back, "
-                "then delete it"
-            ]
+            return [W.COPY_STAYS.format(copy=config.kept_name(path))]
         state = daemon_runs(home_directory(self.here.env))
         if state == RUNS:
             return []
-        why = DAEMON_DOWN.format("a thread nobody has loaded") if state == STOPPED else UNTOLD
-        return [f"{why} (setup starts no daemon)"]
+        why = W.DAEMON_STOPPED.format(which=W.A_THREAD_UNLOADED) if state == STOPPED else W.DAEMON_UNTOLD
+        return [W.NO_DAEMON_STARTED.format(why=why)]
 
     def _command(self, does, argv):
         return command(self.client, for_a_child(self.here.env), does, argv)
@@ -142,9 +135,6 @@ class CodexInstallation(Installation):
         path = config.path_of(self.here.env)
         kept = config.keeping(path, change)
         if os.path.lexists(path) and not config.as_setup_left(path):
-            older = " (in place of an older copy, which no longer describes it)" if config.is_kept(path) else ""
-            kept.news.append(
-                f"Codex's own command writes {shell_word(path)} whole again, so setup keeps the file as it found "
-                f"it, in {config.kept_name(path)}{older}, for setup --remove to give back"
-            )
+            older = W.IN_PLACE_OF_OLDER if config.is_kept(path) else ""
+            kept.news.append(W.KEEPS_THE_FILE.format(path=shell_word(path), copy=config.kept_name(path), older=older))
         return kept

@@ -13,6 +13,7 @@ file has not changed since that moment; else the copy stays, and setup names it.
 import os
 
 from postbag import whole_file
+from postbag.codex import wording as W
 from postbag.codex.files import home_directory
 from postbag.escape import shell_word
 from postbag.registration import Change
@@ -73,7 +74,7 @@ def giving_back(path, take_out, names_postbag):
         if kept is None or names_postbag():
             take_out.make()
 
-    does = f"{take_out.does.partition(':')[0]}: gives back {shell_word(path)} as setup found it, from {kept_name(path)}"
+    does = W.GIVES_BACK.format(does=take_out.does.partition(":")[0], path=shell_word(path), copy=kept_name(path))
     return Change(does, make, undo=before.put_back, shown=take_out.shown)
 
 

@@ -18,6 +18,7 @@ no sign of anything.
 
 import os
 
+from postbag.codex import wording as W
 from postbag.here import home_of
 from postbag.receipts import is_the_letter
 from postbag.vendor_files import find_back, is_regular, json_of, open_regular, record, table, text
@@ -111,13 +112,13 @@ def in_the_queue(home, thread, letter):  # noqa: PLR0911 - every way a live data
     try:
         import sqlite3
     except ImportError:
-        return QUEUE_UNREAD, "this Python has no sqlite3 to read codex's queue with"
+        return QUEUE_UNREAD, W.NO_SQLITE
     path = os.path.join(home, "queue_1.sqlite")
     if not os.path.lexists(path):
         return NOT_IN_THE_QUEUE, None  # nothing was ever queued here
     # SQLite opens the database and its journals by their names, where a pipe would hang it.
     if not all(is_regular(each) for each in (path, *_journals(path))):
-        return QUEUE_UNREAD, "codex's queue is not a regular file"
+        return QUEUE_UNREAD, W.QUEUE_NOT_A_FILE
     uri = "file:" + path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     for attempt in range(BUSY_TRIES):
         try:
@@ -127,11 +128,11 @@ def in_the_queue(home, thread, letter):  # noqa: PLR0911 - every way a live data
             return (IN_THE_QUEUE if found else NOT_IN_THE_QUEUE), None
         except sqlite3.OperationalError as error:
             if ("locked" not in str(error) and "busy" not in str(error)) or attempt == BUSY_TRIES - 1:
-                return QUEUE_UNREAD, f"cannot read codex's queue ({error})"
+                return QUEUE_UNREAD, W.QUEUE_UNREAD.format(why=error)
             time.sleep(BUSY_WAIT)
         except (sqlite3.DatabaseError, ValueError, OverflowError, MemoryError) as error:
-            return QUEUE_UNREAD, f"codex's queue is not a database postbag knows ({type(error).__name__})"
-    return QUEUE_UNREAD, "codex's queue stayed locked"
+            return QUEUE_UNREAD, W.QUEUE_UNKNOWN.format(kind=type(error).__name__)
+    return QUEUE_UNREAD, W.QUEUE_LOCKED
 
 
 def _journals(path):

@@ -14,6 +14,7 @@ whether it runs: its pid lives and, on Linux, /proc/N/stat gives the same start 
 
 import os
 
+from postbag.codex import wording as W
 from postbag.codex.files import approval_policy, version_of
 from postbag.processes import PID_MOST, runs
 from postbag.receipts import numbers
@@ -24,24 +25,7 @@ WAKES_SINCE = "0.166.0"  # the first Codex whose codex queue has --resume
 NEVER_ASKS = "never"  # the one approval policy under which a turn cannot stop to ask a person
 RUNS, STOPPED = "runs", "stopped"  # the daemon, else CANNOT_TELL
 WILL_WAKE, WAITS = "will wake", "waits"  # what becomes of a letter to a thread nobody has loaded
-DAEMON_START = "codex app-server daemon start"
-RESUMED_WHERE = "in the app or editor, or with codex resume"
-TAKEN_ON_RESUME = f"it is taken when the thread is resumed ({RESUMED_WHERE})"
-DAEMON_DOWN = (
-    f"codex's daemon, which wakes it, is not running: once the human runs {DAEMON_START}, the next letter "
-    "wakes the thread, with any letters waiting for it"
-)
-DAEMON_COULD_NOT = f"codex's daemon could not wake it: {TAKEN_ON_RESUME}"
-CODEX_WITHOUT_RESUME = (
-    f"this codex cannot wake a thread (its codex queue has no --resume, which came in Codex {WAKES_SINCE}): "
-    f"{TAKEN_ON_RESUME}"
-)
-OPENED_WITHOUT_WAKING = f"this exchange wakes no thread (it was opened with --no-wake): {TAKEN_ON_RESUME}"
-POLICY_UNSTATED = (
-    "postbag does not wake it, since its rollout does not say whether a woken turn could stop for an approval: "
-    f"{TAKEN_ON_RESUME}"
-)
-NEXT_LETTER_WAKES = "the next letter wakes it through codex's daemon, with any letters waiting for it"
+CODEX_WITHOUT_RESUME = W.WITHOUT_RESUME.format(since=WAKES_SINCE)  # what a codex from before --resume waits for
 
 
 def why_not_woken(rollout, wakes):
@@ -50,17 +34,12 @@ def why_not_woken(rollout, wakes):
     turn has nobody to answer an approval: codex holds it there unseen, and every later
     letter behind it, so a thread whose policy may ask for one is not woken."""
     if not wakes:
-        return OPENED_WITHOUT_WAKING
+        return W.OPENED_WITHOUT_WAKING
     policy = approval_policy(rollout)
     if policy is None:
-        return POLICY_UNSTATED
+        return W.POLICY_UNSTATED
     if policy != NEVER_ASKS:
-        shown = quoted(policy) if type(policy) is str else "granular"
-        return (
-            f"postbag does not wake it: the thread asks for approvals (approval_policy {shown}), and nobody could "
-            f"give one to a woken turn; it is taken when the thread is resumed where a person can approve "
-            f"({RESUMED_WHERE})"
-        )
+        return W.ASKS_FOR_APPROVALS.format(policy=quoted(policy) if type(policy) is str else W.GRANULAR)
     return None
 
 
@@ -72,13 +51,10 @@ def unloaded(home, rollout, wakes):
         return WAITS, why_not
     wrote = version_of(rollout)
     if numbers(wrote) is not None and numbers(wrote) < numbers(WAKES_SINCE):
-        return WAITS, (
-            f"the codex that wrote its rollout, {wrote}, cannot wake a thread (codex queue --resume came in "
-            f"Codex {WAKES_SINCE}): {TAKEN_ON_RESUME}"
-        )
+        return WAITS, W.OLD_WRITER.format(wrote=wrote, since=WAKES_SINCE)
     if daemon_runs(home) == STOPPED:
-        return WAITS, DAEMON_DOWN
-    return WILL_WAKE, NEXT_LETTER_WAKES
+        return WAITS, W.DAEMON_DOWN
+    return WILL_WAKE, W.NEXT_LETTER_WAKES
 
 
 def daemon_runs(home):
