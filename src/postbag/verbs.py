@@ -8,6 +8,7 @@ its room (rooms.py), which the exchange's switches go to.
 """
 
 from postbag import ledger
+from postbag import wording as W
 from postbag.escape import one_line, shell_word
 from postbag.exchange import CLOSED, NOT_OPENED, SPENT
 from postbag.human_verbs import require_human
@@ -22,17 +23,9 @@ from postbag.words import counted
 # joining peer's room alone (claude's reads its session file). read imports none.
 
 # What each verb says of an exchange that takes no more letters, by Exchange.barred.
-SEND_REFUSED = {
-    NOT_OPENED: "no exchange is open",
-    CLOSED: "the human closed the exchange",
-    SPENT: "the exchange's letters are spent",
-}
-NOTHING_CLOSED = {
-    NOT_OPENED: "no exchange is open; nothing was closed",
-    CLOSED: "the exchange is already closed; nothing was recorded",
-    SPENT: "the exchange's letters are already spent; nothing was recorded",
-}
-STANDING = {CLOSED: "closed by the human", SPENT: "spent"}
+SEND_REFUSED = {NOT_OPENED: W.NO_EXCHANGE, CLOSED: W.HUMAN_CLOSED, SPENT: W.SPENT}
+NOTHING_CLOSED = {NOT_OPENED: W.NOTHING_TO_CLOSE, CLOSED: W.ALREADY_CLOSED, SPENT: W.ALREADY_SPENT}
+STANDING = {CLOSED: W.CLOSED_BY_THE_HUMAN, SPENT: W.SPENT_STANDING}
 # What a join records besides the door: the fields that name the session are the door's.
 JOIN_FIELDS = ("n", "at", "kind", "peer", "cwd")
 RECENT = 24 * 3600  # seconds: a join this recent in another ledger is named where open finds nobody joined
@@ -56,18 +49,18 @@ def which_ledger(bag, location):
     POSTBAG_LEDGER names, which one it is; None otherwise, as it was. `location` is where
     the ledger was found (a ledger.Location)."""
     if bag.made is not None:
-        made = f"created the ledger {bag.path}"
+        made = W.CREATED.format(path=bag.path)
         if location.repository is not None:
-            made += f" for the repository {location.repository.top}"
-        return made + (f", and the directory {bag.made.directory} for it" if bag.made.directory else "")
-    return f"wrote to {location.words()}" if location.named else None
+            made += W.FOR_THE_REPOSITORY.format(top=location.repository.top)
+        return made + (W.AND_THE_DIRECTORY.format(directory=bag.made.directory) if bag.made.directory else "")
+    return W.WROTE_TO.format(ledger=location.words()) if location.named else None
 
 
 def _elsewhere(location):
     """The words a refusal adds that could come from the agents' and the human's ledgers
     differing: which ledger this one is, unless it is the default."""
     words = location.words()
-    return "" if words is None else f" ({words})"
+    return "" if words is None else W.WHICH.format(ledger=words)
 
 
 def _no_exchange(location):
@@ -75,8 +68,7 @@ def _no_exchange(location):
     repository's, what the human runs and where."""
     if location.repository is None:
         return SEND_REFUSED[NOT_OPENED] + _elsewhere(location)
-    top = location.repository.top
-    return f"no exchange is open in the ledger of the repository {top} (the human runs postbag open there)"
+    return W.NO_EXCHANGE_IN_REPOSITORY.format(top=location.repository.top)
 
 
 def join(here, peer, door, *, again=True):
@@ -88,9 +80,10 @@ def join(here, peer, door, *, again=True):
     with _ledger(here, location, write=True, create=True) as bag:
         before = bag.latest_join(peer)
         if not again and _is_latest(before, door):
-            return Done(f"{peer} was joined already: letters to {peer} reach this session", *bag.news)
+            return Done(W.JOINED_ALREADY.format(peer=peer), *bag.news)
         _write_record(bag, "join", peer=peer, **door, **_directory(here))
-    return Done(f"{peer} joined", *bag.news, which_ledger(bag, location), _replaced_session(peer, before, door))
+    replaced = _replaced_session(peer, before, door)
+    return Done(W.JOINED.format(peer=peer), *bag.news, which_ledger(bag, location), replaced)
 
 
 def _directory(here):
@@ -104,8 +97,8 @@ def _replaced_session(peer, before, door):
     if before is None or all(before.get(field) == door.get(field) for field in door_fields(peer)):
         return None
     where = before.get("cwd")
-    whence = f" from {where}" if type(where) is str else ""
-    return f"this replaces the {peer} session that joined at {before['at']}{whence}: letters to {peer} now come here"
+    whence = W.FROM.format(where=where) if type(where) is str else ""
+    return W.REPLACES_SESSION.format(peer=peer, at=before["at"], whence=whence)
 
 
 def open_exchange(here, limit, chosen=None, *, afresh=False):
@@ -118,7 +111,7 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
     aside = None
     if afresh:
         aside = ledger.set_aside(location.path, here.clock)
-        aside = f"set the damaged ledger aside, whole and private, as {aside}"
+        aside = W.SET_ASIDE.format(path=aside)
     with _ledger(here, location, write=True, create=True) as bag:
         replaced = _replaced(bag.exchange())
         _write_record(bag, "open", limit=limit, **chosen)
@@ -127,7 +120,7 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
     absent = [peer for peer, joined in joins.items() if joined is None]
     doors = [reach(peer, joined, here, exchange).words for peer, joined in joins.items() if joined is not None]
     switched = [switch.opened for switch in SWITCHES if switch.set_in(chosen)]
-    opened = ", ".join([f"exchange open: {counted(limit, 'letter')}", *switched])
+    opened = ", ".join([W.OPENED.format(letters=counted(limit, "letter")), *switched])
     wrote = which_ledger(bag, location)
     elsewhere = _joined_elsewhere(here, location, limit) if len(absent) == len(PEERS) else []
     return Done(opened, aside, *bag.news, wrote, replaced, _not_joined(absent), *elsewhere, *doors)
@@ -142,11 +135,9 @@ def _joined_elsewhere(here, location, limit):
     program = " ".join(program_of(here))
     said = []
     for found in recent_joins(here, location.path)[:OTHERS_MOST]:
-        joined = ", ".join(f"{peer} at {record['at']}" for peer, record in found.joins.items())
-        opens = f"cd {shell_word(found.directory)} && {program} open {limit}"
-        said.append(
-            f"agents joined another ledger from {found.directory} ({joined}): to open an exchange there, {opens}"
-        )
+        joined = ", ".join(W.PEER_AT.format(peer=peer, at=record["at"]) for peer, record in found.joins.items())
+        opens = W.OPENS_THERE.format(directory=shell_word(found.directory), program=program, limit=limit)
+        said.append(W.JOINED_ELSEWHERE.format(directory=found.directory, joined=joined, opens=opens))
     return said
 
 
@@ -190,8 +181,7 @@ def _replaced(exchange):
     """What a new open says of the exchange it replaces, where that one still had letters."""
     if exchange.barred:
         return None
-    had = f"{exchange.left} of its {counted(exchange.granted, 'letter')}"
-    return f"this replaces the open exchange, which still had {had}"
+    return W.REPLACES_EXCHANGE.format(left=exchange.left, letters=counted(exchange.granted, "letter"))
 
 
 def reach(peer, joined, here, exchange):
@@ -203,7 +193,7 @@ def reach(peer, joined, here, exchange):
     try:
         return room(peer, here, exchange).reachability(joined)
     except OSError as error:  # a record that cannot be read is something not known, not a failure
-        return Reach(CANNOT_TELL, f"whether {peer} can take a letter now cannot be told ({error.strerror})")
+        return Reach(CANNOT_TELL, W.REACH_UNREAD.format(peer=peer, why=error.strerror))
 
 
 def reach_of(here, peer):
@@ -213,15 +203,15 @@ def reach_of(here, peer):
         if bag.fd is None:
             return None
         joined, exchange = bag.latest_join(peer), bag.exchange()
-    return f"{peer} has not joined" if joined is None else reach(peer, joined, here, exchange).words
+    return W.NOT_JOINED.format(peer=peer) if joined is None else reach(peer, joined, here, exchange).words
 
 
 def _not_joined(absent):
     if not absent:
         return None
     if len(absent) == len(PEERS):
-        return "neither agent has joined yet: no letter can reach them until each joins from its own session"
-    return f"{absent[0]} has not joined yet: no letter can reach it until it joins from its own session"
+        return W.NEITHER_JOINED
+    return W.ONE_NOT_JOINED.format(peer=absent[0])
 
 
 def close_exchange(here):
@@ -230,10 +220,10 @@ def close_exchange(here):
     with _ledger(here, location, write=True) as bag:
         exchange = bag.exchange()
         if exchange.barred:
-            looked = None if location.is_default else f"looked in {location.words()}"
+            looked = None if location.is_default else W.LOOKED_IN.format(ledger=location.words())
             return Done(NOTHING_CLOSED[exchange.barred], *bag.news, looked)
         _write_record(bag, "close")
-    closed = f"exchange closed: {exchange.sent} of {counted(exchange.granted, 'letter')} sent"
+    closed = W.CLOSED.format(sent=exchange.sent, letters=counted(exchange.granted, "letter"))
     return Done(closed, *bag.news, which_ledger(bag, location))
 
 
@@ -256,11 +246,11 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None): 
         joins = bag.latest_joins((recipient, sender) if sender_door is not None else (recipient,))
         joined = joins[recipient]
         if joined is None:
-            raise Refusal(f"{recipient} has not joined{_elsewhere(location)}")
+            raise Refusal(W.NOT_JOINED.format(peer=recipient) + _elsewhere(location))
         rejoined, replaced = "", None
         if sender_door is not None and not _is_latest(joins[sender], sender_door):
             _write_record(bag, "join", peer=sender, **sender_door, **_directory(here))
-            rejoined, replaced = f"{sender} joined; ", _replaced_session(sender, joins[sender], sender_door)
+            rejoined, replaced = W.REJOINED.format(peer=sender), _replaced_session(sender, joins[sender], sender_door)
         number, left, recipient_room = bag.next_number, exchange.left - 1, room(recipient, here, exchange)
         command = envelope.reply_command(envelope.program_of(here), location.path if location.named else None)
         tool = recipient_room.SEND_TOOL if joined.get("via") == "mcp" else None
@@ -273,14 +263,11 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None): 
             try:
                 bag.append("letter", **{"from": sender, "to": recipient, "body": body}, **post.recorded())
             except OSError as error:
-                raise Refusal(
-                    f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
-                    f"do not resend before checking {recipient}'s session"
-                ) from None
+                raise Refusal(W.NOT_RECORDED.format(number=number, peer=recipient, why=error.strerror)) from None
         except Refusal:
             post.finish()  # what it reads ends before the refusal does: no thread outlives it into shutdown
             raise
-    delivered = f"{rejoined}letter {number} delivered to {recipient}, {left} left"
+    delivered = rejoined + W.DELIVERED.format(number=number, peer=recipient, left=left)
     return Done(delivered + _after(post), *bag.news, which_ledger(bag, location), replaced)
 
 
@@ -293,11 +280,11 @@ def _after(post):
         said = None
     finally:
         post.finish()
-    return f"; {said}" if said else ""
+    return W.CAVEAT.format(caveat=said) if said else ""
 
 
 def receipts(here, sender=None, count=None):
-    """Where letters stand, from the recipient_room' own records: `sender`'s last `count`
+    """Where letters stand, from the recipients' own records: `sender`'s last `count`
     letters (default its last one), or with no sender the last `count` letters (default
     those of the latest exchange), oldest first, as (letter, Receipt); None without a ledger."""
     with _ledger(here, ledger.locate(here)) as bag:
@@ -320,7 +307,7 @@ def receipt_of(letter, joined, here, exchange):
     from postbag.rooms import room
 
     if joined is None:
-        return Receipt(UNKNOWN, f"no join of {letter['to']} comes before it in the ledger")
+        return Receipt(UNKNOWN, W.NO_JOIN_BEFORE.format(peer=letter["to"]))
     return room(letter["to"], here, exchange).receipt(letter, joined)
 
 
@@ -370,10 +357,7 @@ def snapshot(here, count=None, *, with_status=False, on_wait=None, following=Fal
 
 def unfinished_words(line, path):
     """What a reader says of a last record left unfinished after `line`, which the next writer removes."""
-    return (
-        f"{ledger.truncated(line, path)}: its last record is unfinished, most likely from an interrupted send, and "
-        "the next send, join or open removes it"
-    )
+    return W.UNFINISHED.format(line=ledger.truncated(line, path))
 
 
 def status(here):
@@ -388,28 +372,29 @@ def status_line(bag, location):
     names it), the exchange, and who has joined since when."""
     exchange = bag.exchange()
     if exchange.barred == NOT_OPENED:
-        state = "no exchange opened"
+        state = W.NO_EXCHANGE_OPENED
     else:
-        state = f"exchange of {counted(exchange.granted, 'letter')}, {exchange.sent} sent, "
-        state += STANDING.get(exchange.barred) or f"{exchange.left} left"
-        state += "".join(f", {s.standing}" for s in SWITCHES if s.set_in(exchange.switches))
+        state = W.EXCHANGE_OF.format(letters=counted(exchange.granted, "letter"), sent=exchange.sent)
+        state += STANDING.get(exchange.barred) or W.LEFT.format(left=exchange.left)
+        state += "".join(W.SWITCHED.format(standing=s.standing) for s in SWITCHES if s.set_in(exchange.switches))
     peers = [_joined_words(peer, joined) for peer, joined in bag.latest_joins().items()]
-    return f"{ledger_called(location)}: {state}; {', '.join(peers)}"
+    return W.STATUS.format(ledger=ledger_called(location), state=state, peers=", ".join(peers))
 
 
 def _joined_words(peer, joined):
     """How the status line says when `peer` joined, and from where, or that it has not."""
     if joined is None:
-        return f"{peer} has not joined"
+        return W.NOT_JOINED.format(peer=peer)
     where = joined.get("cwd")
-    return f"{peer} joined {one_line(joined['at'])}" + (f" from {one_line(where)}" if type(where) is str else "")
+    whence = W.FROM.format(where=one_line(where)) if type(where) is str else ""
+    return W.JOINED_AT.format(peer=peer, at=one_line(joined["at"])) + whence
 
 
 def ledger_called(location):
     """The ledger at `location` as a status line names it: its path, and why it is that one."""
     if location.repository is not None:
-        return f"ledger {location.path}, of the repository {location.repository.top}"
-    return f"ledger {location.path}" + (", which POSTBAG_LEDGER names" if location.named else "")
+        return W.LEDGER_OF_REPOSITORY.format(path=location.path, top=location.repository.top)
+    return W.LEDGER_AT.format(path=location.path) + (W.NAMED if location.named else "")
 
 
 def _is_latest(joined, door):
@@ -426,4 +411,4 @@ def _write_record(bag, kind, **fields):
     try:
         bag.append(kind, **fields)
     except OSError as error:
-        raise Refusal(f"cannot write the ledger ({error.strerror})") from None
+        raise Refusal(W.CANNOT_WRITE_LEDGER.format(why=error.strerror)) from None

@@ -1,0 +1,73 @@
+"""Everything postbag says outside the rooms, each sentence a template with named parts, in
+one place (each room has its own: claude/wording.py, codex/wording.py). Where a sentence
+is 1.0's, its words are the contract agents and scripts match on, and tests pin them word
+for word; the rest are checked by their template and the facts they are given.
+
+The command line's help and the MCP server's tool descriptions are tables of their own
+(commands.py, mcp.py), and what the launcher says before any of postbag can run stands
+in launch.py. A part in braces is filled in where the sentence is said, each named for
+what it holds.
+"""
+
+# An exchange that takes no more letters, by what send says (1.0's words), what close
+# says, and what read's status line says of it.
+NO_EXCHANGE = "no exchange is open"
+HUMAN_CLOSED = "the human closed the exchange"
+SPENT = "the exchange's letters are spent"
+NOTHING_TO_CLOSE = "no exchange is open; nothing was closed"
+ALREADY_CLOSED = "the exchange is already closed; nothing was recorded"
+ALREADY_SPENT = "the exchange's letters are already spent; nothing was recorded"
+CLOSED_BY_THE_HUMAN = "closed by the human"
+SPENT_STANDING = "spent"
+NO_EXCHANGE_IN_REPOSITORY = (
+    "no exchange is open in the ledger of the repository {top} (the human runs postbag open there)"
+)
+
+# Which ledger a verb wrote, or looked in (verbs.py).
+CREATED = "created the ledger {path}"
+FOR_THE_REPOSITORY = " for the repository {top}"
+AND_THE_DIRECTORY = ", and the directory {directory} for it"
+WROTE_TO = "wrote to {ledger}"
+LOOKED_IN = "looked in {ledger}"
+WHICH = " ({ledger})"
+
+# join, open, close and send (verbs.py).
+JOINED = "{peer} joined"
+JOINED_ALREADY = "{peer} was joined already: letters to {peer} reach this session"
+REPLACES_SESSION = "this replaces the {peer} session that joined at {at}{whence}: letters to {peer} now come here"
+FROM = " from {where}"
+JOINED_ELSEWHERE = "agents joined another ledger from {directory} ({joined}): to open an exchange there, {opens}"
+PEER_AT = "{peer} at {at}"
+OPENS_THERE = "cd {directory} && {program} open {limit}"
+SET_ASIDE = "set the damaged ledger aside, whole and private, as {path}"
+OPENED = "exchange open: {letters}"
+REPLACES_EXCHANGE = "this replaces the open exchange, which still had {left} of its {letters}"
+REACH_UNREAD = "whether {peer} can take a letter now cannot be told ({why})"
+NOT_JOINED = "{peer} has not joined"
+NEITHER_JOINED = "neither agent has joined yet: no letter can reach them until each joins from its own session"
+ONE_NOT_JOINED = "{peer} has not joined yet: no letter can reach it until it joins from its own session"
+CLOSED = "exchange closed: {sent} of {letters} sent"
+NOT_RECORDED = (
+    "letter {number} was submitted to {peer}'s door but not recorded ({why}); do not resend before checking "
+    "{peer}'s session"
+)
+REJOINED = "{peer} joined; "
+DELIVERED = "letter {number} delivered to {peer}, {left} left"
+CAVEAT = "; {caveat}"
+NO_JOIN_BEFORE = "no join of {peer} comes before it in the ledger"
+CANNOT_WRITE_LEDGER = "cannot write the ledger ({why})"
+
+# read's last line (verbs.py): where the bag stands.
+UNFINISHED = (
+    "{line}: its last record is unfinished, most likely from an interrupted send, and the next send, join or open "
+    "removes it"
+)
+NO_EXCHANGE_OPENED = "no exchange opened"
+EXCHANGE_OF = "exchange of {letters}, {sent} sent, "
+LEFT = "{left} left"
+SWITCHED = ", {standing}"
+STATUS = "{ledger}: {state}; {peers}"
+JOINED_AT = "{peer} joined {at}"
+LEDGER_OF_REPOSITORY = "ledger {path}, of the repository {top}"
+LEDGER_AT = "ledger {path}"
+NAMED = ", which POSTBAG_LEDGER names"
