@@ -15,6 +15,7 @@ import os
 import stat
 
 from postbag import ledger_file, records
+from postbag import wording as W
 from postbag.escape import has_unsafe
 from postbag.exchange import Exchange
 from postbag.here import home_of
@@ -48,9 +49,9 @@ class Location:
         """The ledger as words name it where a person could think another was meant: the
         one POSTBAG_LEDGER names, or a repository's; None for the default."""
         if self.named:
-            return f"the ledger {self.path}, which POSTBAG_LEDGER names"
+            return W.NAMED_LEDGER.format(path=self.path)
         if self.repository is not None:
-            return f"the ledger of the repository {self.repository.top}"
+            return W.REPOSITORY_LEDGER.format(top=self.repository.top)
         return None
 
 
@@ -65,10 +66,7 @@ def locate(here):
     if raw:
         return Location(named_path(raw, env), named=True)
     if here.cwd is None:
-        raise Refusal(
-            "the directory this runs in is gone, so the repository whose ledger it uses cannot be told",
-            "run it again from the repository's folder",
-        )
+        raise Refusal(W.DIRECTORY_GONE, W.RUN_FROM_THE_FOLDER)
     from postbag import repository  # the agents' verbs load it; a ledger named by the variable needs none
 
     found = repository.containing(here.cwd)
@@ -111,13 +109,10 @@ def neighbours(env, path):
 def named_path(raw, env):
     """The absolute path POSTBAG_LEDGER names, as `raw`, in `env`; a Refusal for what is none."""
     if has_unsafe(raw):
-        raise Refusal("POSTBAG_LEDGER holds a control character")
+        raise Refusal(W.CONTROL_CHARACTER)
     path = _expand_home(raw, env)
     if not os.path.isabs(path):
-        raise Refusal(
-            f"POSTBAG_LEDGER is a relative path ({raw}); give the ledger's absolute path, the same in both sessions "
-            "and in your terminal"
-        )
+        raise Refusal(W.RELATIVE.format(raw=raw))
     return os.path.normpath(path)
 
 
@@ -132,7 +127,7 @@ def _expand_home(path, env):
 
 
 def truncated(count, path):
-    return f"ledger is truncated after line {count} ({path})"
+    return W.TRUNCATED.format(count=count, path=path)
 
 
 def cut_short(count, path):
@@ -162,7 +157,7 @@ def set_aside(path, clock):
     when (its bytes and its mode kept, so it stays private); the name. A Refusal where it
     is not damaged, for then nothing needs setting aside."""
     if damage(path) is None:
-        raise Refusal(f"the ledger {path} is not damaged, so nothing was set aside: open it without --afresh")
+        raise Refusal(W.NOT_DAMAGED.format(path=path))
     stamp = clock.stamp()[:19].replace(":", "")
     aside = f"{path}.damaged-{stamp}"
     tried = 1
@@ -175,14 +170,14 @@ def set_aside(path, clock):
         os.rename(path, aside)
         sync_directory(os.path.dirname(path))
     except OSError as error:
-        raise Refusal(f"cannot set the ledger aside ({error.strerror}: {path})") from None
+        raise Refusal(W.CANNOT_SET_ASIDE.format(why=error.strerror, path=path)) from None
     return aside
 
 
 def not_there(location):
     """What a reader says where there is no ledger yet at `location` (a Location)."""
-    mine = f", the repository {location.repository.top}'s" if location.repository is not None else ""
-    return f"there is no ledger at {location.path}{mine} yet"
+    whose = W.THE_REPOSITORYS.format(top=location.repository.top) if location.repository is not None else ""
+    return W.NO_LEDGER_YET.format(path=location.path, whose=whose)
 
 
 class Ledger:
@@ -226,7 +221,7 @@ class Ledger:
                 self._cut_unfinished_line()
         except OSError as error:
             self.close()
-            raise Refusal(f"cannot write the ledger ({error.strerror}: {path})") from None
+            raise Refusal(W.CANNOT_WRITE_AT.format(why=error.strerror, path=path)) from None
         except BaseException:  # a refusal, or what no one foresaw: never a lock left held
             self.close()
             raise
@@ -358,10 +353,7 @@ class Ledger:
 
         os.ftruncate(self.fd, self._index.size)
         flush(self.fd)
-        self.news.append(
-            f"an interrupted send left an unfinished record after line {self.unfinished}; "
-            "it was removed, and its letter may have been delivered"
-        )
+        self.news.append(W.UNFINISHED_REMOVED.format(line=self.unfinished))
         self.unfinished = None
 
     def _latest(self, token, accept, before=None):
