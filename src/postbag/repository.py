@@ -14,11 +14,12 @@ import errno
 import os
 import stat
 
+from postbag import wording as W
 from postbag.refusal import Refusal
 
 LINK_MOST = 4096  # bytes of a `.git` file or `commondir`: a path and a line ending
 # What the person can do about a `.git` postbag cannot follow, after the refusal's why.
-MEND = "mend it (git worktree repair, for a worktree), or name a ledger with POSTBAG_LEDGER"
+MEND = W.MEND_THE_REPOSITORY
 
 
 class Repository:
@@ -74,7 +75,7 @@ def _at(folder):
         if stat.S_ISREG(status.st_mode):
             return Repository(_common(_named_by(dot_git)), folder)
         if not stat.S_ISDIR(status.st_mode):
-            raise _cannot_follow(dot_git, "it is neither a folder nor a file")
+            raise _cannot_follow(dot_git, W.NEITHER_FOLDER_NOR_FILE)
         if _is_repository(dot_git):
             return Repository(_common(os.path.realpath(dot_git)), folder)
     if _is_repository(folder):  # a bare repository, or a folder inside .git
@@ -87,11 +88,11 @@ def _named_by(dot_git):
     folder where it is relative), which must be one."""
     line = _read_line(dot_git)
     if not line.startswith("gitdir:"):
-        raise _cannot_follow(dot_git, "it is a file, and does not say gitdir: PATH")
+        raise _cannot_follow(dot_git, W.NO_GITDIR)
     named = os.path.join(os.path.dirname(dot_git), line.removeprefix("gitdir:").strip())
     folder = os.path.realpath(named)
     if not _is_repository(folder):
-        raise _cannot_follow(dot_git, f"it names {named}, which is not a repository's folder")
+        raise _cannot_follow(dot_git, W.NOT_A_REPOSITORY.format(named=named))
     return folder
 
 
@@ -125,19 +126,19 @@ def _read_line(path):
         raise _cannot_follow(path, error.strerror) from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "it is not a regular file")
+            raise OSError(errno.EINVAL, W.NOT_REGULAR)
         data = os.read(fd, LINK_MOST + 1)
     except OSError as error:
         raise _cannot_follow(path, error.strerror) from None
     finally:
         os.close(fd)
     if len(data) > LINK_MOST:
-        raise _cannot_follow(path, "it is longer than a path")
+        raise _cannot_follow(path, W.LONGER_THAN_A_PATH)
     try:
         return os.fsdecode(data.partition(b"\n")[0].rstrip(b"\r"))
     except UnicodeDecodeError:  # not where fsdecode escapes; kept for a strict file system encoding
-        raise _cannot_follow(path, "it is not text") from None
+        raise _cannot_follow(path, W.NOT_TEXT) from None
 
 
 def _cannot_follow(path, why):
-    return Refusal(f"the repository cannot be told from {path} ({why})", MEND)
+    return Refusal(W.CANNOT_FOLLOW.format(path=path, why=why), MEND)

@@ -104,3 +104,56 @@ CANNOT_LOCK = "cannot lock the ledger ({why}: {path})"
 PART_OF_THE_RECORD = "the disk took only part of the record"
 NOT_A_RECORD = "ledger line {number} is not a record ({path})"
 AFRESH = "run postbag open --afresh to set it aside, whole, and start a new one, which both agents then join"
+
+# Who may run which verb (guards.py, human_verbs.py). "…is the human's verb" is 1.0's.
+REGISTER = (
+    "run postbag setup from your terminal, which registers postbag mcp with each client, and call its tools from a "
+    "session"
+)
+BY_A_PERSON = " (this terminal is in no agent's session: ask {peer} to do it, or run it in {peer}'s session)"
+AGENTS_VERB = "{verb} is {peer}'s verb; run it inside a {peer} session"
+IN_THE_OTHER = " (this is a {other} session: to write to {peer}, run postbag send {peer})"
+SEES_BOTH = "this MCP server sees both {both}; " + REGISTER
+SEES_NEITHER = "this MCP server runs in neither {neither}; " + REGISTER
+HUMANS_VERB = "{verb} is the human's verb (this shell has {names}, which {marks} an agent's session)"
+
+# The repository a directory lies in (repository.py).
+CANNOT_FOLLOW = "the repository cannot be told from {path} ({why})"
+MEND_THE_REPOSITORY = "mend it (git worktree repair, for a worktree), or name a ledger with POSTBAG_LEDGER"
+NEITHER_FOLDER_NOR_FILE = "it is neither a folder nor a file"
+NO_GITDIR = "it is a file, and does not say gitdir: PATH"
+NOT_A_REPOSITORY = "it names {named}, which is not a repository's folder"
+NOT_REGULAR = "it is not a regular file"
+LONGER_THAN_A_PATH = "it is longer than a path"
+NOT_TEXT = "it is not text"
+
+# setup (setup.py).
+EACH_OWN = "each session's own ledger (its repository's, or the default)"
+THE_LEDGER = "the ledger {path}"
+NOT_INSTALLED = "{client} is not installed here ({why})"
+INSTALL_THEM = "{absent}: install them, then run postbag setup again"
+CHANGED_NOTHING = "setup changed nothing: {why}"
+LEFT_ALONE = "{line}: setup leaves it alone"
+NOTHING_TO_TAKE_OUT = "setup finds nothing to take out"
+NOTHING_TO_CHANGE = "setup finds nothing to change"
+STEP = "{peer:<7}{does}"
+THIS_CHANGE = "this change"
+THESE_CHANGES = "these {count} changes"
+WOULD_MAKE = "setup would make {many} (--dry-run: nothing was changed)"
+EACH_READS = "each reads its"
+IT_READS = "it reads its"
+RESTART = "start {clients} again: {reads} MCP servers as it starts"
+MADE = "setup made {many}; {restart}"
+CLIENTS_VERSION = "{client}: {finding}"
+UNDONE_AFTER = "{failed}; {undone}"
+INTERRUPTED = "setup was interrupted; {undone}"
+UNDOING_FAILED = "the {count} before it were made, and undoing them failed ({failed})"
+NOTHING_CHANGED = "nothing was changed"
+ANOTHER_LEFT = "{client}'s MCP server postbag starts {starts}, not this postbag: left"
+ANOTHER_BLOCKS = (
+    "{client}'s MCP server postbag starts {starts}, not this postbag: take it out with {command}, or run setup from "
+    "the postbag it starts"
+)
+FINDS_EACH_OWN = "lets postbag's MCP server find " + EACH_OWN + ", where it named {ledger}"
+POINTS_AT = "points postbag's MCP server at the ledger this terminal names, {ledger}"
+MOVES = "{does}: {out}, then {back_in}"
