@@ -16,6 +16,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from postbag import __version__, ledger_file
+from postbag import wording as W
 from postbag.escape import shell_word
 from postbag.ledger import VARIABLE, Ledger, damage, default_path, locate
 from postbag.refusal import Refusal, to_the_persons_ears
@@ -53,10 +54,11 @@ def _this_postbag(here, wanted):
     try:
         status, out, _ = processes.ask([*wanted.argv[:-1], "--version"], for_a_child(here.env), ANSWER_WAIT)
     except OSError as error:
-        return Check(FIX, "postbag", f"{wanted.words()} does not start ({error.strerror}): {RUN_SETUP} from it")
-    if status != 0 or out.strip() != f"postbag {__version__}":
-        return Check(FIX, "postbag", f"{quoted(wanted.words())} does not start as this postbag: {RUN_SETUP} from it")
-    return Check(OK, "postbag", f"{__version__}, which the clients start as {wanted.words()}")
+        said = W.DOES_NOT_START.format(command=wanted.words(), why=error.strerror, fix=RUN_SETUP)
+        return Check(FIX, W.POSTBAG, said)
+    if status != 0 or out.strip() != W.VERSION.format(version=__version__):
+        return Check(FIX, W.POSTBAG, W.NOT_THIS_POSTBAG.format(command=quoted(wanted.words()), fix=RUN_SETUP))
+    return Check(OK, W.POSTBAG, W.STARTED_AS.format(version=__version__, command=wanted.words()))
 
 
 def _client_checks(its_room, here, wanted):
@@ -64,17 +66,17 @@ def _client_checks(its_room, here, wanted):
     installed = its_room.installation()
     client = installed.client
     if client.program is None:
-        return [Check(FIX, client.name, f"not installed here ({client.missing}): install it, then {RUN_SETUP}")]
+        return [Check(FIX, client.name, W.NOT_INSTALLED_FIX.format(why=client.missing, fix=RUN_SETUP))]
     found = [version_check(client, installed.version(), its_room.PROVEN, installed.installing)]
-    what = f"{client.name}'s registration of postbag"
+    what = W.REGISTRATION_OF.format(client=client.name)
     try:
         registered = installed.registered()
     except Refusal as refusal:
-        return [*found, Check(FIX, what, f"{refusal}: mend it, then {RUN_SETUP}"), *installed.checks()]
+        return [*found, Check(FIX, what, W.MEND_THEN.format(refusal=refusal, fix=RUN_SETUP)), *installed.checks()]
     if registered is None:
-        found.append(Check(FIX, what, f"there is none: {RUN_SETUP}"))
+        found.append(Check(FIX, what, W.NONE_REGISTERED.format(fix=RUN_SETUP)))
     elif wanted is None:
-        found.append(Check(FIX, what, "whether it starts this postbag cannot be told until the ledger is mended"))
+        found.append(Check(FIX, what, W.UNTOLD_UNTIL_MENDED))
     else:
         found.append(_registration(installed, registered, wanted, here, what))
     return [*found, *installed.checks()]
@@ -84,16 +86,12 @@ def _registration(installed, registered, wanted, here, what):
     """The check of a registration of postbag: this postbag on this terminal's ledger, answering."""
     state = registration_standing(registered, wanted, here)
     if state == ANOTHER:
-        return Check(
-            FIX,
-            what,
-            f"it starts {quoted(registered.words())}, not this postbag: take it out with "
-            f"{installed.unregistering().shown}, then {RUN_SETUP}",
-        )
+        remove, command = installed.unregistering().shown, quoted(registered.words())
+        return Check(FIX, what, W.STARTS_ANOTHER.format(command=command, remove=remove, fix=RUN_SETUP))
     if state == ELSEWHERE:
         return Check(FIX, what, _ledgers_differ(ledger_of(registered, here), ledger_of(wanted, here)))
     why_not = answers(registered, here.env)
-    finding = "it starts this postbag, which answers" if why_not is None else f"postbag does not start: {why_not}"
+    finding = W.STARTS_AND_ANSWERS if why_not is None else W.DOES_NOT_ANSWER.format(why=why_not)
     return Check(OK if why_not is None else FIX, what, finding)
 
 
@@ -101,13 +99,13 @@ def _ledgers_differ(theirs, ours):
     """doctor's words where a client starts this postbag on the ledger `theirs`, and this
     terminal names `ours` (each a path, or None for each session's own): both fixes, and
     which one keeps what setup gave the clients before."""
-    stands = f"it starts this postbag on {ledger_words(theirs)}, and this terminal names {ledger_words(ours)}"
+    stands = W.LEDGERS_DIFFER.format(theirs=ledger_words(theirs), ours=ledger_words(ours))
     if theirs is None:
-        keep = f"unset {VARIABLE} in this terminal (and in your shell's startup file)"
+        keep = W.KEEP_BY_UNSETTING.format(variable=VARIABLE)
     else:
-        keep = f"export {VARIABLE}={shell_word(theirs)} in this terminal (or in your shell's startup file)"
-    move = "which takes the ledger out of its registration" if ours is None else "which points it at this one"
-    return f"{stands}: to keep the clients' ledger, which setup gave them, {keep}; or {RUN_SETUP}, {move}"
+        keep = W.KEEP_BY_EXPORTING.format(variable=VARIABLE, path=shell_word(theirs))
+    move = W.MOVE_OUT if ours is None else W.MOVE_HERE
+    return W.BOTH_FIXES.format(stands=stands, keep=keep, fix=RUN_SETUP, move=move)
 
 
 def answers(registration, env):
@@ -130,21 +128,21 @@ def answers(registration, env):
             start_new_session=True,
         )
     except OSError as error:
-        return error.strerror or "it cannot be started"
+        return error.strerror or W.CANNOT_BE_STARTED
     try:
         child.stdin.write((json.dumps(request) + "\n").encode())
         child.stdin.flush()
         line = _first_line(child.stdout.fileno(), time.monotonic() + ANSWER_WAIT)
         if line is None:
-            return f"no answer within {ANSWER_WAIT:g} s"
+            return W.NO_ANSWER_WITHIN.format(seconds=ANSWER_WAIT)
         try:
             answer = record(json_of(line))
         except ValueError:
-            return "it answered what is not JSON"
+            return W.NOT_JSON_ANSWER
         name = table(table(answer, "result"), "serverInfo").get("name")
-        return None if name == "postbag" else "it answered as another server"
+        return None if name == "postbag" else W.ANOTHER_SERVER
     except OSError as error:
-        return error.strerror or "it went away"
+        return error.strerror or W.WENT_AWAY
     finally:
         child.kill()
         child.wait()
@@ -178,7 +176,7 @@ def _ledger_checks(here):
     try:
         location = locate(here)
     except Refusal as refusal:
-        return [Check(FIX, "the ledger", to_the_persons_ears(refusal))]
+        return [Check(FIX, W.THE_LEDGER_CHECKED, to_the_persons_ears(refusal))]
     check, found = _the_ledger(location)
     doors = []
     if found is not None:
@@ -186,7 +184,7 @@ def _ledger_checks(here):
         for peer, joined in joins.items():
             if joined is not None:
                 reach = verbs.reach(peer, joined, here, exchange)
-                doors.append(Check(OK if reach.state == TAKES else NOTE, f"{peer}'s door", reach.words))
+                doors.append(Check(OK if reach.state == TAKES else NOTE, W.DOOR_OF.format(peer=peer), reach.words))
     return [check, *doors, *_other_ledgers(here, location)]
 
 
@@ -197,18 +195,12 @@ def _other_ledgers(here, location):
 
     notes = []
     for found in verbs.recent_joins(here, location.path):
-        joined = ", ".join(f"{peer} joined at {record['at']}" for peer, record in found.joins.items())
-        notes.append(Check(NOTE, "another ledger", f"{found.path}: {joined}, from {found.directory}"))
+        joined = ", ".join(W.JOINED_AT_WHEN.format(peer=peer, at=record["at"]) for peer, record in found.joins.items())
+        said = W.OTHER_LEDGER.format(path=found.path, joined=joined, directory=found.directory)
+        notes.append(Check(NOTE, W.ANOTHER_LEDGER, said))
     default = default_path(here.env)
     if location.repository is not None and os.path.isfile(default):
-        notes.append(
-            Check(
-                NOTE,
-                "the ledger outside repositories",
-                f"{default} keeps its history, from before each repository had a ledger of its own too; "
-                "sessions outside any repository still use it",
-            )
-        )
+        notes.append(Check(NOTE, W.OUTSIDE_REPOSITORIES, W.KEEPS_HISTORY.format(path=default)))
     return notes
 
 
@@ -216,14 +208,14 @@ def _the_ledger(location):
     """The ledger's Check, at `location`: where it can be made, or opened to write as `open`
     opens it; its owner and mode; every line a record. With it, where it is there and
     whole, its latest joins and exchange; else None."""
-    what, path = "the ledger", location.path
+    what, path = W.THE_LEDGER_CHECKED, location.path
     called = path + _whose(location)
     try:
         status = os.lstat(path)
     except FileNotFoundError:
         return _none_yet(path, called), None
     except OSError as error:
-        return Check(FIX, what, f"{path} cannot be looked at ({error.strerror})"), None
+        return Check(FIX, what, W.CANNOT_LOOK.format(path=path, why=error.strerror)), None
     try:
         fd, _, _ = ledger_file.open_checked(path, write=True, create=False, sandbox=None)  # as open opens it
         os.close(fd)
@@ -240,16 +232,16 @@ def _the_ledger(location):
         return Check(NOTE, what, unfinished_words(unfinished, path)), (joins, exchange)
     if stat.S_IMODE(status.st_mode) & 0o077:
         mode = f"{stat.S_IMODE(status.st_mode):o}"
-        return Check(FIX, what, f"{path} can be read by others (mode {mode}): chmod 600 {path}"), (joins, exchange)
-    return Check(OK, what, f"{called}, yours and private, {counted(count, 'record')}"), (joins, exchange)
+        return Check(FIX, what, W.READ_BY_OTHERS.format(path=path, mode=mode)), (joins, exchange)
+    return Check(OK, what, W.PRIVATE.format(ledger=called, records=counted(count, "record"))), (joins, exchange)
 
 
 def _whose(location):
     """What doctor adds to the ledger's path: which repository's it is, or that
     POSTBAG_LEDGER names it; nothing for the default."""
     if location.repository is not None:
-        return f", the repository {location.repository.top}'s"
-    return ", which POSTBAG_LEDGER names" if location.named else ""
+        return W.THE_REPOSITORYS.format(top=location.repository.top)
+    return W.NAMED if location.named else ""
 
 
 def _none_yet(path, called):
@@ -257,8 +249,8 @@ def _none_yet(path, called):
     whether open can make it."""
     why_not = _cannot_make(path)
     if why_not is not None:
-        return Check(FIX, "the ledger", f"none yet at {called}, and open could not make it: {why_not}")
-    return Check(OK, "the ledger", f"none yet at {called}: the first join or open makes it, private to you")
+        return Check(FIX, W.THE_LEDGER_CHECKED, W.NONE_YET_UNMADE.format(ledger=called, why=why_not))
+    return Check(OK, W.THE_LEDGER_CHECKED, W.NONE_YET.format(ledger=called))
 
 
 def _cannot_make(path):
@@ -269,7 +261,7 @@ def _cannot_make(path):
     while not os.path.lexists(folder):
         folder = os.path.dirname(folder)
     if not os.path.isdir(folder):
-        return f"{folder} is not a folder"
+        return W.NOT_A_FOLDER.format(folder=folder)
     probe = os.path.join(folder, f".postbag-doctor-{os.getpid()}-{os.urandom(4).hex()}")
     try:
         if folder == os.path.dirname(path):
@@ -279,5 +271,5 @@ def _cannot_make(path):
             os.mkdir(probe, 0o700)
             os.rmdir(probe)
     except OSError as error:
-        return f"{error.strerror} in {folder}"
+        return W.WHY_IN.format(why=error.strerror, folder=folder)
     return None
