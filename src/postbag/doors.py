@@ -6,6 +6,7 @@ two ways a knock fails, told apart because only one of them makes a resend safe.
 
 import abc
 
+from postbag import wording as W
 from postbag.refusal import Refusal
 
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -36,18 +37,13 @@ def is_uuid(text):
 def not_answered(peer, reason):
     """The refusal of a knock that handed nothing over: after the peer rejoins, sending
     again is safe."""
-    return Refusal(
-        f"{peer}'s door did not answer ({reason}); if its session restarted it must run: postbag join {peer}"
-    )
+    return Refusal(W.NOT_ANSWERED.format(peer=peer, reason=reason))
 
 
 def maybe_delivered(peer, reason):
     """The refusal of a knock that failed after the door may have taken the letter: a
     second send could deliver it twice. Neither door says whether the agent read it."""
-    return Refusal(
-        f"{peer}'s door failed after taking the letter ({reason}): it may already have reached {peer}, "
-        f"and it was not recorded; do not resend before checking {peer}'s session and postbag read"
-    )
+    return Refusal(W.MAYBE_DELIVERED.format(peer=peer, reason=reason))
 
 
 class Post(abc.ABC):

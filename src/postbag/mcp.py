@@ -18,6 +18,7 @@ import os
 import signal
 
 from postbag import __version__, jsonrpc, verbs, words
+from postbag import wording as W
 from postbag.escape import one_line
 from postbag.guards import caller_of_mcp
 from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
@@ -106,13 +107,13 @@ def _read(here, meta, arguments):
     shot = verbs.snapshot(place, arguments.get("count", READ_DEFAULT))
     if not shot.found:
         return not_there(shot.location)
-    shown = "".join(map(words.human_line, shot.records)) or "the ledger holds no records yet"
+    shown = "".join(map(words.human_line, shot.records)) or W.NO_RECORDS_YET
     if shot.refusal is not None:
         raise shot.refusal
     if shot.news is not None:
         shown = shown.rstrip("\n") + "\n" + told(shot.news)
     if shot.location.repository is not None:  # which repository's, as read says it on the command line
-        shown = shown.rstrip("\n") + "\n" + told(f"read {shot.location.words()}")
+        shown = shown.rstrip("\n") + "\n" + told(W.READ_FROM.format(ledger=shot.location.words()))
     return shown
 
 
@@ -124,10 +125,10 @@ def _status(here, meta, arguments):
         lines += [reach] if reach else []
         stood = verbs.receipts(here, peer) or []
         if not stood:
-            lines.append("you have sent no letter")
+            lines.append(W.NO_LETTER_SENT_YET)
         else:
             letter, receipt = stood[-1]
-            lines.append(f"your last letter, {letter['n']} to {letter['to']}: {receipt.words()}")
+            lines.append(W.YOUR_LAST_LETTER.format(number=letter["n"], peer=letter["to"], receipt=receipt.words()))
     return "\n".join(map(one_line, lines))
 
 
@@ -263,7 +264,7 @@ def _call_tool(params, here):
     name = params.get("name")
     tool = TOOLS.get(name) if type(name) is str else None
     if tool is None:
-        raise JsonRpcError(INVALID_PARAMS, f"unknown tool; the tools are {', '.join(TOOLS)}")
+        raise JsonRpcError(INVALID_PARAMS, W.UNKNOWN_TOOL.format(tools=", ".join(TOOLS)))
     arguments = params.get("arguments")
     arguments = tool.fitted({} if arguments is None else arguments)
     if arguments is None:
@@ -273,9 +274,9 @@ def _call_tool(params, here):
     except Refusal as refusal:
         return _refused(refusal)
     except OSError as error:  # what no verb foresaw still fails closed, as on the command line
-        return _refused(Refusal(error.strerror or "the system refused an operation"))
+        return _refused(Refusal(error.strerror or W.SYSTEM_REFUSED))
     except Exception as error:
-        return _refused(Refusal(f"the {tool.name} tool failed unexpectedly ({type(error).__name__})"))
+        return _refused(Refusal(W.TOOL_FAILED.format(tool=tool.name, error=type(error).__name__)))
 
 
 def _refused(refusal):

@@ -15,6 +15,7 @@ import fcntl
 import os
 import stat
 
+from postbag import wording as W
 from postbag.escape import shell_word
 from postbag.refusal import Refusal
 from postbag.signals import FileSizeAsError, Held
@@ -73,7 +74,7 @@ def found_or_refusal(path):
     try:
         return found(path)
     except OSError as error:
-        raise Refusal(f"cannot read {shell_word(path)} ({error.strerror})") from None
+        raise Refusal(W.CANNOT_READ.format(path=shell_word(path), why=error.strerror)) from None
 
 
 def writing(path, work):
@@ -81,7 +82,7 @@ def writing(path, work):
     try:
         work()
     except OSError as error:
-        raise Refusal(f"cannot write {shell_word(path)} ({error.strerror})") from None
+        raise Refusal(W.CANNOT_WRITE.format(path=shell_word(path), why=error.strerror)) from None
 
 
 def put_back(path, was):
