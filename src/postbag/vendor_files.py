@@ -19,6 +19,7 @@ import os
 import stat
 
 from postbag import json_values
+from postbag import wording as W
 from postbag.escape import one_line
 
 LIMIT = 1 << 20  # bytes of a settings file or a record of a process: far more than any holds
@@ -36,7 +37,7 @@ def open_regular(path):
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "it is not a regular file")
+            raise OSError(errno.EINVAL, W.NOT_A_REGULAR_FILE_OF_THEIRS)
     except OSError:
         os.close(fd)
         raise
@@ -60,7 +61,7 @@ def read(path, limit=LIMIT):
     finally:
         os.close(fd)
     if len(data) > limit:
-        raise OSError(errno.EFBIG, "it is longer than postbag reads")
+        raise OSError(errno.EFBIG, W.LONGER_THAN_READ)
     return data
 
 
@@ -70,7 +71,7 @@ def json_of(data):
     try:
         return json_values.loads(data)
     except RecursionError:
-        raise ValueError("nested too deep") from None
+        raise ValueError(W.NESTED_TOO_DEEP) from None
 
 
 def read_json(path, limit=LIMIT):
@@ -120,7 +121,7 @@ def find_back(path, what, needle, accept, since, look_back=LOOK_BACK):  # noqa: 
     try:
         fd = open_regular(path)
     except OSError as error:
-        return None, f"cannot read {what} ({error.strerror})"
+        return None, W.CANNOT_READ_FILE.format(what=what, why=error.strerror)
     try:
         end = os.fstat(fd).st_size
         needles = needle if isinstance(needle, tuple) else (needle,)
@@ -149,9 +150,9 @@ def find_back(path, what, needle, accept, since, look_back=LOOK_BACK):  # noqa: 
             if start == lowest:
                 break
             end, size = start + cut, _BLOCK
-        return None, (f"{what} is longer than postbag reads back" if lowest else None)
+        return None, (W.LONGER_THAN_READ_BACK.format(what=what) if lowest else None)
     except OSError as error:
-        return None, f"cannot read {what} ({error.strerror})"
+        return None, W.CANNOT_READ_FILE.format(what=what, why=error.strerror)
     finally:
         os.close(fd)
 

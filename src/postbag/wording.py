@@ -297,3 +297,24 @@ OR_THE_END = " or the end of the {kind}"
 NOTHING_AFTER = "nothing after the value"
 A_VALUE, A_KEY, A_COLON, A_COMMA = "a value", "a key in quotes", "a colon", "a comma"  # what JSON wants
 CONSTANT_NOT_JSON = "{constant} is not JSON"
+
+# Reading the ledger, and a vendor's files (ledger_index.py, ledger_position.py, vendor_files.py).
+LEDGER_CLOSED = "the ledger was closed: nothing more can be read from it"
+CANNOT_READ_LEDGER = "cannot read the ledger ({why}: {path})"
+MOVED_WHILE_FOLLOWED = "the ledger was moved or replaced while read followed it ({path})"
+CUT_WHILE_FOLLOWED = "the ledger was cut short while read followed it ({path})"
+NOT_A_REGULAR_FILE_OF_THEIRS = "it is not a regular file"
+LONGER_THAN_READ = "it is longer than postbag reads"
+NESTED_TOO_DEEP = "nested too deep"
+CANNOT_READ_FILE = "cannot read {what} ({why})"
+LONGER_THAN_READ_BACK = "{what} is longer than postbag reads back"
+
+# JSON-RPC's errors, as the MCP server answers a client (jsonrpc.py).
+MESSAGE_AT_MOST = "a message is at most {most:,} bytes"
+EMPTY_BATCH = "a batch holds at least one message"
+ONE_OBJECT = "a message is one JSON object{taken}"
+NO_BATCHES = "; batches are not taken under this protocol version"
+NOT_JSON_RPC = "not a JSON-RPC 2.0 request"
+PARAMS_AN_OBJECT = "params must be an object"
+METHOD_NOT_FOUND = "method not found"
+NOT_JSON_AT_ALL = "not JSON"

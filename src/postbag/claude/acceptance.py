@@ -133,7 +133,7 @@ class Settings:
         """How long a held letter waits, in words and seconds (None: until answered)."""
         named = self._first("dialogExpiry")
         if type(named) is not str or named not in EXPIRIES:
-            return f"{DEFAULT_EXPIRY}, the default", EXPIRIES[DEFAULT_EXPIRY]
+            return wording.DEFAULT_EXPIRY.format(expiry=DEFAULT_EXPIRY), EXPIRIES[DEFAULT_EXPIRY]
         return named, EXPIRIES[named]
 
     def default_mode(self):

@@ -27,14 +27,7 @@ SOCKET_PATH_MOST_ELSEWHERE = 107
 HELD, REFUSED, DROPPED = "held", "refused", "dropped"
 _STATUSES = ("held", "denied", "expired", "delivered", "refused", "dropped")
 # Why Claude dropped a letter at its inbox, in the frame's "drop_reason".
-DROP_REASONS = {
-    "rate-limited": "its limit of letters from one sender at a time",
-    "duplicate": "the same text from the same sender within 30 s",
-    "queue-full": "its queue of waiting letters was full",
-    "hop-loop": "a relay loop",
-    "hop-runaway": "a relay chain too long",
-    "unverified": "a sender it could not verify",
-}
+DROP_REASONS = W.DROP_REASONS
 _FRAME_MOST = 64 << 10  # bytes of a frame read from Claude: a status is a few hundred
 # Claude Code takes about 30 letters at once from one sender, then one every two seconds,
 # and drops the rest at its inbox, saying nothing of them to a sender that names no

@@ -213,3 +213,17 @@ DROPS_STALE_COPY = "removes {copy}, setup's copy of {path} from before it, which
 REMOVES_MADE = "removes {path}, which setup made"
 GIVES_BACK = "gives back {path} as it was before setup, from {copy}"
 TAKES_RULE_OUT = "takes out {rule} from permissions.allow in {path}, and removes {copy}, which no longer describes it"
+
+# Why Claude dropped a letter at its inbox, by its frame's "drop_reason" (inbox.py).
+DROP_REASONS = {
+    "rate-limited": "its limit of letters from one sender at a time",
+    "duplicate": "the same text from the same sender within 30 s",
+    "queue-full": "its queue of waiting letters was full",
+    "hop-loop": "a relay loop",
+    "hop-runaway": "a relay chain too long",
+    "unverified": "a sender it could not verify",
+}
+# The files a receipt names (files.py), and dialogExpiry where the settings name none.
+THE_TRANSCRIPT = "claude's transcript"
+ANOTHER_TRANSCRIPT = "another claude transcript"
+DEFAULT_EXPIRY = "{expiry}, the default"

@@ -37,7 +37,7 @@ _SETTINGS_NEEDLES = (b'"thread_settings_applied"', b'"turn_context"')
 _TURN_NEEDLES = (b'"task_started"', b'"task_complete"', b'"turn_aborted"', b"_call")
 _CALLS = ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output")
 _TURN_EDGES = ("task_started", "task_complete", "turn_aborted")
-THE_ROLLOUT = "the thread's rollout"  # how a receipt names it: its file name holds the thread's id
+THE_ROLLOUT = W.THE_ROLLOUT  # how a receipt names it: its file name holds the thread's id
 
 
 def home_directory(env):

@@ -125,3 +125,4 @@ KEEPS_THE_FILE = (
 )
 IN_PLACE_OF_OLDER = " (in place of an older copy, which no longer describes it)"
 GIVES_BACK = "{does}: gives back {path} as setup found it, from {copy}"
+THE_ROLLOUT = "the thread's rollout"  # how a receipt names it: its file name holds the thread's id
