@@ -359,7 +359,7 @@ def devices(pyz, work, rounds):
     plain_archive = os.path.join(work, "without-compiled-code.pyz")
     _without_compiled_code(pyz, plain_archive)
     env = fakes.terminal_environment(
-        PATH=fakes.path_with_python3(os.path.join(work, "bin"), python), HOME=os.path.join(work, "home")
+        PATH=fakes.path_with_python3(os.path.join(work, "devices-bin"), python), HOME=os.path.join(work, "home")
     )
     env["POSTBAG_LEDGER"] = os.path.join(work, "ledger-3.jsonl")
     pairs = {name: ([*bare, plain], [*bare, device]) for name, plain, device in DEVICES}
