@@ -319,6 +319,16 @@ def test_ps_shows_a_short_command_line(pyz, bin_dir, tmp_path):
     assert len(shown) < 300 + len(pyz), len(shown)
 
 
+def test_the_module_spec_comes_from_importlib_where_the_import_systems_module_does_not_hold_it():
+    from importlib.machinery import ModuleSpec
+
+    from postbag import __main__ as entry
+
+    assert entry.module_spec_type() is ModuleSpec
+    assert entry.module_spec_type({}) is ModuleSpec
+    assert entry.module_spec_type({"_frozen_importlib": object()}) is ModuleSpec
+
+
 def test_the_magic_number_comes_from_importlib_where_the_import_systems_module_does_not_hold_it():
     """launch.magic_number reads the import system's own module, and falls back to the public
     importlib.util wherever that module is gone, or holds no such number (a future Python)."""
