@@ -35,6 +35,21 @@ AT = "2026-09-08T10:02:11+02:00"  # a time as 1.0 wrote it
 TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"  # a time as postbag writes it now
 
 
+def run_on_the_tree(probe, check=True):
+    """Run the program `probe` in a Python of its own, on the tree's postbag (and no user
+    site-packages): its stdout, after it exits 0 where `check`; else the finished process."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-s", "-c", probe], env={"PYTHONPATH": SRC}, capture_output=True, text=True, check=False
+    )
+    if not check:
+        return done
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def line(**record):
     """One ledger line, serialised as 1.0 wrote it."""
     return json.dumps(record) + "\n"

@@ -78,10 +78,8 @@ def test_the_records_scanner_refuses_what_is_not_json():
 
 def test_text_that_is_not_json_is_told_as_json_tells_it_where_nothing_imported_json():
     """Before Python 3.12 the C half cannot raise json's own error unless json was imported."""
-    import subprocess
-    import sys
 
-    from helpers import SRC
+    from helpers import SRC, run_on_the_tree
 
     probe = (
         "import sys\n"
@@ -93,10 +91,7 @@ def test_text_that_is_not_json_is_told_as_json_tells_it_where_nothing_imported_j
         "except ValueError as error:\n"
         "    print(type(error).__name__, error)\n"
     )
-    said = subprocess.run(
-        [sys.executable, "-s", "-c", probe], env={"PYTHONPATH": SRC}, capture_output=True, text=True, check=True
-    )
-    assert said.stdout == "JSONDecodeError Expecting ':' delimiter: line 1 column 6 (char 5)\n", said.stderr
+    assert run_on_the_tree(probe) == "JSONDecodeError Expecting ':' delimiter: line 1 column 6 (char 5)\n"
 
 
 # The accelerator is a private module: whatever becomes of it, json's own answers stand.
@@ -107,10 +102,8 @@ SAMPLES = ['{"a": [1, 2.5, "\\u00e9"], "b": null}', "[1] 2", '{"a" 1}', "NaN", "
 def test_without_the_accelerator_the_json_package_answers_alike():
     """As on a Python built without _json, or a future one without it: taken away before
     json_values is imported, every answer is still json's, and records still parse."""
-    import subprocess
-    import sys
 
-    from helpers import SRC
+    from helpers import run_on_the_tree
 
     probe = (
         "import sys\n"
@@ -132,10 +125,7 @@ def test_without_the_accelerator_the_json_package_answers_alike():
         'assert records.parse(\'{"n": 1, "kind": "close", "at": "2026-09-08T10:02:11+02:00"}\', 0, 61, 1)\n'
         "print('ok')\n"
     )
-    said = subprocess.run(
-        [sys.executable, "-s", "-c", probe], env={"PYTHONPATH": SRC}, capture_output=True, text=True, check=False
-    )
-    assert said.stdout == "ok\n", said.stderr
+    assert run_on_the_tree(probe) == "ok\n"
 
 
 @pytest.mark.parametrize(

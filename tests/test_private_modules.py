@@ -3,19 +3,7 @@ lists each), each with the public module behind it: taken away, or holding less 
 postbag uses, the public one serves alike. The accelerator of json is held to it in
 test_json_values.py, the import system's magic number in test_pyz.py."""
 
-import subprocess
-import sys
-
-from helpers import SRC
-
-
-def run_without(probe):
-    """Run `probe` in a Python of its own, on the tree's postbag; what it printed."""
-    done = subprocess.run(
-        [sys.executable, "-s", "-c", probe], env={"PYTHONPATH": SRC}, capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+from helpers import run_on_the_tree as run_without
 
 
 def test_without_signal_s_c_module_the_signal_module_holds_signals_back():

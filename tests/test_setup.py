@@ -105,7 +105,11 @@ def settings(postbag):
 
 
 def write_settings(postbag, data, mode=0o600):
-    path = settings_path(postbag)
+    return a_file_of_the_persons(settings_path(postbag), data, mode)
+
+
+def a_file_of_the_persons(path, data, mode):
+    """The person's file at `path`: `data`, with `mode`, its folder made where there is none."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as file:
         file.write(data)
@@ -817,12 +821,7 @@ KEEPS = (
 
 
 def codex_config_toml(postbag, data=CONFIG_TOML, mode=0o644):
-    path = os.path.join(postbag.env["HOME"], ".codex", "config.toml")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as file:
-        file.write(data)
-    os.chmod(path, mode)
-    return path
+    return a_file_of_the_persons(os.path.join(postbag.env["HOME"], ".codex", "config.toml"), data, mode)
 
 
 def as_found(path):
