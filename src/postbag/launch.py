@@ -52,7 +52,7 @@ def compiled_code(loader):
     what it carries fails its check (then the sources run)."""
     try:
         data = loader.get_data(COMPILED + sys.implementation.cache_tag)
-    except OSError:
+    except (OSError, ImportError):  # none for this Python; or a damaged header, which 3.10's zipimport raises
         return None
     import binascii
     import marshal
