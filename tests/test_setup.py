@@ -812,6 +812,15 @@ def test_a_deny_or_ask_rule_of_the_persons_is_named_with_its_file_and_never_chan
     ) in lines
 
 
+def test_a_deny_rule_is_named_once_where_the_home_folder_is_the_project(postbag, clients):
+    """Started in the home folder, a session's project settings.json is the person's own file."""
+    env, *_ = clients
+    path = write_settings(postbag, b'{"permissions": {"deny": ["mcp__postbag"]}}')
+    result = postbag.run("setup", "--dry-run", env=env, cwd=postbag.env["HOME"])
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count(f"{RULE} stands in permissions.deny of {path}") == 1, result.stderr
+
+
 # Codex's config.toml, which Codex's own command writes whole again: kept as found.
 
 CONFIG_TOML = b'# my model\nmodel = "o3"\n\n[mcp_servers.other]\n# a server of mine\ncommand = "other"\n'

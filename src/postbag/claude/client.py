@@ -163,7 +163,12 @@ def settings_paths(here):
     if found is not None and found.top not in folders:
         folders.append(found.top)
     projects = [os.path.join(folder, ".claude", name) for folder in folders for name in PROJECT_SETTINGS]
-    return [*(here.system(path) for path in MANAGED_SETTINGS), settings_path(here.env), *projects]
+    paths = [*(here.system(path) for path in MANAGED_SETTINGS), settings_path(here.env), *projects]
+    # In the home folder the project's settings.json is the person's own: one file, read once.
+    named = {}
+    for path in paths:
+        named.setdefault(os.path.realpath(path), path)
+    return list(named.values())
 
 
 def _acceptance(here):
