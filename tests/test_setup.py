@@ -935,4 +935,5 @@ def test_a_clients_failure_is_told_in_its_own_words_on_one_line_without_its_warn
         "0: /home/you/.codex/config.toml:1:15: unclosed table, expected `]` / 1: TOML parse error"
     )
     assert "\n" not in told and "WARNING" not in told and "backtrace" not in told and len(told) < 300
+    assert "  " not in told  # the caret's padding
     assert str(failed("claude mcp add", None, "")) == "claude mcp add failed (no answer within 60 s): it said nothing"
