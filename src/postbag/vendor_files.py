@@ -22,7 +22,7 @@ from postbag import json_values
 from postbag import wording as W
 from postbag.escape import one_line
 
-LIMIT = 1 << 20  # bytes of a settings file or a record of a process: far more than any holds
+LIMIT = 1 << 20  # bytes of a settings file or a process's file: far more than any holds
 QUOTED = 80  # characters of a record's word that a person is shown, at most
 # How far back a search through a transcript or rollout goes at most: records older than
 # the letter end it sooner, since they cannot hold what came after them.

@@ -5,7 +5,7 @@
   created_at_ms, updated_at_ms): a letter `codex queue` stored and no session has taken
   yet is a row whose payload is {"UserInput": {"content": [{"type": "text", "text":
   ENVELOPE}, ...]}}; the row goes when a session takes it;
-- sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl, the thread's record: its first
+- sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl, the thread's rollout file: its first
   record, {"type": "session_meta", "payload": {"cli_version", ...}}, names the version
   that began it; a taken letter is a {"type": "response_item",
   "payload": {"type": "message", "role": "user", "content": [{"type": "input_text",

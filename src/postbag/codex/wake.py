@@ -7,7 +7,7 @@ not to"): the latest settings its rollout records must say approval_policy never
 Codex from before --resume, or the human opened the exchange with --no-wake, the letter
 waits until a person resumes the thread.
 
-The daemon's record of its process, app-server-daemon/daemon.pid under CODEX_HOME
+The daemon's file of its process, app-server-daemon/daemon.pid under CODEX_HOME
 ({"pid": N, "processIdentity": {"startTicks": T}, ...}, removed when it stops), says
 whether it runs: its pid lives and, on Linux, /proc/N/stat gives the same start time.
 """
@@ -59,7 +59,7 @@ def unloaded(home, rollout, wakes):
 
 def daemon_runs(home):
     """Whether codex's app-server daemon for `home` RUNS, is STOPPED, or CANNOT_TELL, from
-    the record of its process it keeps. Nothing is connected to or signalled but with
+    the file of its process it keeps. Nothing is connected to or signalled but with
     signal 0, which only asks."""
     try:
         kept = record(read_json(os.path.join(home, "app-server-daemon", "daemon.pid")))
