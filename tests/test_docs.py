@@ -261,6 +261,24 @@ def test_every_module_imports_only_from_its_layer_and_below_and_no_circle_runs_t
         visit(name)
 
 
+# Names that more than one module defines, each the same thing in each: what each vendor's
+# room or package answers, and a verb beside the command line's handler of it.
+EACH_VENDORS = {"inside", "in_sandbox", "is_session_variable", "knock", "took", "version_of", "_Post"}
+A_VERB_AND_ITS_HANDLER = {"join", "send", "open_exchange", "close_exchange", "receipts"}
+
+
+def test_no_two_modules_give_one_name_to_two_things():
+    defined = {}
+    for name in graph.module_names(ROOT):
+        for node in graph.parsed(ROOT, name).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                defined.setdefault(node.name, []).append(name)
+    shared = {name: modules for name, modules in defined.items() if len(modules) > 1}
+    assert sorted(set(shared) - EACH_VENDORS - A_VERB_AND_ITS_HANDLER) == [], shared
+    handlers = {name for name, modules in shared.items() if sorted(modules) == ["handlers.py", "verbs.py"]}
+    assert handlers == A_VERB_AND_ITS_HANDLER
+
+
 def test_the_readme_installs_each_client_as_setup_and_doctor_say_to():
     """README's install commands are the ones setup and doctor give for a client outside PROVEN."""
     from postbag.claude import client as claude

@@ -85,7 +85,7 @@ def test_text_that_is_not_json_is_told_as_json_tells_it_where_nothing_imported_j
         "import sys\n"
         "from postbag import json_values, records\n"
         f"assert json_values.__file__.startswith({SRC!r}), json_values.__file__\n"
-        'assert records.parse(\'{"n": 1, "at" 2}\', 0, 15, 1) is None\n'
+        'assert records.parse_record(\'{"n": 1, "at" 2}\', 0, 15, 1) is None\n'
         "try:\n"
         "    json_values.loads('{\"a\" 1}')\n"
         "except ValueError as error:\n"
@@ -122,7 +122,7 @@ def test_without_the_accelerator_the_json_package_answers_alike():
         "        theirs = str(error)\n"
         "    assert repr(mine) == repr(theirs), (text, mine, theirs)\n"
         "assert json_values.dumps({'a': ['\\u00e9', 1, None]}) == json.dumps({'a': ['\\u00e9', 1, None]})\n"
-        'assert records.parse(\'{"n": 1, "kind": "close", "at": "2026-09-08T10:02:11+02:00"}\', 0, 61, 1)\n'
+        'assert records.parse_record(\'{"n": 1, "kind": "close", "at": "2026-09-08T10:02:11+02:00"}\', 0, 61, 1)\n'
         "print('ok')\n"
     )
     assert run_on_the_tree(probe) == "ok\n"

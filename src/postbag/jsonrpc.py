@@ -114,7 +114,7 @@ def lines(stream):
             yield line
 
 
-def write(stream, reply):
+def write_message(stream, reply):
     """Write `reply` as one line, and flush it."""
     stream.write(json.dumps(reply).encode() + b"\n")
     stream.flush()

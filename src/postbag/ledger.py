@@ -71,7 +71,7 @@ def locate(here):
 
     found = repository.containing(here.cwd)
     if found is not None:
-        return Location(path_of(found, env), repository=found)
+        return Location(repository_ledger_path(found, env), repository=found)
     return Location(default_path(env))
 
 
@@ -80,7 +80,7 @@ def default_path(env):
     return os.path.normpath(_expand_home(DEFAULT_PATH, env))
 
 
-def path_of(found, env):
+def repository_ledger_path(found, env):
     """The ledger of the Repository `found`, in the HOME of `env`: in FOLDER, outside every
     work tree, named after the repository, with a short digest of its common directory,
     which sets apart two repositories of the same name. The digest is a CRC-32, a checksum
@@ -380,7 +380,7 @@ class Ledger:
             text = self._index.bytes(start, end).decode()
         except UnicodeDecodeError:
             raise self._first_damage(records.not_a_record(number, self.path)) from None
-        record = records.parse(text, 0, len(text), number)
+        record = records.parse_record(text, 0, len(text), number)
         if record is None:
             raise self._first_damage(records.not_a_record(number, self.path))
         return record

@@ -7,7 +7,7 @@ It speaks newline-delimited JSON-RPC 2.0 (jsonrpc.py), by hand and with the stan
 library only, and answers each request in turn (a batch of them, under the protocol
 versions that have batches). A client starts one server for each session and keeps it as
 long as the session lives, so the server holds nothing from one call to the next but the
-protocol version its client agreed on (Session): each call locates, opens and locks the
+protocol version its client agreed on (Agreement): each call locates, opens and locks the
 ledger afresh, in the directory of the session that calls, through the same verbs as the
 command line (verbs.py), and so sees whatever other processes wrote since. Identity
 comes from the session, never from arguments (guards.caller_of_mcp). There is no tool
@@ -211,22 +211,22 @@ def serve(here):
     if here.stdin is None or here.stdout is None:  # started without one: there is no client
         return 0
     stdin, stdout = here.stdin.buffer, here.stdout.buffer
-    session = Session()
-    methods = methods_of(here, session)
+    agreement = Agreement()
+    methods = methods_of(here, agreement)
     calls = _Calls(_memory_releaser())
     calls.guard()
     for line in jsonrpc.lines(stdin):
         with calls:
-            reply = jsonrpc.answer(line, methods, batches=session.version in BATCHES)
+            reply = jsonrpc.answer(line, methods, batches=agreement.version in BATCHES)
             if reply is not None:
                 try:
-                    jsonrpc.write(stdout, reply)
+                    jsonrpc.write_message(stdout, reply)
                 except (BrokenPipeError, ValueError):  # the client went away
                     return 0
     return 0
 
 
-class Session:
+class Agreement:
     """What the server keeps of its client from one message to the next: the protocol
     `version` they agreed on, which says how the wire is read (None: not yet)."""
 
@@ -236,24 +236,24 @@ class Session:
         self.version = None
 
 
-def methods_of(here, session=None):
+def methods_of(here, agreement=None):
     """The MCP methods this server answers, for jsonrpc.answer, each in `here`: the place
-    the client started the server in, its environment above all; `session` keeps the
+    the client started the server in, its environment above all; `agreement` keeps the
     version initialize agrees on."""
-    session = Session() if session is None else session
+    agreement = Agreement() if agreement is None else agreement
     return {
-        "initialize": lambda params: _initialize(params, session),
+        "initialize": lambda params: _initialize(params, agreement),
         "ping": lambda params: {},
         "tools/list": lambda params: {"tools": [tool.listed for tool in TOOLS.values()]},
         "tools/call": lambda params: _call_tool(params, here),
     }
 
 
-def _initialize(params, session):
+def _initialize(params, agreement):
     asked = params.get("protocolVersion")
-    session.version = asked if asked in VERSIONS else VERSIONS[0]
+    agreement.version = asked if asked in VERSIONS else VERSIONS[0]
     return {
-        "protocolVersion": session.version,
+        "protocolVersion": agreement.version,
         "capabilities": {"tools": {"listChanged": False}},
         "serverInfo": {"name": "postbag", "title": "postbag", "version": __version__},
         "instructions": INSTRUCTIONS,

@@ -14,7 +14,7 @@ PID_MOST = 2**31 - 1  # a pid_t: a pid a vendor's record names past it names no 
 STDERR_KEPT = 256 << 10
 
 
-def run(argv, env):
+def run_for_status(argv, env):
     """Run `argv` with `env`, stdin from /dev/null and stdout discarded: its exit status
     (negative: the signal that killed it; None: still running past TIMEOUT, and killed
     then) and the end of what it wrote on stderr. OSError when it cannot start."""
@@ -79,11 +79,11 @@ def _finish(child, seconds):
                 return None, said
             if wake in ready:
                 if len(streams) == 2:  # stderr still open: take what the exit left in it
-                    said = _kept(said, _rest(streams[0]))
+                    said = _stderr_end(said, _rest(streams[0]))
                 return child.returncode, said
             chunk = os.read(streams[0], 65536)
             if chunk:
-                said = _kept(said, chunk)
+                said = _stderr_end(said, chunk)
             else:
                 streams.pop(0)  # codex closed stderr; its exit follows
         return None, said
@@ -92,7 +92,7 @@ def _finish(child, seconds):
         os.close(wake)  # the writing end stays with the thread, which may still be waiting
 
 
-def _kept(said, more):
+def _stderr_end(said, more):
     """The end of `said` and `more` together, at most STDERR_KEPT bytes of it."""
     joined = said + more
     return joined[-STDERR_KEPT:] if len(joined) > STDERR_KEPT else joined
@@ -104,7 +104,7 @@ def _rest(stream):
     said = b""
     try:
         while chunk := os.read(stream, 65536):
-            said = _kept(said, chunk)
+            said = _stderr_end(said, chunk)
     except BlockingIOError:
         pass
     return said

@@ -54,7 +54,7 @@ def from_bytes(data, number, path):
         end = find_end("\n", at)
         # The common line, a record from its first character to its last, is taken here
         # without a call; anything else, and any line of a text that may escape a
-        # surrogate, gets the whole of parse(), which decides alike.
+        # surrogate, gets the whole of parse_record(), which decides alike.
         stop = None
         if not escapes:
             try:
@@ -62,14 +62,14 @@ def from_bytes(data, number, path):
             except (*json_values.NOT_JSON, RecursionError):
                 pass
         if stop != end or not is_record(record, number):
-            record = parse(text, at, end, number, escapes)
+            record = parse_record(text, at, end, number, escapes)
             if record is None:
                 raise not_a_record(number, path)
         yield record
         at, number = end + 1, number + 1
 
 
-def parse(text, start, end, number, escapes=True):
+def parse_record(text, start, end, number, escapes=True):
     """The record that fills text[start:end], JSON spaces aside, and is well-formed as line
     `number`; or None. `escapes` false says the text holds no escape a surrogate could
     come from."""

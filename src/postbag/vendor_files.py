@@ -53,7 +53,7 @@ def is_regular(path):
         return False
 
 
-def read(path, limit=LIMIT):
+def read_regular(path, limit=LIMIT):
     """The bytes of the regular file at `path`, when it holds at most `limit` of them."""
     fd = open_regular(path)
     try:
@@ -77,7 +77,7 @@ def json_of(data):
 def read_json(path, limit=LIMIT):
     """The JSON value in the regular file at `path`, read whole: OSError where it cannot be
     read, ValueError where it is not JSON."""
-    return json_of(read(path, limit))
+    return json_of(read_regular(path, limit))
 
 
 def record(value):

@@ -29,7 +29,7 @@ from postbag.claude import wording
 from postbag.claude.files import mode_at
 from postbag.receipts import numbers
 from postbag.room import CANNOT_TELL
-from postbag.vendor_files import LIMIT, json_of, quoted, read, record, table, text
+from postbag.vendor_files import LIMIT, json_of, quoted, read_regular, record, table, text
 
 ACCEPT, HOLD, REFUSE = "accept", "hold", "refuse"  # its crossSessionInbound, and a Verdict's policy
 BYPASS, PROMPTING = "bypass", "prompting"  # Claude Code's permission classes
@@ -105,11 +105,11 @@ class Settings:
     the managed ones (under `here`'s root), the person's (in `config`), and the project's."""
 
     def __init__(self, here, config, cwd):
-        self.managed = [_read(here.system(path)) for path in MANAGED_SETTINGS]
-        self.person = _read(os.path.join(config, "settings.json"))
+        self.managed = [_settings_in(here.system(path)) for path in MANAGED_SETTINGS]
+        self.person = _settings_in(os.path.join(config, "settings.json"))
         folder = os.path.join(cwd, ".claude") if cwd else None
         projects = [os.path.join(folder, name) for name in PROJECT_SETTINGS] if folder else []
-        self.project = [_read(path) for path in projects]
+        self.project = [_settings_in(path) for path in projects]
         managed = [here.system(path) for path in MANAGED_SETTINGS]
         self.paths = [*managed, os.path.join(config, "settings.json"), *projects]
 
@@ -161,14 +161,14 @@ class Settings:
         return None
 
 
-def _read(path):
+def _settings_in(path):
     """The settings file at `path` as an object; an empty one where it is missing, damaged
     or of another shape, as Claude Code itself then has none from it. Where json's scanner,
     quick but recursive, cannot read it (nested deeper than its recursion goes, a number
     longer than an int takes), it is read as Claude Code reads it, for the settings that
     decide what it lets in, which are text."""
     try:
-        data = read(path, LIMIT)
+        data = read_regular(path, LIMIT)
     except OSError:
         return {}
     try:

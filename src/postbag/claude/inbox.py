@@ -144,7 +144,7 @@ class Ear:
                     connection, _ = self.listener.accept()
                 except (TimeoutError, OSError):
                     break
-                said = _status(_frames(connection, deadline))
+                said = _status_word(_frames(connection, deadline))
                 if said is not None:
                     return said
             return None, None
@@ -178,7 +178,7 @@ def _frames(connection, deadline):
     return data[:_FRAME_MOST].split(b"\n")
 
 
-def _status(lines):
+def _status_word(lines):
     """Claude's word in a peer_message_status frame among `lines`, as Ear.word gives it; None without one."""
     for line in lines:
         try:

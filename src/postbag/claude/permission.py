@@ -32,7 +32,7 @@ from postbag.claude import wording as W
 from postbag.escape import shell_word
 from postbag.refusal import Refusal
 from postbag.registration import Change
-from postbag.vendor_files import LIMIT, read
+from postbag.vendor_files import LIMIT, read_regular
 
 RULE = "mcp__postbag"  # the permission rule that lets every tool of postbag's server run without asking
 RULES = (RULE, f"{RULE}__*")  # what counts as that rule already
@@ -107,13 +107,13 @@ def words_of(data):
         settings = SettingsFile(data)
     except Refusal:
         return {}
-    found = _texts(settings.text, settings.root)
+    found = _string_members(settings.text, settings.root)
     if settings.permissions is not None:
-        found["permissions"] = _texts(settings.text, settings.permissions)
+        found["permissions"] = _string_members(settings.text, settings.permissions)
     return found
 
 
-def _texts(text, node):
+def _string_members(text, node):
     """The members of the object `node` whose values are strings, decoded, the last of a key counting."""
     return {item.key: json_text.string_at(text, item.start) for item in node.items if text[item.start] == '"'}
 
@@ -130,14 +130,14 @@ def settings_at(path):
     """The SettingsFile in the file at `path`; a Refusal, raised, where it cannot be read or is
     not of the shape Claude Code reads."""
     try:
-        return SettingsFile(read(path))
+        return SettingsFile(read_regular(path))
     except FileNotFoundError:
         return SettingsFile(None)
     except OSError as error:
         raise Refusal(W.SETTINGS_UNREAD.format(why=error.strerror)) from None
 
 
-class Held:
+class HoldingRule:
     """A deny or ask rule that keeps postbag's tools from running without asking: the
     `rule`, its `kind` ("deny" or "ask") and the settings file it stands in (`path`)."""
 
@@ -166,7 +166,7 @@ def holding_back(paths):
         except Refusal:
             continue
         for kind, held in found.items():
-            held += [Held(kind, each, path) for each in settings.rules(kind) if _names_postbag(each)]
+            held += [HoldingRule(kind, each, path) for each in settings.rules(kind) if _names_postbag(each)]
     return found["deny"] + found["ask"]
 
 
@@ -269,7 +269,7 @@ def _require_a_changeable_file(path):
 
 def _taking_out(path, settings):
     """The Change that takes out what setup put in, told by the kept copy; None where setup put nothing in."""
-    kept, copy = _kept(path), os.path.basename(path) + KEPT
+    kept, copy = _kept_copy(path), os.path.basename(path) + KEPT
     if kept is None or (kept.data not in (NO_FILE, NO_FOLDER) and kept.allowed()):
         if kept is not None:  # a copy of a file that allowed postbag already: setup added nothing
             return _change(W.DROPS_COPY.format(copy=copy), path, _drop_the_copy)
@@ -321,11 +321,11 @@ def _making(path, work):
     return make, undo
 
 
-def _kept(path):
+def _kept_copy(path):
     """The SettingsFile kept beside the file at `path`, or None where none is kept, or it cannot
     be read as settings (then it is no record of setup's)."""
     try:
-        data = read(path + KEPT)
+        data = read_regular(path + KEPT)
     except OSError:
         return None
     if data in (NO_FILE, NO_FOLDER):
@@ -361,7 +361,7 @@ def _put_in(path):
 
 
 def _give_back(path):
-    kept = read(path + KEPT)
+    kept = read_regular(path + KEPT)
     if kept in (NO_FILE, NO_FOLDER):
         whole_file.remove(path)
         whole_file.remove(path + KEPT)
@@ -373,7 +373,7 @@ def _give_back(path):
 
 
 def _take_out(path):
-    settings, kept = settings_at(path), _kept(path)
+    settings, kept = settings_at(path), _kept_copy(path)
     if kept is None or not settings.holds_the_rule():
         return
     left = without_rule(settings, kept.made_by_setup())

@@ -91,7 +91,7 @@ class CodexInstallation(Installation):
         back instead where it is still as setup left it (config.py), the command run after
         only where the file given back names postbag too."""
         take_out = self._command(W.TAKES_OUT, ["mcp", "remove", SERVER_NAME])
-        path = config.path_of(self.here.env)
+        path = config.config_path(self.here.env)
         if not removing:
             return self._keeping_the_file(take_out)
         if config.as_setup_left(path):
@@ -116,7 +116,7 @@ class CodexInstallation(Installation):
         """What setup says of Codex's daemon, which it leaves to the person; `removing`, of a
         copy of config.toml that remove cannot give back."""
         if removing:
-            path = config.path_of(self.here.env)
+            path = config.config_path(self.here.env)
             if not config.is_kept(path) or config.as_setup_left(path):
                 return []
             return [W.COPY_STAYS.format(copy=config.kept_name(path))]
@@ -132,7 +132,7 @@ class CodexInstallation(Installation):
     def _keeping_the_file(self, change):
         """`change`, a command of Codex's that writes config.toml whole, made after setup
         keeps the file as found (config.py), as it says."""
-        path = config.path_of(self.here.env)
+        path = config.config_path(self.here.env)
         kept = config.keeping(path, change)
         if os.path.lexists(path) and not config.as_setup_left(path):
             older = W.IN_PLACE_OF_OLDER if config.is_kept(path) else ""

@@ -21,7 +21,7 @@ from postbag.registration import Change
 KEPT = ".before-postbag"
 
 
-def path_of(env):
+def config_path(env):
     return os.path.join(home_directory(env), "config.toml")
 
 

@@ -124,7 +124,7 @@ def in_the_queue(home, thread, letter):  # noqa: PLR0911 - every way a live data
         try:
             with closing(sqlite3.connect(uri, uri=True, timeout=BUSY_WAIT)) as db:
                 rows = db.execute("SELECT payload_json FROM queued_items WHERE thread_id = ?", (thread,)).fetchall()
-            found = any(is_the_letter(part, letter) for (payload,) in rows for part in _texts(payload))
+            found = any(is_the_letter(part, letter) for (payload,) in rows for part in _queued_texts(payload))
             return (IN_THE_QUEUE if found else NOT_IN_THE_QUEUE), None
         except sqlite3.OperationalError as error:
             if ("locked" not in str(error) and "busy" not in str(error)) or attempt == BUSY_TRIES - 1:
@@ -140,7 +140,7 @@ def _journals(path):
     return [each for each in (f"{path}-wal", f"{path}-shm", f"{path}-journal") if os.path.lexists(each)]
 
 
-def _texts(payload):
+def _queued_texts(payload):
     """The texts of a queue row's payload, as codex queue stores a message; none for any other shape."""
     try:
         message = record(json_of(payload))

@@ -70,9 +70,9 @@ def knock(codex, thread, envelope, env, *, resume):
     argv = [codex, "queue", "--thread", thread, "--message", envelope]
     older = False  # a codex from before --resume refused it, and the letter went without
     try:
-        status, err = processes.run([*argv[:2], "--resume", *argv[2:]] if resume else argv, env)
+        status, err = processes.run_for_status([*argv[:2], "--resume", *argv[2:]] if resume else argv, env)
         if resume and status == USAGE_ERROR and NO_RESUME_FLAG in err:  # a usage error: nothing was stored
-            status, err = processes.run(argv, env)
+            status, err = processes.run_for_status(argv, env)
             older = True
     except OSError as error:
         raise _start_failure(error) from None
