@@ -197,6 +197,9 @@ def test_a_worktree_joins_its_repositorys_ledger_and_a_join_that_takes_letters_s
     )
     again = postbag.run("join", "codex", inside="codex", env={"CODEX_THREAD_ID": THREAD}, cwd=worktree)
     assert (again.stdout, again.stderr) == ("codex joined\n", "")  # the same session: nothing taken
+    # The words name the repository by its main work tree, from any of its worktrees.
+    read = postbag.run("read", cwd=worktree)
+    assert read.stderr == f"postbag: read the ledger of the repository {os.path.realpath(main)}\n"
 
 
 THREAD = "019aa8a2-7f52-7d93-9c41-5b1a4f0c6e21"
@@ -215,8 +218,8 @@ def test_where_nobody_joined_open_names_the_ledgers_agents_joined_and_how_to_ope
         "postbag: neither agent has joined yet: no letter can reach them until each joins from its own session"
     )
     assert re.fullmatch(
-        rf"postbag: agents joined another ledger from {re.escape(api)} \(claude at {TIMESTAMP}, codex at "
-        rf"{TIMESTAMP}\): to open an exchange there, cd {re.escape(api)} && \S+( -m postbag)? open 6",
+        rf"postbag: agents joined another ledger \(claude at {TIMESTAMP}, codex at {TIMESTAMP}\), the latest from "
+        rf"{re.escape(api)}: to open an exchange there, cd {re.escape(api)} && \S+( -m postbag)? open 6",
         said[2],
     ), said
 

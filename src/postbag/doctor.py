@@ -196,7 +196,7 @@ def _other_ledgers(here, location):
     notes = []
     for found in verbs.recent_joins(here, location.path):
         joined = ", ".join(W.JOINED_AT_WHEN.format(peer=peer, at=record["at"]) for peer, record in found.joins.items())
-        said = W.OTHER_LEDGER.format(path=found.path, joined=joined, directory=found.directory)
+        said = W.OTHER_LEDGER.format(path=found.path, joined=joined, whence=found.whence())
         notes.append(Check(NOTE, W.ANOTHER_LEDGER, said))
     default = default_path(here.env)
     if location.repository is not None and os.path.isfile(default):
@@ -240,7 +240,7 @@ def _whose(location):
     """What doctor adds to the ledger's path: which repository's it is, or that
     POSTBAG_LEDGER names it; nothing for the default."""
     if location.repository is not None:
-        return W.THE_REPOSITORYS.format(top=location.repository.top)
+        return W.THE_REPOSITORYS.format(top=location.repository.main_tree)
     return W.NAMED if location.named else ""
 
 

@@ -51,7 +51,7 @@ class Location:
         if self.named:
             return W.NAMED_LEDGER.format(path=self.path)
         if self.repository is not None:
-            return W.REPOSITORY_LEDGER.format(top=self.repository.top)
+            return W.REPOSITORY_LEDGER.format(top=self.repository.main_tree)
         return None
 
 
@@ -176,7 +176,7 @@ def set_aside(path, clock):
 
 def not_there(location):
     """What a reader says where there is no ledger yet at `location` (a Location)."""
-    whose = W.THE_REPOSITORYS.format(top=location.repository.top) if location.repository is not None else ""
+    whose = W.THE_REPOSITORYS.format(top=location.repository.main_tree) if location.repository is not None else ""
     return W.NO_LEDGER_YET.format(path=location.path, whose=whose)
 
 

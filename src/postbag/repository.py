@@ -39,6 +39,14 @@ class Repository:
         return hash(self.common)
 
     @property
+    def main_tree(self):
+        """The folder words name it by: its main work tree, which every worktree of it
+        shares, where its common directory is that tree's `.git`; else `top` (a bare
+        repository, a submodule, a repository whose `.git` lies elsewhere)."""
+        folder, base = os.path.split(self.common)
+        return folder if base == ".git" else self.top
+
+    @property
     def name(self):
         """What a person calls it: the folder of its main work tree (of a bare repository,
         its own folder, less `.git`; of a submodule, its name)."""

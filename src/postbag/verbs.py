@@ -51,7 +51,7 @@ def which_ledger(bag, location):
     if bag.made is not None:
         made = W.CREATED.format(path=bag.path)
         if location.repository is not None:
-            made += W.FOR_THE_REPOSITORY.format(top=location.repository.top)
+            made += W.FOR_THE_REPOSITORY.format(top=location.repository.main_tree)
         return made + (W.AND_THE_DIRECTORY.format(directory=bag.made.directory) if bag.made.directory else "")
     return W.WROTE_TO.format(ledger=location.words()) if location.named else None
 
@@ -68,7 +68,7 @@ def _no_exchange(location):
     repository's, what the human runs and where."""
     if location.repository is None:
         return SEND_REFUSED[NOT_OPENED] + _elsewhere(location)
-    return W.NO_EXCHANGE_IN_REPOSITORY.format(top=location.repository.top)
+    return W.NO_EXCHANGE_IN_REPOSITORY.format(top=location.repository.main_tree)
 
 
 def join(here, peer, door, *, again=True):
@@ -137,7 +137,7 @@ def _joined_elsewhere(here, location, limit):
     for found in recent_joins(here, location.path)[:OTHERS_MOST]:
         joined = ", ".join(W.PEER_AT.format(peer=peer, at=record["at"]) for peer, record in found.joins.items())
         opens = W.OPENS_THERE.format(directory=shell_word(found.directory), program=program, limit=limit)
-        said.append(W.JOINED_ELSEWHERE.format(directory=found.directory, joined=joined, opens=opens))
+        said.append(W.JOINED_ELSEWHERE.format(joined=joined, whence=found.whence(), opens=opens))
     return said
 
 
@@ -154,6 +154,10 @@ class Joined:
     @property
     def latest(self):
         return max(moment(record["at"]) or 0 for record in self.joins.values())
+
+    def whence(self):
+        """Where the joins came from, in words: the directory of the one, or of the latest."""
+        return (W.ONE_FROM if len(self.joins) == 1 else W.LATEST_FROM).format(directory=self.directory)
 
 
 def recent_joins(here, path):
@@ -393,7 +397,7 @@ def _joined_words(peer, joined):
 def ledger_called(location):
     """The ledger at `location` as a status line names it: its path, and why it is that one."""
     if location.repository is not None:
-        return W.LEDGER_OF_REPOSITORY.format(path=location.path, top=location.repository.top)
+        return W.LEDGER_OF_REPOSITORY.format(path=location.path, top=location.repository.main_tree)
     return W.LEDGER_AT.format(path=location.path) + (W.NAMED if location.named else "")
 
 
