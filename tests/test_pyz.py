@@ -620,3 +620,31 @@ def test_the_demo_and_the_benchmark_rebuild_after_the_build_script_changes(tmp_p
     later = os.path.getmtime(pyz) + 10
     os.utime(tree / "scripts" / "build_pyz.py", (later, later))
     assert built_now()
+
+
+def test_every_list_of_the_supported_pythons_names_the_same_ones():
+    """The build compiles for, the matrices test on, and the package declares, one list."""
+    import ast
+
+    with open(os.path.join(ROOT, "scripts", "build_pyz.py")) as file:
+        tree = ast.parse(file.read())
+    [versions] = [
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "VERSIONS"
+    ]
+
+    def text(*path):
+        with open(os.path.join(ROOT, *path)) as file:
+            return file.read()
+
+    hatch = re.search(r"^python = \[(.*)\]$", text("hatch.toml"), re.M).group(1)
+    assert tuple(re.findall(r'"(3\.\d+)"', hatch)) == versions
+    classifiers = re.findall(r"Programming Language :: Python :: (3\.\d+)", text("pyproject.toml"))
+    assert tuple(classifiers) == versions
+    ci = text(".github", "workflows", "ci.yml")
+    assert tuple(re.findall(r'"(3\.\d+)"', re.search(r"python: \[(.*)\]", ci).group(1))) == versions
+    # The jobs that build the archive set up every version, so that it carries code compiled by each.
+    for workflow in (ci, text(".github", "workflows", "release.yml")):
+        listed = re.search(r"python-version: \|\n((?:\s+3\.\d+\n)+)", workflow).group(1).split()
+        assert sorted(listed) == sorted(versions)
