@@ -58,7 +58,8 @@ def test_help_lists_the_verbs_and_each_verb_has_help(postbag):
     assert listed == ["join", "open", "close", "send", "read", "receipts", "setup", "doctor", "mcp"]
     for verb in listed:
         assert re.match(rf"usage: postbag {verb}\b", postbag.ok(verb, "--help"))
-    assert "  POSTBAG_LEDGER   the ledger (default ~/.postbag/ledger.jsonl)" in text
+    ledger = " ".join(text.split("  POSTBAG_LEDGER", 1)[1].split("\n  POSTBAG_CODEX", 1)[0].split())
+    assert "the repository's own in ~/.postbag, else ~/.postbag/ledger.jsonl" in ledger
 
 
 @pytest.mark.parametrize(("columns", "width"), [("50", 50), ("120", 120), ("wide", 80), ("0", 80)])

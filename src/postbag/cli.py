@@ -17,14 +17,17 @@ from postbag.vendors import CLIENTS, VENDORS
 INTERRUPTED, READER_GONE = 130, 141  # as a shell reports SIGINT and SIGPIPE
 SHOWN_MOST = 60  # characters of an unquoted letter a usage mistake echoes, quoted as it should have been
 ENVIRONMENT = {
-    "POSTBAG_LEDGER": "the ledger (default ~/.postbag/ledger.jsonl); the same in both sessions",
+    "POSTBAG_LEDGER": (
+        "the ledger (default: the repository's own in ~/.postbag, else ~/.postbag/ledger.jsonl); "
+        "the same in both sessions"
+    ),
     **{name: said for each in VENDORS.values() for name, said in each.VARIABLES.items()},
 }
 SESSIONS = " and ".join(f"a {each.CLIENT} session" for each in VENDORS.values())
 EXAMPLES = f"""\
 a session:
   postbag setup                            you, once: register postbag with {CLIENTS}
-  postbag open 6                           you, in a terminal of your own: grant six letters
+  postbag open 6                           you, in a terminal in the repository: grant six letters
   postbag send codex "Review parser.py."   inside Claude Code: hands the letter to Codex's door
   postbag send claude - < answer.md        inside Codex: hands the letter to Claude's door
   postbag read 5                           anyone: the last five records
