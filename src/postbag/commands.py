@@ -138,7 +138,8 @@ VERBS = (
         usage=_open_usage,
         help="grant an exchange of N letters (the human's verb)",
         description="Open an exchange: the next N letters, in either direction. Run it from a terminal "
-        "of your own in the agents' repository, whose ledger it opens; it refuses inside either agent's session. It says which agents have yet to join, and "
+        "of your own in the agents' repository, whose ledger it opens; it refuses inside either agent's "
+        "session. It says which agents have yet to join, and "
         "of each that has whether it can take a letter now.",
         arguments=_open_arguments,
     ),
