@@ -267,8 +267,9 @@ def test_a_malformed_or_oversized_message_gets_the_standard_code_and_the_server_
         (b'{"jsonrpc": "2.0", "method": "tools/call", "params": {"text": "', None),
         (b'{"id": 1.5, "x": "', None),
         (b'[{"id": 1, "x": "', None),
+        (b'{"id": 1' + b"0" * 5000 + b', "x": "', None),
     ],
-    ids=["first", "after a container", "after the head", "not an id", "a batch"],
+    ids=["first", "after a container", "after the head", "not an id", "a batch", "a number longer than an int reads"],
 )
 def test_a_message_too_long_to_read_is_answered_with_the_id_its_first_bytes_hold(server, head, id_):
     raw = server()

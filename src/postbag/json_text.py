@@ -229,7 +229,8 @@ def _not_json(text, at, stack):
 def leading_member(text, key):
     """The value of `key` in the JSON object that `text` begins, where the key stands at
     its top level before `text` ends or breaks and its value is no container: a string,
-    or the number, true, false or null it says (a number as an int where it is whole);
+    or the number, true, false or null it says (a number as an int where it is whole and
+    Python converts it);
     None where it stands nowhere so. Read token by token, as far as it must go: `text`
     may be the head of a message too long to read whole."""
     at, depth, wants, name = 0, 0, "open", None
@@ -251,7 +252,10 @@ def leading_member(text, key):
             depth, wants = 2, "skip"
         elif wants == "value" and kind in ("string", "number", "literal"):
             if name == key:
-                return json.loads(text[start:at], parse_float=lambda _: None)
+                try:
+                    return json.loads(text[start:at], parse_float=lambda _: None)
+                except ValueError:  # an integer longer than Python converts from text: no id it can echo
+                    return None
             wants = "next"
         elif wants == "next" and kind == "comma":
             wants = "key"
