@@ -281,3 +281,22 @@ def test_an_mcp_server_started_in_home_finds_the_sessions_repository_from_its_se
     with open(os.path.join(home, ".postbag", ledger)) as file:
         [join] = [json.loads(line) for line in file]
     assert (join["peer"], join["cwd"], join["via"]) == ("claude", api, "mcp")
+
+
+def test_a_session_file_that_names_a_relative_folder_is_not_taken_for_the_sessions(postbag, inbox, tmp_path):
+    """Claude Code's file is untrusted: a relative `cwd` would be read from the server's own
+    folder, and name a repository the session never worked in. The server's own serves."""
+    _unnamed(postbag)
+    outer = new_repository(tmp_path / "outer")
+    new_repository(tmp_path / "outer" / "api")
+    home = postbag.env["HOME"]
+    os.makedirs(home, exist_ok=True)
+    Claude(home, inbox.session).runs("api")
+    server = postbag.mcp(inside="claude", cwd=outer)
+    try:
+        server.handshake()
+        said, refused = server.tool("join")
+    finally:
+        server.close()
+    assert not refused, said
+    assert [name.split("-")[0] for name in os.listdir(os.path.join(home, ".postbag"))] == ["outer"]

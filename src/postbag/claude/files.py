@@ -32,7 +32,7 @@ _BLOCK_BACK = 1 << 20  # each line carries the version: the last megabyte holds 
 
 
 class Session:
-    """What a running session's file says: its process (`pid`), working directory (`cwd`),
+    """What a running session's file says: its process (`pid`), working directory (`cwd`, absolute),
     the app it runs in (`app`, its "entrypoint": "cli" in a terminal, "claude-vscode",
     "claude-desktop", "sdk-cli" without a screen...), the version that wrote the file,
     and the inbox `socket` it listens on; each None where the file does not say."""
@@ -115,7 +115,9 @@ def _running(path):
     started = int(started) if started and started.isascii() and started.isdigit() and len(started) < 20 else None
     if pid is None or not runs(pid, started):  # a start time in a form not known here tells nothing
         return []
-    session = Session(pid, text(found, "cwd"), text(found, "entrypoint"), text(found, "version"))
+    cwd = text(found, "cwd")
+    cwd = cwd if cwd and os.path.isabs(cwd) else None  # a relative one would be read from postbag's own folder
+    session = Session(pid, cwd, text(found, "entrypoint"), text(found, "version"))
     session.socket = text(found, "messagingSocketPath")
     return [(found.get("sessionId"), session)]
 
