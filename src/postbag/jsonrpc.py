@@ -41,9 +41,10 @@ def answer(line, methods, *, batches=False):
     if isinstance(line, TooLong):
         too_long = JsonRpcError(INVALID_REQUEST, W.MESSAGE_AT_MOST.format(most=LONGEST))
         return _error(_id_at_the_start(line.head), too_long)
-    message = _message(line, batches)
-    if isinstance(message, JsonRpcError):
-        return _error(None, message)
+    try:
+        message = _message(line, batches)
+    except JsonRpcError as error:
+        return _error(None, error)
     if isinstance(message, list):
         if not message:
             return _error(None, JsonRpcError(INVALID_REQUEST, W.EMPTY_BATCH))
@@ -76,15 +77,16 @@ def _one(message, methods):
 
 
 def _message(line, batches):
-    """The JSON object on `line` (or, with `batches`, the array of them), or the JsonRpcError it earns."""
+    """The JSON object on `line` (or, with `batches`, the array of them); the JsonRpcError
+    it earns, raised, where it is neither."""
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
-        return JsonRpcError(PARSE_ERROR, W.NOT_JSON_AT_ALL)
+        raise JsonRpcError(PARSE_ERROR, W.NOT_JSON_AT_ALL) from None
     if isinstance(message, list) and batches:
         return message
     if not isinstance(message, dict):
-        return JsonRpcError(INVALID_REQUEST, W.ONE_OBJECT.format(taken="" if batches else W.NO_BATCHES))
+        raise JsonRpcError(INVALID_REQUEST, W.ONE_OBJECT.format(taken="" if batches else W.NO_BATCHES))
     return message
 
 
