@@ -107,9 +107,9 @@ def _read(here, meta, arguments):
     shot = verbs.snapshot(place, arguments.get("count", READ_DEFAULT))
     if not shot.found:
         return not_there(shot.location)
-    shown = "".join(map(words.human_line, shot.records)) or W.NO_RECORDS_YET
     if shot.refusal is not None:
         raise shot.refusal
+    shown = "".join(map(words.human_line, shot.records)) or W.NO_RECORDS_YET
     if shot.news is not None:
         shown = shown.rstrip("\n") + "\n" + told(shot.news)
     if shot.location.repository is not None:  # which repository's, as read says it on the command line
