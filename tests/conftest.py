@@ -18,7 +18,7 @@ import uuid
 
 import pytest
 from fakes import FakeCodex, FakeInbox, less, path_with_python3, terminal_environment
-from helpers import DOOR_NOW, PERSONS_VERBS, REPLACES, ROOT, SESSION_VARIABLES, SRC, STOP, TIMESTAMP
+from helpers import DOOR_NOW, REPLACES, ROOT, SESSION_VARIABLES, SRC, STOP, TIMESTAMP
 from hypothesis import settings
 from inprocess import run_cli
 from written import Claude, Codex
@@ -285,8 +285,8 @@ class Postbag:
 
     def refused(self, *args, streamed=None, **kwargs):
         """Run and insist on a refusal; return the reason, without prefix and ending. An
-        agent's refusal ends with the agents' stop; a person's verb refused in a terminal
-        of no agent's session ends in words for the person, which are returned whole.
+        agent's refusal ends with the agents' stop; a refusal in a terminal of no agent's
+        session ends in words for the person, who typed it, which are returned whole.
 
         `streamed` is what `read` prints before it meets a damaged line (None: whatever
         records come before it, which the test does not look at); every other verb prints
@@ -304,8 +304,8 @@ class Postbag:
         return stderr[len("postbag: ") : -len(STOP)]
 
     def to_the_person(self, verb, *args, inside=None, env=None, **kwargs):
-        """Whether `postbag VERB` speaks to the person: a person's verb in a terminal of no agent's session."""
-        return verb in PERSONS_VERBS and not set(SESSION_VARIABLES) & set(self.environment(inside, env))
+        """Whether `postbag VERB` speaks to the person: it runs in a terminal of no agent's session."""
+        return not set(SESSION_VARIABLES) & set(self.environment(inside, env))
 
     def records(self):
         """The ledger's records, as written: each line parsed."""

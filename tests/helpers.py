@@ -19,11 +19,7 @@ SESSION_VARIABLES = (
     "CLAUDE_CODE_SESSION_ID",
 )
 STOP = "; stop and ask the human\n"
-# The verbs a person runs (the readers too, anyone's): refused in a terminal of no agent's
-# session, they end in words for the person (the reason, and what to do where it does not
-# say), not in STOP.
-PERSONS_VERBS = ("open", "close", "setup", "doctor", "read", "receipts")
-# What a person does about a damaged ledger, after the reason, where a person's verb meets one.
+# What a person does about a damaged ledger, after the reason, where a refusal in their own terminal meets one.
 AFRESH = ": run postbag open --afresh to set it aside, whole, and start a new one, which both agents then join"
 # A line in which open says of a joined peer's door whether it can take a letter now
 # (test_receipts.py holds each to its words).

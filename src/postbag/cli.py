@@ -10,7 +10,7 @@ import sys
 from postbag import __version__
 from postbag import wording as W
 from postbag.commands import BY_NAME, VERBS
-from postbag.human_verbs import PERSONS_VERBS, in_a_persons_terminal, require_human_first
+from postbag.human_verbs import in_a_persons_terminal, require_human_first
 from postbag.refusal import Refusal, silence, stop
 from postbag.vendors import CLIENTS, VENDORS
 
@@ -55,12 +55,11 @@ def main(argv=None, env=None, here=None):
         streams = (sys.stdin, sys.stdout, sys.stderr)
         env = os.environ if env is None else env
         here = Here(env, _working_directory(), platform=sys.platform, streams=streams, started=_started())
-    to_the_person = False  # a refusal is the agents' words until a person's verb is known to run in their terminal
+    to_the_person = in_a_persons_terminal(here.env)  # a refusal there is the person's, whatever the verb
     try:
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse
         args, mistake = _parse(argv, here)
         verb = BY_NAME[args.name]
-        to_the_person = verb.name in PERSONS_VERBS and in_a_persons_terminal(here.env)
         if process:
             _collect_cycles(verb.lasting(args))
         return verb.handler(args, here, Call(mistake, _ignore_interrupts if process else None))

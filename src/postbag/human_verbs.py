@@ -9,10 +9,6 @@ from postbag.refusal import Refusal
 from postbag.vendors import VARIABLES
 
 HUMAN_VERBS = ("open", "close", "setup")
-# The verbs a person runs, whose refusals in a terminal of no agent's session are told to
-# the person: why, and what to do, not the agents' "stop and ask the human". The readers
-# are anyone's, and in such a terminal, the person's.
-PERSONS_VERBS = (*HUMAN_VERBS, "doctor", "read", "receipts")
 
 
 def require_human(verb, env):
@@ -33,5 +29,7 @@ def require_human_first(argv, env):
 
 
 def in_a_persons_terminal(env):
-    """Whether `env` is a terminal of no agent's session: it holds none of their variables."""
+    """Whether `env` is a terminal of no agent's session: it holds none of their variables.
+    Whatever verb is refused there, the person typed it, and is told why and what to do,
+    not the agents' "stop and ask the human"."""
     return not any(name in env for name in VARIABLES)

@@ -31,8 +31,8 @@ def sentence(refusal):
 
 
 def to_the_persons_ears(refusal):
-    """A refusal of the person's own verb, in a terminal of their own: why, and what to do
-    about it, where the why alone does not say."""
+    """A refusal in a person's own terminal, or in a check doctor makes for them: why, and
+    what to do about it, where the why alone does not say."""
     return f"{refusal}: {refusal.fix}" if refusal.fix else str(refusal)
 
 
