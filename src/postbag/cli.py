@@ -193,15 +193,14 @@ def _stream(here, file):
 
 
 def _sized(base, columns):
-    """A help formatter of class `base` told the terminal's width, which argparse would ask
-    shutil for, whose import costs every run 5 ms: argparse makes formatters on every run,
-    to check each argument and name the verbs, though it formats help only when asked."""
+    """A help formatter of class `base` told the terminal's width as `here` gives it
+    (_columns): argparse would ask shutil, which reads this process's own environment."""
     return lambda prog: base(prog, width=columns - 2)  # argparse keeps two columns free
 
 
 def _columns(here):
-    """The terminal's width, as shutil.get_terminal_size finds it: the environment's COLUMNS,
-    else stdout's terminal, else 80."""
+    """The terminal's width, as shutil.get_terminal_size finds it, but from `here`: its
+    environment's COLUMNS, else its stdout's terminal, else 80."""
     try:
         columns = int(here.env.get("COLUMNS", ""))
     except ValueError:
