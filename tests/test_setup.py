@@ -361,6 +361,17 @@ def test_a_settings_file_the_person_made_read_only_or_gave_two_names_is_named_an
     assert read_bytes(path) == b'{"model": "opus"}' and not os.path.exists(claude_config)
 
 
+def test_a_pipe_where_setup_keeps_its_copy_is_named_and_never_waited_on(postbag, clients):
+    """Every file setup reads before it writes is opened without blocking: a pipe there,
+    which an open to read would wait on for ever, is refused in words."""
+    env, claude_config, _ = clients
+    path = write_settings(postbag, b'{"model": "opus"}')
+    os.mkfifo(path + ".before-postbag")
+    said = postbag.refused("setup", env=env)
+    assert said.endswith(f"cannot read {path}.before-postbag (it is not a regular file); nothing was changed"), said
+    assert read_bytes(path) == b'{"model": "opus"}' and not os.path.exists(claude_config)
+
+
 def test_part_files_a_killed_setup_left_are_cleaned_by_the_next_run(postbag, clients):
     env, *_ = clients
     path = write_settings(postbag, WRITTEN_BY_CLAUDE)

@@ -8,6 +8,9 @@ crash or a kill at any moment, finds the old bytes or the whole of the new. Then
 directory, which holds the name, is made durable too. A link is written through, to the
 file it names; a file keeps its mode. What fails is an OSError, and the file is as it was;
 `writing` and `found_or_refusal` tell it as a Refusal that names the file.
+
+A file is read here as every file of anyone's is (vendor_files.py too): opened without
+blocking, and only where it is a regular file.
 """
 
 import errno
@@ -18,7 +21,6 @@ import stat
 from postbag import wording as W
 from postbag.escape import shell_word
 from postbag.refusal import Refusal
-from postbag.signals import FileSizeAsError, Held
 
 
 def write(path, data, mode=None):
@@ -32,6 +34,8 @@ def write(path, data, mode=None):
             mode = stat.S_IMODE(os.stat(target).st_mode)
         except FileNotFoundError:
             mode = 0o600
+    from postbag.signals import FileSizeAsError, Held  # a writer's alone: a reader of a vendor's file needs none
+
     aside = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.part")
     with FileSizeAsError(), Held():  # a signal that can wait does; SIGKILL leaves only the part file
         fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -60,13 +64,27 @@ class Found:
 
 def found(path):
     """The file at `path` (or the one a link there names) as it is now: a Found, or None
-    where there is none. An OSError where it cannot be read."""
+    where there is none. An OSError where it cannot be read, or is no regular file."""
     try:
-        with open(path, "rb") as file:
-            status = os.fstat(file.fileno())
-            return Found(file.read(), stat.S_IMODE(status.st_mode), status.st_mtime_ns)
+        fd = open_regular(path)
     except FileNotFoundError:
         return None
+    with open(fd, "rb") as file:
+        status = os.fstat(fd)
+        return Found(file.read(), stat.S_IMODE(status.st_mode), status.st_mtime_ns)
+
+
+def open_regular(path):
+    """A descriptor reading the regular file at `path` (a link is followed): opened without
+    blocking, so that a pipe planted there cannot hang the reader; OSError for anything else."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, W.NOT_A_REGULAR_FILE_OF_THEIRS)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def found_or_refusal(path):
