@@ -49,7 +49,7 @@ def maybe_delivered(peer, reason):
 class Post(abc.ABC):
     """One letter on its way through a room's door. Made before the knock, when it may read
     the recipient's records and go on reading beside the knock; then `knock`; then, once
-    the letter is recorded, `said`; and `finish` in any case, so that whatever it reads
+    the letter is recorded, `caveat`; and `finish` in any case, so that whatever it reads
     beside the knock ends with the send, even a refused one."""
 
     @abc.abstractmethod
