@@ -267,16 +267,7 @@ def test_an_mcp_server_started_in_home_finds_the_sessions_repository_from_its_se
     the session works, and the server's calls use that repository's ledger."""
     _unnamed(postbag)
     api = new_repository(tmp_path / "api")
-    home = postbag.env["HOME"]
-    os.makedirs(home, exist_ok=True)
-    Claude(home, inbox.session).runs(api)
-    server = postbag.mcp(inside="claude", cwd=home)
-    try:
-        server.handshake()
-        said, refused = server.tool("join")
-    finally:
-        server.close()
-    assert not refused, said
+    home = _joined_through_a_server(postbag, inbox, session_folder=api, started_in=postbag.env["HOME"])
     [ledger] = [name for name in os.listdir(os.path.join(home, ".postbag")) if name.startswith("api-")]
     with open(os.path.join(home, ".postbag", ledger)) as file:
         [join] = [json.loads(line) for line in file]
@@ -289,14 +280,21 @@ def test_a_session_file_that_names_a_relative_folder_is_not_taken_for_the_sessio
     _unnamed(postbag)
     outer = new_repository(tmp_path / "outer")
     new_repository(tmp_path / "outer" / "api")
+    home = _joined_through_a_server(postbag, inbox, session_folder="api", started_in=outer)
+    assert [name.split("-")[0] for name in os.listdir(os.path.join(home, ".postbag"))] == ["outer"]
+
+
+def _joined_through_a_server(postbag, inbox, *, session_folder, started_in):
+    """Join claude through an MCP server started in `started_in`, for a session whose file
+    names `session_folder` as its own; the HOME it ran in."""
     home = postbag.env["HOME"]
     os.makedirs(home, exist_ok=True)
-    Claude(home, inbox.session).runs("api")
-    server = postbag.mcp(inside="claude", cwd=outer)
+    Claude(home, inbox.session).runs(session_folder)
+    server = postbag.mcp(inside="claude", cwd=started_in)
     try:
         server.handshake()
         said, refused = server.tool("join")
     finally:
         server.close()
     assert not refused, said
-    assert [name.split("-")[0] for name in os.listdir(os.path.join(home, ".postbag"))] == ["outer"]
+    return home
