@@ -246,38 +246,42 @@ def test_where_only_the_file_was_missing_remove_takes_the_file_away_and_leaves_t
     assert os.listdir(folder) == []
 
 
-def test_what_the_person_changed_since_setup_stays_and_remove_takes_out_only_what_setup_added(postbag, clients):
+def test_a_file_changed_since_setup_keeps_the_rule_and_the_copy_and_remove_says_why(postbag, clients):
+    """remove uses only the copy setup made, while the file is as setup left it: once it has
+    changed since, whose the rule is cannot be told (the person may have taken setup's out,
+    then written their own), so the rule and the copy stay, and remove says so."""
     env, *_ = clients
     mine = b'{"a": 1, "permissions": {"allow": []}}'
     path = write_settings(postbag, mine)
     set_up(postbag, env=env)
     assert read_bytes(path) == b'{"a": 1, "permissions": {"allow": ["mcp__postbag"]}}'
-    write_settings(postbag, b'{"a": 2, "permissions": {"allow": ["mcp__postbag"]}}')  # the person's own change since
-    removed = set_up(postbag, "--remove", env=env)
+    changed = b'{"a": 2, "permissions": {"allow": ["mcp__postbag"]}}'
+    write_settings(postbag, changed)  # the person's own change since
+    removed = postbag.run("setup", "--remove", env=env)
+    assert removed.returncode == 0, removed.stderr
+    assert "settings.json" not in removed.stdout
     assert (
-        f"claude takes out {RULE} from permissions.allow in {path}, and removes settings.json.before-postbag, which "
-        "no longer describes it\n"
-    ) in removed
-    assert read_bytes(path) == b'{"a": 2, "permissions": {"allow": []}}'  # their empty allow is theirs: it stays
-    assert not os.path.exists(path + ".before-postbag")
-    assert set_up(postbag, "--remove", env=env) == "setup finds nothing to take out\n"  # and no later remove guesses
-    set_up(postbag, env=env)  # setup again: the copy is the file as it found it now
-    assert read_bytes(path + ".before-postbag") == b'{"a": 2, "permissions": {"allow": []}}'
+        f"postbag: {path}.before-postbag, a copy of claude's settings.json, stays: setup did not make it, or the file "
+        "has changed since it did, so setup and remove never use it; compare the two, take from the copy what you "
+        "want back, then delete it\n"
+        f"postbag: {RULE} stays in permissions.allow of {path}: the file has changed since setup kept a copy, so "
+        "remove cannot tell whether setup or you put the rule in; take it out yourself if it is setup's\n"
+    ) in removed.stderr
+    assert read_bytes(path) == changed and read_bytes(path + ".before-postbag") == mine
 
 
 def test_a_file_setup_made_and_the_person_filled_keeps_what_they_put_in(postbag, clients):
     env, *_ = clients
     set_up(postbag, env=env)
     path = settings_path(postbag)
+    assert os.path.exists(path + ".before-postbag")  # there was no file: the copy says so
+    set_up(postbag, "--remove", env=env)  # untouched since: the file setup made goes
+    assert not os.path.exists(path) and not os.path.exists(path + ".before-postbag")
+    set_up(postbag, env=env)
     filled = b'{\n  "model": "opus",\n  "permissions": {\n    "allow": [\n      "mcp__postbag"\n    ]\n  }\n}\n'
     write_settings(postbag, filled)
     set_up(postbag, "--remove", env=env)
-    assert read_bytes(path) == b'{\n  "model": "opus"\n}\n'
-    write_settings(postbag, b"{}")
-    set_up(postbag, env=env)
-    write_settings(postbag, b'{"permissions": {"allow": ["mcp__postbag"]}}')  # laid out anew, nothing of the person's
-    set_up(postbag, "--remove", env=env)
-    assert read_bytes(path) == b"{}"  # they had a file before this setup: it stays, as they had it
+    assert read_bytes(path) == filled  # everything they put in, and the rule remove cannot tell is setup's
 
 
 def test_a_rule_the_person_wrote_before_setup_stays_through_setup_and_remove(postbag, clients):
@@ -361,15 +365,39 @@ def test_a_settings_file_the_person_made_read_only_or_gave_two_names_is_named_an
     assert read_bytes(path) == b'{"model": "opus"}' and not os.path.exists(claude_config)
 
 
-def test_a_pipe_where_setup_keeps_its_copy_is_named_and_never_waited_on(postbag, clients):
-    """Every file setup reads before it writes is opened without blocking: a pipe there,
-    which an open to read would wait on for ever, is refused in words."""
-    env, claude_config, _ = clients
-    path = write_settings(postbag, b'{"model": "opus"}')
+def test_a_copy_setup_did_not_make_stays_is_named_and_is_never_waited_on_or_used(postbag, clients):
+    """A copy left where setup keeps its own, by an earlier install or anyone (a pipe among
+    them, which an open to read would wait on for ever), is never written over, read or
+    used: setup keeps its own copy beside it, and remove gives back only that one."""
+    env, *_ = clients
+    mine = b'{"model": "opus"}'
+    path = write_settings(postbag, mine)
     os.mkfifo(path + ".before-postbag")
-    said = postbag.refused("setup", env=env)
-    assert said.endswith(f"cannot read {path}.before-postbag (it is not a regular file); nothing was changed"), said
-    assert read_bytes(path) == b'{"model": "opus"}' and not os.path.exists(claude_config)
+    said = postbag.run("setup", env=env)
+    assert said.returncode == 0, said.stderr
+    assert "kept as it was in settings.json.before-postbag-2\n" in said.stdout
+    assert f"postbag: {path}.before-postbag, a copy of claude's settings.json, stays: setup did not make it" in (
+        said.stderr
+    )
+    assert read_bytes(path + ".before-postbag-2") == mine
+    removed = postbag.run("setup", "--remove", env=env)
+    assert read_bytes(path) == mine and not os.path.exists(path + ".before-postbag-2")
+    assert stat.S_ISFIFO(os.stat(path + ".before-postbag").st_mode)
+    assert f"postbag: {path}.before-postbag, a copy of claude's settings.json, stays" in removed.stderr
+
+
+def test_a_leftover_copy_beside_the_persons_own_rule_never_takes_the_rule_out(postbag, clients):
+    """An earlier install left its copy; the person took setup's rule out and wrote their own
+    since. setup has nothing to add; remove must not take their rule for setup's."""
+    env, *_ = clients
+    path = write_settings(postbag, b'{"permissions": {"allow": ["mcp__postbag"]}}')
+    leftover = b'{"permissions": {"allow": []}}'
+    with open(path + ".before-postbag", "wb") as file:
+        file.write(leftover)
+    set_up(postbag, env=env)
+    set_up(postbag, "--remove", env=env)
+    assert read_bytes(path) == b'{"permissions": {"allow": ["mcp__postbag"]}}'
+    assert read_bytes(path + ".before-postbag") == leftover
 
 
 def test_part_files_a_killed_setup_left_are_cleaned_by_the_next_run(postbag, clients):
@@ -736,20 +764,28 @@ def rules_of(data):
 @hypothesis.settings(max_examples=80, deadline=None)
 @given(
     start=st.one_of(st.none(), st.tuples(PERSONS, LAYOUTS, st.booleans())),
+    leftover=st.one_of(st.none(), st.tuples(PERSONS, LAYOUTS, st.booleans())),
     steps=st.lists(st.sampled_from(["setup", "remove"]) | st.tuples(PERSONS, LAYOUTS, st.booleans()), max_size=8),
 )
-def test_no_sequence_of_setups_removals_and_edits_loses_the_persons_file(tmp_path_factory, start, steps):
-    """Each rule of the person's file, through whatever they and setup do to it in turn: every
-    setting of theirs stays; setup adds one rule or none; remove takes out the one setup
-    added and nothing of theirs, giving the file back byte for byte where nothing changed
-    since, and keeps no copy after it; nothing is left half written."""
+def test_no_sequence_of_setups_removals_and_edits_loses_the_persons_file(tmp_path_factory, start, leftover, steps):
+    """Each rule of the person's file, through whatever they and setup do to it in turn, a
+    copy left by an earlier install beside it or not: every setting of theirs stays; setup
+    adds one rule or none; remove takes out the one setup added, and gives the file back
+    byte for byte, only where nothing changed the file since; a copy setup did not make in
+    this install is never used, nor changed; nothing is left half written."""
+    from postbag import whole_file
     from postbag.claude import permission
 
     folder = tmp_path_factory.mktemp("claude") / ".claude"
     path = str(folder / "settings.json")
     kept = path + permission.KEPT
+    left = None
+    if leftover is not None:  # a copy an earlier install left: the person's from now on
+        os.makedirs(folder, exist_ok=True)
+        left = persons_file(leftover[0], leftover[1], leftover[2])
+        with open(kept, "wb") as file:
+            file.write(left)
     given_back = None  # what a remove gives back byte for byte: the file as setup found it, while untouched since
-    added = False  # whether setup added a rule that no remove has taken out since
     for step in [*([start] if start else []), *steps]:
         if type(step) is tuple:  # the person writes their file, whatever it held
             value = {key: item for key, item in step[0].items() if key != "permissions" or type(item) is dict}
@@ -770,21 +806,19 @@ def test_no_sequence_of_setups_removals_and_edits_loses_the_persons_file(tmp_pat
             grown = len(rules_of(after)) - len(rules_of(before))
             assert grown == (0 if RULE in rules_of(before) else 1)
             if grown:
-                given_back, added = (b"" if before is None else before), True
+                given_back = b"" if before is None else before
         else:
-            copies = [rule for rule in rules_of(before) if rule == RULE]
-            taken = len(copies) - len([rule for rule in rules_of(after) if rule == RULE])
-            # The one setup added, wherever the person's edits since left it; none of theirs.
-            assert taken == (1 if added and copies else 0)
+            taken = len([r for r in rules_of(before) if r == RULE]) - len([r for r in rules_of(after) if r == RULE])
+            # The one setup added, where nothing changed the file since; none of the person's.
+            assert taken == (1 if given_back is not None else 0)
             if given_back is not None:
                 assert (after or b"") == given_back
-            assert not os.path.exists(kept)
-            given_back, added = None, False
-    assert not os.path.isdir(folder) or sorted(os.listdir(folder)) in (
-        [],
-        ["settings.json"],
-        ["settings.json", "settings.json.before-postbag"],
-    )
+            assert whole_file.copy_as_left(path, permission.KEPT) is None
+            given_back = None
+        if left is not None:
+            assert read_bytes(kept) == left  # the copy an earlier install left stays as it was
+    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    assert all(name == "settings.json" or name.startswith("settings.json.before-postbag") for name in names)
 
 
 def test_a_deny_or_ask_rule_of_the_persons_is_named_with_its_file_and_never_changed(postbag, clients):
@@ -875,14 +909,18 @@ def test_a_config_toml_changed_since_setup_keeps_its_copy_and_remove_names_it(po
     assert removed.returncode == 0, removed.stderr
     assert "codex  takes out postbag's MCP server: codex mcp remove postbag\n" in removed.stdout
     assert (
-        f"postbag: {path}.before-postbag, Codex's config.toml as setup found it, stays: the file has changed since, "
-        "so remove cannot give it back; compare the two, take from the copy what you want back, then delete it\n"
+        f"postbag: {path}.before-postbag, a copy of Codex's config.toml, stays: setup did not make it, or the file has "
+        "changed since it did, so remove does not give it back; compare the two, take from the copy what you want "
+        "back, then delete it\n"
     ) in removed.stderr
     assert b'approval_policy = "never"\n' in read_bytes(path) and b"[mcp_servers.postbag]" not in read_bytes(path)
     assert as_found(path + ".before-postbag") == (CONFIG_TOML, 0o644)
-    # A later setup keeps the file as it is now, in place of the copy that no longer describes it.
+    # A later setup keeps the file as it is now, beside the copy it no longer trusts, which stays as it is.
     again = postbag.run("setup", env=env)
-    assert f"{KEEPS.format(path=path)} (in place of an older copy, which no longer describes it)" in again.stderr
+    assert (
+        f"{KEEPS.format(path=path)}-2 ({path}.before-postbag, which setup did not make, stays as it is)"
+    ) in again.stderr
+    assert as_found(path + ".before-postbag") == (CONFIG_TOML, 0o644)
 
 
 def test_a_later_setup_that_moves_the_ledger_still_gives_back_the_first_copy(postbag, clients, tmp_path):

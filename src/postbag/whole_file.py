@@ -114,6 +114,74 @@ def put_back(path, was):
     os.utime(path, ns=(was.modified, was.modified))
 
 
+def copies(path, suffix):
+    """The copies kept beside the file at `path`: `path + suffix`, and any later one
+    `path + suffix + "-N"`, in that order."""
+    folder, name = os.path.split(path)
+    stem = name + suffix
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return []
+    numbered = [each for each in names if each.startswith(stem + "-") and each[len(stem) + 1 :].isdigit()]
+    found = ([stem] if stem in names else []) + sorted(numbered, key=lambda each: int(each[len(stem) + 1 :]))
+    return [os.path.join(folder, each) for each in found]
+
+
+def free_copy(path, suffix):
+    """Where a new copy of the file at `path` goes: `path + suffix`, else the first
+    `path + suffix + "-N"` no file takes. A copy already there is never written over."""
+    taken, tried = set(copies(path, suffix)), path + suffix
+    number = 1
+    while tried in taken or os.path.lexists(tried):
+        number += 1
+        tried = f"{path}{suffix}-{number}"
+    return tried
+
+
+def copy_as_left(path, suffix):
+    """The copy setup made of the file at `path`, where the file is as setup left it: the
+    copy stamped (stamp) with the file's ctime, which any write or chmod moves on and
+    nothing sets back. None where no copy is: one made by something else, or before the
+    file changed since, is not setup's."""
+    try:
+        changed = os.stat(path).st_ctime_ns
+    except OSError:
+        return None
+    for copy in copies(path, suffix):
+        try:
+            stamped = os.stat(copy, follow_symlinks=False).st_mtime_ns
+        except OSError:
+            continue
+        if stamped == _stamp_of(changed) or (stamped == changed and changed % 10**9 == 0):
+            return copy  # (the second: a file system that keeps whole seconds, and drops the nanosecond)
+    return None
+
+
+def others_copies(path, suffix):
+    """The copies beside the file at `path` that are not setup's as it left the file: each
+    one setup did not make, or made before the file changed since, which it never uses."""
+    own = copy_as_left(path, suffix)
+    return [copy for copy in copies(path, suffix) if copy != own]
+
+
+def stamp(path, copy):
+    """Stamp `copy` with the moment the file at `path` last changed, its ctime, as the
+    copy's modification time, a nanosecond on: the kernel stamps files by a clock that
+    moves a millisecond or more at a time, so no copy made by anything else bears it, even
+    one made the same moment. Nothing where there is no file."""
+    try:
+        changed = os.stat(path).st_ctime_ns
+    except FileNotFoundError:
+        return
+    if os.path.lexists(copy):
+        os.utime(copy, ns=(_stamp_of(changed),) * 2)
+
+
+def _stamp_of(changed):
+    return changed + 1
+
+
 def clean_leftovers(folder):
     """Remove the part files in `folder` that a write of postbag's left when a kill stopped
     it: each .NAME.PID.HEX.part, whose process PID runs no more. A process that runs is

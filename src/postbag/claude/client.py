@@ -27,7 +27,7 @@ from postbag.claude.acceptance import (
     Settings,
 )
 from postbag.claude.files import config_directory
-from postbag.here import home_of
+from postbag.location import home_of
 from postbag.processes import which
 from postbag.refusal import Refusal
 from postbag.registration import (
@@ -131,13 +131,15 @@ class ClaudeInstallation(Installation):
 
     def notes(self, removing=False):
         """What setup says, and leaves to the person, of what Claude Code lets in, and of the
-        rules that keep postbag's tools from running without asking; nothing, `removing`."""
+        rules that keep postbag's tools from running without asking; and of the copies of its
+        settings.json setup did not make, which it leaves as they are."""
+        left = rule.leftovers(settings_path(self.here.env), removing=removing)
         if removing:
-            return []
+            return left
         held = [W.LEFT_TO_YOU.format(what=each.words()) for each in rule.holding_back(settings_paths(self.here))]
         check = _acceptance(self.here)
         about = W.ABOUT.format(what=check.what, finding=check.finding)
-        return held + ([] if check.state == OK else [W.LEFT_TO_YOU.format(what=about)])
+        return held + ([] if check.state == OK else [W.LEFT_TO_YOU.format(what=about)]) + left
 
 
 def global_config(env):
@@ -157,7 +159,7 @@ def settings_paths(here):
     directory and at the top of its repository)."""
     folders = [here.cwd] if here.cwd else []
     try:
-        found = repository.containing(here.cwd) if here.cwd else None
+        found = repository.containing(here.cwd, here.env) if here.cwd else None
     except Refusal:  # the ledger's check says why; the rules of this directory are read all the same
         found = None
     if found is not None and found.top not in folders:

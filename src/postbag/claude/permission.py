@@ -236,13 +236,35 @@ def change(path, *, removing, unasked=True):
         return _taking_out(path, settings)
     if settings.allowed():
         return None
+    copy = whole_file.free_copy(path, KEPT)
     if settings.data is None:
         does = W.WRITES.format(path=shell_word(path), rule=RULE)
     else:
-        kept = f"{os.path.basename(path)}{KEPT}"
-        older = W.IN_PLACE_OF_OLDER if os.path.lexists(path + KEPT) else ""
-        does = W.ADDS.format(rule=RULE, path=shell_word(path), kept=kept, older=older)
-    return _change(W.RUNS_TOOLS.format(does=does) if unasked else does, path, _put_in)
+        does = W.ADDS.format(rule=RULE, path=shell_word(path), kept=os.path.basename(copy), older="")
+    return _change(W.RUNS_TOOLS.format(does=does) if unasked else does, path, copy, _put_in)
+
+
+def leftovers(path, *, removing):
+    """What setup and remove say of the copies beside the settings at `path` that are not
+    setup's as it left the file, which they never use; and, `removing`, where one stands
+    and the rule too, that the rule stays, for remove cannot tell who put it in."""
+    said = [
+        f"{copy}, a copy of claude's settings.json, stays: setup did not make it, or the file has changed since it "
+        "did, so setup and remove never use it; compare the two, take from the copy what you want back, then delete it"
+        for copy in map(shell_word, whole_file.others_copies(path, KEPT))
+    ]
+    if removing and said and whole_file.copy_as_left(path, KEPT) is None:
+        try:
+            held = settings_at(path).holds_the_rule()
+        except Refusal:
+            held = False
+        if held:
+            said.append(
+                f"{RULE} stays in permissions.allow of {shell_word(path)}: the file has changed since setup kept a "
+                "copy, so remove cannot tell whether setup or you put the rule in; take it out yourself if it is "
+                "setup's"
+            )
+    return said
 
 
 def _require_a_changeable_file(path):
@@ -268,32 +290,36 @@ def _require_a_changeable_file(path):
 
 
 def _taking_out(path, settings):
-    """The Change that takes out what setup put in, told by the kept copy; None where setup put nothing in."""
-    kept, copy = _kept_copy(path), os.path.basename(path) + KEPT
-    if kept is None or (kept.data not in (NO_FILE, NO_FOLDER) and kept.allowed()):
-        if kept is not None:  # a copy of a file that allowed postbag already: setup added nothing
-            return _change(W.DROPS_COPY.format(copy=copy), path, _drop_the_copy)
+    """The Change that takes out what setup put in, told by the copy it kept in this
+    install; None where setup put nothing in, or the file changed since, so that remove
+    cannot tell what it did (notes say so)."""
+    copy = whole_file.copy_as_left(path, KEPT)
+    kept = _kept_copy(copy) if copy is not None else None
+    if kept is None:
         return None
+    named = os.path.basename(copy)
+    if kept.data not in (NO_FILE, NO_FOLDER) and kept.allowed():  # a file that allowed postbag already
+        return _change(W.DROPS_COPY.format(copy=named), path, copy, _drop_the_copy)
     name = shell_word(path)
     if not settings.holds_the_rule():
-        return _change(W.DROPS_STALE_COPY.format(copy=copy, path=name), path, _drop_the_copy)
+        return _change(W.DROPS_STALE_COPY.format(copy=named, path=name), path, copy, _drop_the_copy)
     if settings.data == with_rule(kept):
         if kept.made_by_setup() == FILE:
-            return _change(W.REMOVES_MADE.format(path=name), path, _give_back)
-        return _change(W.GIVES_BACK.format(path=name, copy=copy), path, _give_back)
-    return _change(W.TAKES_RULE_OUT.format(rule=RULE, path=name, copy=copy), path, _take_out)
+            return _change(W.REMOVES_MADE.format(path=name), path, copy, _give_back)
+        return _change(W.GIVES_BACK.format(path=name, copy=named), path, copy, _give_back)
+    return _change(W.TAKES_RULE_OUT.format(rule=RULE, path=name, copy=named), path, copy, _take_out)
 
 
-def _change(said, path, work):
-    make, undo = _making(path, work)
+def _change(said, path, copy, work):
+    make, undo = _making(path, copy, lambda: work(path, copy))
     return Change(said, make, undo=undo)
 
 
-def _making(path, work):
-    """What makes a change to the file at `path` by `work(path)`, and undoes it: the file,
-    its kept copy and its folder as they were just before. A Refusal, raised, where they
-    cannot be written."""
-    files, folder, before = (path, path + KEPT), os.path.dirname(path), {}
+def _making(path, copy, work):
+    """What makes a change to the file at `path`, and its copy at `copy`, by `work()`, and
+    undoes it: the file, its copy and its folder as they were just before. A Refusal,
+    raised, where they cannot be written."""
+    files, folder, before = (path, copy), os.path.dirname(path), {}
 
     def make():
         found = {each: whole_file.found_or_refusal(each) for each in files}
@@ -301,7 +327,7 @@ def _making(path, work):
         for each in {folder, os.path.dirname(os.path.realpath(path))}:
             whole_file.clean_leftovers(each)
         try:
-            whole_file.writing(path, lambda: work(path))
+            whole_file.writing(path, work)
         except Refusal:
             undo()  # what the work did before it failed: the kept copy it made
             raise
@@ -315,17 +341,19 @@ def _making(path, work):
             was, now = before[each], whole_file.found_or_refusal(each)
             if (was is None) != (now is None) or (was is not None and was.data != now.data):
                 whole_file.writing(each, lambda each=each, was=was: whole_file.put_back(each, was))
+        if before[copy] is not None and before[path] is not None:  # setup's copy, stamped as it was
+            whole_file.writing(copy, lambda: whole_file.stamp(path, copy))
         if not before["folder"] and os.path.isdir(folder):
             _remove_folder_if_empty(folder)
 
     return make, undo
 
 
-def _kept_copy(path):
-    """The SettingsFile kept beside the file at `path`, or None where none is kept, or it cannot
-    be read as settings (then it is no record of setup's)."""
+def _kept_copy(copy):
+    """The SettingsFile at `copy`, setup's copy of a settings file, or None where it cannot be
+    read as settings (then it is no record of setup's)."""
     try:
-        data = read_regular(path + KEPT)
+        data = read_regular(copy)
     except OSError:
         return None
     if data in (NO_FILE, NO_FOLDER):
@@ -343,37 +371,38 @@ def _marker(data):
     return found
 
 
-def _put_in(path):
+def _put_in(path, copy):
     settings = settings_at(path)  # as it is now, whatever it was when setup planned
     if settings.allowed():
         return
     folder = os.path.dirname(path)
     if settings.data is None:
         # A copy that says setup made the folder still says so, though a kill left no file.
-        kept = whole_file.found_or_refusal(path + KEPT)
+        kept = whole_file.found_or_refusal(copy)
         made_folder = not os.path.isdir(folder) or (kept is not None and kept.data == NO_FOLDER)
         os.makedirs(folder, exist_ok=True)
-        whole_file.write(path + KEPT, NO_FOLDER if made_folder else NO_FILE)
+        whole_file.write(copy, NO_FOLDER if made_folder else NO_FILE)
         whole_file.write(path, MADE)
-        return
-    whole_file.write(path + KEPT, settings.data, _mode(path))
-    whole_file.write(path, with_rule(settings))
+    else:
+        whole_file.write(copy, settings.data, _mode(path))
+        whole_file.write(path, with_rule(settings))
+    whole_file.stamp(path, copy)  # the copy is setup's while the file stays as it left it
 
 
-def _give_back(path):
-    kept = read_regular(path + KEPT)
+def _give_back(path, copy):
+    kept = read_regular(copy)
     if kept in (NO_FILE, NO_FOLDER):
         whole_file.remove(path)
-        whole_file.remove(path + KEPT)
+        whole_file.remove(copy)
         if kept == NO_FOLDER:
             _remove_folder_if_empty(os.path.dirname(path))
         return
-    whole_file.write(path, kept, _mode(path + KEPT))  # the mode it had: the copy kept it
-    whole_file.remove(path + KEPT)
+    whole_file.write(path, kept, _mode(copy))  # the mode it had: the copy kept it
+    whole_file.remove(copy)
 
 
-def _take_out(path):
-    settings, kept = settings_at(path), _kept_copy(path)
+def _take_out(path, copy):
+    settings, kept = settings_at(path), _kept_copy(copy)
     if kept is None or not settings.holds_the_rule():
         return
     left = without_rule(settings, kept.made_by_setup())
@@ -381,14 +410,15 @@ def _take_out(path):
         whole_file.remove(path)
     else:
         whole_file.write(path, left if left is not None else b"{}\n")
-    whole_file.remove(path + KEPT)
+    whole_file.remove(copy)
     if kept.data == NO_FOLDER and left is None:
         _remove_folder_if_empty(os.path.dirname(path))
 
 
-def _drop_the_copy(path):
-    if os.path.lexists(path + KEPT):
-        whole_file.remove(path + KEPT)
+def _drop_the_copy(path, copy):
+    del path
+    if os.path.lexists(copy):
+        whole_file.remove(copy)
 
 
 def _remove_folder_if_empty(folder):

@@ -14,7 +14,7 @@
 
 import os
 
-from postbag import processes
+from postbag import processes, whole_file
 from postbag.codex import CLIENT, PROGRAM, config
 from postbag.codex import wording as W
 from postbag.codex.files import home_directory
@@ -94,7 +94,7 @@ class CodexInstallation(Installation):
         path = config.config_path(self.here.env)
         if not removing:
             return self._keeping_the_file(take_out)
-        if config.as_setup_left(path):
+        if config.setups_copy(path) is not None:
             return config.giving_back(path, take_out, lambda: self.registered() is not None)
         return config.keeping(path, take_out, keep=False)
 
@@ -117,9 +117,7 @@ class CodexInstallation(Installation):
         copy of config.toml that remove cannot give back."""
         if removing:
             path = config.config_path(self.here.env)
-            if not config.is_kept(path) or config.as_setup_left(path):
-                return []
-            return [W.COPY_STAYS.format(copy=config.kept_name(path))]
+            return [W.COPY_STAYS.format(copy=shell_word(copy)) for copy in whole_file.others_copies(path, config.KEPT)]
         state = daemon_runs(home_directory(self.here.env))
         if state == RUNS:
             return []
@@ -134,7 +132,10 @@ class CodexInstallation(Installation):
         keeps the file as found (config.py), as it says."""
         path = config.config_path(self.here.env)
         kept = config.keeping(path, change)
-        if os.path.lexists(path) and not config.as_setup_left(path):
-            older = W.IN_PLACE_OF_OLDER if config.is_kept(path) else ""
-            kept.news.append(W.KEEPS_THE_FILE.format(path=shell_word(path), copy=config.kept_name(path), older=older))
+        if os.path.lexists(path) and config.setups_copy(path) is None:
+            copy = shell_word(whole_file.free_copy(path, config.KEPT))
+            others = [shell_word(each) for each in whole_file.others_copies(path, config.KEPT)]
+            stay = "stay as they are" if len(others) > 1 else "stays as it is"
+            older = f" ({', '.join(others)}, which setup did not make, {stay})" if others else ""
+            kept.news.append(W.KEEPS_THE_FILE.format(path=shell_word(path), copy=copy, older=older))
         return kept

@@ -3,11 +3,11 @@
 Codex's own `codex mcp add` and `codex mcp remove`, which setup runs, write the whole file
 again: they drop the comments inside other tables, and make it private (mode 600), as
 0.171.0 does. So before setup's first change the file is kept beside it, bytes and mode,
-as config.toml.before-postbag (where there was no file, there is nothing of the person's
-to keep), and after each change of setup's the copy is stamped with the moment the file
-then last changed: its ctime, which any write or chmod moves on and which nothing sets
-back, written as the copy's modification time. `--remove` gives the copy back where the
-file has not changed since that moment; else the copy stays, and setup names it.
+as config.toml.before-postbag (or, where a copy setup did not make stands there, the first
+config.toml.before-postbag-N free: a copy already there is never written over), and after
+each change of setup's its copy is stamped with the moment the file then last changed
+(whole_file.stamp). `--remove` gives that copy back where the file has not changed since;
+else the copy stays, and setup names it, as it names every copy it did not make.
 """
 
 import os
@@ -25,36 +25,27 @@ def config_path(env):
     return os.path.join(home_directory(env), "config.toml")
 
 
-def kept_name(path):
-    """The kept copy's path, as a person pastes it."""
-    return shell_word(path + KEPT)
-
-
-def as_setup_left(path):
-    """Whether the file at `path` is as setup's last change left it: the copy's stamp is its ctime."""
-    try:
-        return os.stat(path).st_ctime_ns == os.stat(path + KEPT).st_mtime_ns
-    except OSError:
-        return False
-
-
-def is_kept(path):
-    return os.path.lexists(path + KEPT)
+def setups_copy(path):
+    """The copy setup made of the file at `path`, where the file is as setup left it; else None."""
+    return whole_file.copy_as_left(path, KEPT)
 
 
 def keeping(path, change, *, keep=True):
     """`change`, one of Codex's own commands that writes the file at `path` whole, made so
-    that, `keep`, the file as found is kept first where no copy describes it, and the copy
-    stamped after; undone by putting the file and its copy back as they were just before."""
+    that, `keep`, the file as found is kept first where no copy of setup's describes it, and
+    its copy stamped after; undone by putting the file and its copy back as they were just before."""
     before = _Before(path)
 
     def make():
         before.take()
-        if keep and not before.left:
-            _keep(path)
+        copy = before.copy
+        if keep and copy is None:
+            copy = before.copy = whole_file.free_copy(path, KEPT)
+            before.found[copy] = None
+            _keep(path, copy)
         change.make()
         if keep:
-            _stamp(path)
+            _stamp(path, copy)
 
     return Change(change.does, make, undo=before.put_back, shown=change.shown)
 
@@ -64,55 +55,47 @@ def giving_back(path, take_out, names_postbag):
     place of `take_out`, the command that takes postbag's server out; made after all where
     the file given back still `names_postbag()` (it did before setup)."""
     before = _Before(path)
+    copy = setups_copy(path)
 
     def make():
         before.take()
-        kept = before.found[path + KEPT]
+        kept = before.found.get(before.copy) if before.copy is not None else None
         if kept is not None:  # else someone took it since setup planned: Codex's command alone is left
             whole_file.writing(path, lambda: whole_file.write(path, kept.data, kept.mode))
-            whole_file.writing(path + KEPT, lambda: whole_file.remove(path + KEPT))
+            whole_file.writing(before.copy, lambda: whole_file.remove(before.copy))
         if kept is None or names_postbag():
             take_out.make()
 
-    does = W.GIVES_BACK.format(does=take_out.does.partition(":")[0], path=shell_word(path), copy=kept_name(path))
+    shown = shell_word(copy or path + KEPT)
+    does = W.GIVES_BACK.format(does=take_out.does.partition(":")[0], path=shell_word(path), copy=shown)
     return Change(does, make, undo=before.put_back, shown=take_out.shown)
 
 
 class _Before:
-    """The file and its copy as they were just before a change, to put back."""
+    """The file and setup's copy of it as they were just before a change, to put back."""
 
     def __init__(self, path):
-        self.path, self.found, self.left = path, None, False
+        self.path, self.copy, self.found = path, None, None
 
     def take(self):
-        found = {each: whole_file.found_or_refusal(each) for each in (self.path, self.path + KEPT)}
-        self.left = as_setup_left(self.path)
-        self.found = found  # last, and at once: put_back trusts what it finds here
+        self.copy = setups_copy(self.path)
+        paths = (self.path,) if self.copy is None else (self.path, self.copy)
+        self.found = {each: whole_file.found_or_refusal(each) for each in paths}  # last: put_back trusts it
 
     def put_back(self):
         if self.found is None:  # never taken: a signal came first
             return
         for each, was in self.found.items():
             whole_file.writing(each, lambda each=each, was=was: whole_file.put_back(each, was))
-        if self.left:  # the file is again as setup left it
-            _stamp(self.path)
+        if self.copy is not None and self.found.get(self.copy) is not None:  # the file is again as setup left it
+            _stamp(self.path, self.copy)
 
 
-def _keep(path):
+def _keep(path, copy):
     found = whole_file.found_or_refusal(path)
     if found is not None:
-        whole_file.writing(path + KEPT, lambda: whole_file.write(path + KEPT, found.data, found.mode))
+        whole_file.writing(copy, lambda: whole_file.write(copy, found.data, found.mode))
 
 
-def _stamp(path):
-    """Stamp the copy with the moment the file at `path` last changed; nothing where there is no file."""
-
-    def stamp():
-        try:
-            changed = os.stat(path).st_ctime_ns
-        except FileNotFoundError:
-            return
-        if os.path.lexists(path + KEPT):
-            os.utime(path + KEPT, ns=(changed, changed))
-
-    whole_file.writing(path + KEPT, stamp)
+def _stamp(path, copy):
+    whole_file.writing(copy, lambda: whole_file.stamp(path, copy))

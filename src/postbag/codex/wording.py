@@ -116,8 +116,8 @@ A_THREAD_UNLOADED = "a thread nobody has loaded"
 DAEMON_UNTOLD = "whether Codex's daemon runs cannot be told from its record"
 NO_DAEMON_STARTED = "{why} (setup starts no daemon)"
 COPY_STAYS = (
-    "{copy}, Codex's config.toml as setup found it, stays: the file has changed since, so remove cannot give it "
-    "back; compare the two, take from the copy what you want back, then delete it"
+    "{copy}, a copy of Codex's config.toml, stays: setup did not make it, or the file has changed since it did, so "
+    "remove does not give it back; compare the two, take from the copy what you want back, then delete it"
 )
 KEEPS_THE_FILE = (
     "Codex's own command writes {path} whole again, so setup keeps the file as it found it, in {copy}{older}, for "
