@@ -41,6 +41,25 @@ def one_line(text):
     return text.translate(_table())
 
 
+def as_text(path):
+    """`path` as text any JSON reader takes: each byte that is not UTF-8, which Python holds
+    as a lone surrogate, written as \\xNN, and any other lone surrogate as \\uNNNN."""
+    try:
+        path.encode()
+    except UnicodeEncodeError:
+        return "".join(_text_of(c) for c in path)
+    return path
+
+
+def _text_of(character):
+    code = ord(character)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte os.fsdecode could not decode
+        return f"\\x{code - 0xDC00:02x}"
+    if 0xD800 <= code <= 0xDFFF:
+        return f"\\u{code:04x}"
+    return character
+
+
 def has_unsafe(text):
     return one_line(text) != text
 
@@ -63,3 +82,42 @@ def shell_word(text):
     if _SHELL_SAFE.issuperset(text):
         return text
     return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def masked(text, secrets):
+    """`text` with every one of `secrets` (a door's fields) written as HIDDEN, as a CI log
+    hides a secret's value wherever it appears."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret:
+            text = text.replace(secret, HIDDEN)
+    return text
+
+
+# What a client's own words may hold that is a credential, as a person would spot one: a key
+# of the sk- kind, a bearer token, the value of a token, key, secret or password, a long
+# run of hex, or of base64 that mixes digits and both cases. Each becomes HIDDEN, its name kept.
+HIDDEN = "<hidden>"
+_CREDENTIALS = (
+    (r"\bsk-[A-Za-z0-9_-]{6,}", HIDDEN),
+    (r"(?i)\b(bearer)(\s+)[A-Za-z0-9._~+/=-]+", rf"\1\2{HIDDEN}"),
+    (r"(?i)\b(\w*(?:token|key|secret|password)\w*)(\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&]+)", rf"\1\2{HIDDEN}"),
+    (r"\b[0-9a-fA-F]{32,}\b", HIDDEN),
+)
+_BASE64_RUN = r"[A-Za-z0-9+/_=-]{40,}"
+
+
+def without_credentials(text):
+    """`text`, a client's own words, with every credential in it written as HIDDEN."""
+    import re  # only where a client's words are shown: a refusal, a failed command
+
+    for pattern, hidden in _CREDENTIALS:
+        text = re.sub(pattern, hidden, text)
+    return re.sub(_BASE64_RUN, _hidden_if_mixed, text)
+
+
+def _hidden_if_mixed(found):
+    """A run of base64's characters, hidden where it mixes digits with both cases, as a
+    key does and a path or a word seldom does."""
+    run = found.group()
+    kinds = (str.isdigit, str.isupper, str.islower)
+    return HIDDEN if all(any(kind(c) for c in run) for kind in kinds) else run

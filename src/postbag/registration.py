@@ -149,11 +149,12 @@ def failed(shown, status, err):
     with `status` (None: it ran past COMMAND_TIMEOUT), saying what the client said on
     stderr, `err`: its lines from the first, less its warnings, on one line, each run of
     spaces one, escaped and capped (what follows, a backtrace for one, is cut)."""
+    from postbag.escape import without_credentials
     from postbag.vendor_files import quoted
 
     why = W.NO_ANSWER_WITHIN.format(seconds=COMMAND_TIMEOUT) if status is None else W.EXIT.format(status=status)
     lines = [" ".join(line.split()) for line in err.splitlines()]  # a caret's padding is no word
-    message = " / ".join(line for line in lines if line and not line.lower().startswith("warning"))
+    message = without_credentials(" / ".join(line for line in lines if line and not line.lower().startswith("warning")))
     return Refusal(W.FAILED.format(command=shown, why=why, said=quoted(message or W.SAID_NOTHING, CLIENT_SAID)))
 
 

@@ -11,6 +11,7 @@ import os
 from postbag import processes
 from postbag.codex import wording as W
 from postbag.doors import maybe_delivered, not_answered
+from postbag.escape import without_credentials
 from postbag.refusal import Refusal
 from postbag.vendor_files import quoted
 
@@ -134,13 +135,14 @@ def _is_quiet_log_line(line):
 
 def _codex_said(stderr, thread):
     """What a refusal says codex said, from its `stderr`: what it means, where that is
-    known here, and its own last line, the id of `thread` written as words."""
+    known here, and its own last line, with the id of `thread` written as words and every
+    credential in it hidden (the verb hides every other door field the ledger holds)."""
     text = _without_colours(stderr.decode(errors="replace"))
     meaning = next((W.MEANS.format(meaning=meaning) for words, meaning in CODEX_SAYS if words in text.lower()), "")
     lines = [line for line in text.splitlines() if line.strip() and not _is_quiet_log_line(line)]
     if not lines:
         return meaning
-    last = lines[-1].strip().replace(thread, W.THREAD_WORDS)
+    last = without_credentials(lines[-1].strip().replace(thread, W.THREAD_WORDS))
     return meaning + W.SAYING.format(last=quoted(last, SAID_MOST))
 
 
