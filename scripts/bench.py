@@ -321,7 +321,7 @@ def in_a_repository(work, base, doors):
     """A git repository whose ledger holds three records, as a fresh one does, for the
     environment `base` (which names no ledger); a folder eight deep in it."""
     from postbag.here import Here
-    from postbag.ledger import locate
+    from postbag.location import locate
 
     repository = os.path.join(work, "repository")
     deep = os.path.join(repository, *DEEP)
@@ -421,7 +421,7 @@ def finding_the_ledger(work, rounds):
     repository (the walk goes up to /), at a repository's top, eight folders deep in it,
     and in a worktree, whose `.git` file and `commondir` are read."""
     from postbag.here import Here
-    from postbag.ledger import locate
+    from postbag.location import locate
 
     repository = os.path.join(work, "repository")
     worktree = os.path.join(work, "worktree")

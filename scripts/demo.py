@@ -379,7 +379,7 @@ class Demo:
             human["POSTBAG_LEDGER"] = self.ledger
         else:
             from postbag.here import Here
-            from postbag.ledger import locate
+            from postbag.location import locate
 
             self.ledger = locate(Here(human, self.work)).path
         self.show.say(

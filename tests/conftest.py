@@ -33,7 +33,8 @@ def ledger_news(ledger):
     return (
         rf"postbag: (created the ledger {path}(, and the directory [^\n]+ for it)?|"
         rf"(wrote to|looked in) the ledger {path}, which POSTBAG_LEDGER names|"
-        r"read the ledger of the repository [^\n]+)\n"
+        rf"wrote to the ledger outside repositories, {path}|"
+        r"(read|wrote to) the ledger of the repository [^\n]+)\n"
         rf"({REPLACED})?"
     )
 

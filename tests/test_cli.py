@@ -325,7 +325,7 @@ def test_send_with_no_ledger_at_all_creates_none(postbag):
         ),
         (
             ("read", "x" * 5000),
-            "postbag read [N] [--json] [-f]",
+            "postbag read [N] [--json] [-f] [--ledger LEDGER]",
             "the number of records is a whole number of at least 1, not 'xxxxxxxxxxxxxxxxxxx…'",
         ),
         (
@@ -340,12 +340,12 @@ def test_send_with_no_ledger_at_all_creates_none(postbag):
         ),
         (
             ("read", "-n", "3"),
-            "postbag read [N] [--json] [-f]",
+            "postbag read [N] [--json] [-f] [--ledger LEDGER]",
             "read does not take '-n' (postbag read --help says what it takes)",
         ),
         (
             ("read", "-3"),
-            "postbag read [N] [--json] [-f]",
+            "postbag read [N] [--json] [-f] [--ledger LEDGER]",
             "the number of records is a whole number of at least 1, not '-3'",
         ),
         (("close", "now"), "postbag close", "close does not take 'now' (postbag close --help says what it takes)"),
@@ -363,7 +363,7 @@ def test_send_with_no_ledger_at_all_creates_none(postbag):
         ),
         (
             ("receipts", "--xml"),
-            "postbag receipts [N] [--json]",
+            "postbag receipts [N] [--json] [--ledger LEDGER]",
             "receipts does not take '--xml' (postbag receipts --help says what it takes)",
         ),
     ],

@@ -55,7 +55,8 @@ def test_the_demo_keeps_its_directory_when_asked(tmp_path):
     result = run_demo(tmp_path, "--limit", "1", "--keep")
     assert result.returncode == 0, result.stdout + result.stderr
     [kept] = os.listdir(tmp_path)
-    [ledger] = os.listdir(tmp_path / kept / "home" / ".postbag")  # the repository's own, where both agents work
+    [ledger] = [name for name in os.listdir(tmp_path / kept / "home" / ".postbag") if name.endswith(".jsonl")]
+    # the repository's own, where both agents work
     assert ledger.startswith("work-") and ledger.endswith(".jsonl")
     assert os.path.isdir(tmp_path / kept / "work" / ".git")
     assert f"kept {tmp_path / kept}" in result.stdout

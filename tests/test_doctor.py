@@ -326,7 +326,8 @@ def test_a_damaged_ledger_names_its_first_bad_line_and_open_afresh_sets_it_aside
     aside = os.path.join(os.path.dirname(postbag.ledger), aside)
     assert (result.returncode, result.stdout) == (0, "exchange open: 4 letters\n")
     assert result.stderr.startswith(
-        f"postbag: set the damaged ledger aside, whole and private, as {aside}\n"
+        f"postbag: set the damaged ledger aside, whole and private, as {aside} (postbag read --ledger {aside} reads "
+        "it)\n"
         f"postbag: created the ledger {postbag.ledger}\n"
         "postbag: neither agent has joined yet"
     )
@@ -339,7 +340,7 @@ def test_a_damaged_ledger_names_its_first_bad_line_and_open_afresh_sets_it_aside
     )
 
 
-def test_doctor_names_this_directorys_ledger_the_others_agents_joined_and_where_the_old_history_stays(
+def test_doctor_names_this_directorys_ledger_and_lists_every_ledger_with_whose_it_is_and_how_to_read_it(
     postbag, clients, tmp_path
 ):
     from test_repository import new_repository
@@ -351,27 +352,25 @@ def test_doctor_names_this_directorys_ledger_the_others_agents_joined_and_where_
     postbag.ok("join", "codex", inside="codex", cwd=other)
     lines = postbag.run("doctor", env=clients, cwd=work).stdout.splitlines()
     [ledger] = [line for line in lines if line.startswith(("ok    the ledger:", "fix   the ledger:"))]
-    assert re.fullmatch(
-        rf"ok    the ledger: none yet at {re.escape(str(home))}/\.postbag/api-[0-9a-f]{{8}}\.jsonl, the repository "
-        rf"{re.escape(work)}'s: the first join or open makes it, private to you",
-        ledger,
+    inode = os.stat(os.path.join(work, ".git")).st_ino
+    assert ledger == (
+        f"ok    the ledger: none yet at {home}/.postbag/api-{inode}.jsonl, the repository {work}'s: the first join or "
+        "open makes it, private to you"
     )
     default = home / ".postbag" / "ledger.jsonl"
-    others = [line for line in lines if line.startswith("note  another ledger:")]
-    assert len(others) == 2  # the latest first
+    listed = [line for line in lines if line.startswith("note  a ledger:")]
+    assert len(listed) == 2  # every ledger in ~/.postbag, in the order of their names
+    program = r"\S+( -m postbag)?"
+    other_ledger = f"{home}/.postbag/api-{os.stat(os.path.join(other, '.git')).st_ino}.jsonl"
     assert re.fullmatch(
-        rf"note  another ledger: {re.escape(str(home))}/\.postbag/api-[0-9a-f]{{8}}\.jsonl: codex joined at "
-        rf"{TIMESTAMP}, from {re.escape(other)}",
-        others[0],
+        rf"note  a ledger: {re.escape(other_ledger)}: the repository at {re.escape(other)}; last written at "
+        rf"{TIMESTAMP}; {program} read --ledger {re.escape(os.path.basename(other_ledger)[:-6])} reads it",
+        listed[0],
     )
     assert re.fullmatch(
-        rf"note  another ledger: {re.escape(str(default))}: claude joined at {TIMESTAMP}, "
-        rf"from {re.escape(postbag.cwd)}",
-        others[1],
+        rf"note  a ledger: {re.escape(str(default))}: the ledger outside repositories, and of every repository "
+        rf"before each had its own; last written at {TIMESTAMP}; {program} read --ledger ledger reads it",
+        listed[1],
     )
-    assert (
-        f"note  the ledger outside repositories: {default} keeps its history, from before each repository had a "
-        "ledger of its own too; sessions outside any repository still use it"
-    ) in lines
     outside = postbag.run("doctor", env=clients).stdout.splitlines()  # the terminal outside: the old one is its own
     assert f"ok    the ledger: {default}, yours and private, 1 record" in outside  # one, said so

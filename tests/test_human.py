@@ -79,8 +79,11 @@ def test_a_session_on_another_ledger_is_told_which_ledger_holds_no_exchange(post
     default = {"POSTBAG_LEDGER": None, "HOME": str(home)}
     opened = postbag.run("open", "3", env=default)
     assert opened.stderr.startswith(f"postbag: created the ledger {home}/.postbag/ledger.jsonl, and the directory ")
-    again = postbag.run("open", "3", env=default).stderr  # the default ledger: no name
-    assert again.startswith("postbag: this replaces the open exchange, which still had 3 of its 3 letters\n")
+    again = postbag.run("open", "3", env=default).stderr  # open names the ledger it acted on, every time
+    assert again.startswith(
+        f"postbag: wrote to the ledger outside repositories, {home}/.postbag/ledger.jsonl\n"
+        "postbag: this replaces the open exchange, which still had 3 of its 3 letters\n"
+    )
     postbag.ok("join", "codex", inside="codex")
     assert postbag.refused("send", "codex", "hi", inside="claude") == "no exchange is open" + postbag.named
     assert postbag.refused("send", "codex", "hi", inside="claude", env=default) == "codex has not joined"

@@ -579,7 +579,7 @@ def _named(uid):
 def test_without_home_a_persons_home_is_the_one_the_password_database_holds():
     import pwd
 
-    from postbag.here import home_of
+    from postbag.location import home_of
 
     assert home_of({}) == pwd.getpwuid(os.getuid()).pw_dir
     assert home_of({"HOME": ""}) == pwd.getpwuid(os.getuid()).pw_dir

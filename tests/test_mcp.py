@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import uuid
 
 import anyio
 import clients
@@ -459,7 +458,7 @@ def test_a_send_through_mcp_joins_its_session_first_so_the_answer_comes_back_to_
 def test_between_calls_the_server_holds_no_lock_and_each_call_sees_what_others_wrote(server, postbag, tmp_path):
     postbag.ready(limit=5)
     as_codex = server()
-    meta = {"threadId": str(uuid.uuid4())}
+    meta = {"threadId": postbag.codex.thread}  # the thread that joined: only it sends for codex
     assert as_codex.tool("status")[0].startswith(f"{postbag.standing}: exchange of 5 letters, 0 sent, 5 left")
     with open(postbag.ledger, "rb+") as ledger:
         fcntl.flock(ledger, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: the server holds nothing between calls

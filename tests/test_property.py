@@ -71,6 +71,7 @@ REFUSAL = re.compile(
     r"and the next send, join or open removes it)?)"
     r"|postbag: ((no exchange is open|(claude|codex) has not joined)( \(the ledger .*, which POSTBAG_LEDGER names\))?"
     r"|the exchange's letters are spent"
+    r"|this codex session is not the one joined for codex in the ledger .*, which POSTBAG_LEDGER names: .*"
     r"|claude's door did not answer \(its socket is gone\).*)"
 )
 

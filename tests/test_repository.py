@@ -6,18 +6,20 @@ git itself is the judge of which directories share a repository."""
 import json
 import os
 import re
+import shutil
 import subprocess
+import sys
 import threading
 
 import pytest
-from helpers import TIMESTAMP
+from helpers import SRC, TIMESTAMP
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from written import Claude
 
 from postbag import repository
 from postbag.here import Here
-from postbag.ledger import locate
+from postbag.location import locate
 from postbag.refusal import Refusal
 
 GIT = ["git", "-c", "protocol.file.allow=always", "-c", "user.name=t", "-c", "user.email=t@t"]
@@ -99,12 +101,12 @@ def test_every_ledger_lies_outside_every_work_tree_named_for_its_repository(tree
     ledgers = {folder: ledger_in(folder, home) for folder in folders}
     assert all(os.path.dirname(path) == str(home / ".postbag") for path in ledgers.values())
     work, wt, other = folders[0], folders[2], folders[8]
-    assert re.fullmatch(r"api-[0-9a-f]{8}\.jsonl", os.path.basename(ledgers[work]))
+    assert os.path.basename(ledgers[work]) == f"api-{os.stat(os.path.join(work, '.git')).st_ino}.jsonl"
     assert ledgers[wt] == ledgers[work] != ledgers[other]  # a worktree shares; a namesake does not
     assert os.path.basename(ledgers[other]).startswith("api-")
-    assert re.fullmatch(r"lib-[0-9a-f]{8}\.jsonl", os.path.basename(ledgers[folders[3]]))  # a submodule's own
-    assert re.fullmatch(r"api-[0-9a-f]{8}\.jsonl", os.path.basename(ledgers[folders[6]]))  # api.git, bare
-    assert re.fullmatch(r"été ünï-[0-9a-f]{8}\.jsonl", os.path.basename(ledgers[folders[9]]))
+    assert re.fullmatch(r"lib-\d+\.jsonl", os.path.basename(ledgers[folders[3]]))  # a submodule's own
+    assert re.fullmatch(r"api-\d+\.jsonl", os.path.basename(ledgers[folders[6]]))  # api.git, bare
+    assert re.fullmatch(r"été ünï-\d+\.jsonl", os.path.basename(ledgers[folders[9]]))
     assert ledgers[str(root / "plain" / "nested")] == str(home / ".postbag" / "ledger.jsonl")  # outside any
     assert ledgers[str(root / "link-to-src")] == ledgers[work]
 
@@ -114,7 +116,7 @@ def test_a_git_file_that_points_nowhere_or_cannot_be_read_is_refused_in_words(tm
     broken.mkdir()
     (broken / ".git").write_text("gitdir: /nowhere/.git/worktrees/gone\n")
     with pytest.raises(Refusal) as refused:
-        repository.containing(str(broken))
+        repository.containing(str(broken), {})
     assert str(refused.value) == (
         f"the repository cannot be told from {broken}/.git (it names /nowhere/.git/worktrees/gone, which is not a "
         "repository's folder)"
@@ -122,26 +124,165 @@ def test_a_git_file_that_points_nowhere_or_cannot_be_read_is_refused_in_words(tm
     assert refused.value.fix == "mend it (git worktree repair, for a worktree), or name a ledger with POSTBAG_LEDGER"
     (broken / ".git").write_text("not what git writes\n")
     with pytest.raises(Refusal, match=r"\(it is a file, and does not say gitdir: PATH\)"):
-        repository.containing(str(broken))
+        repository.containing(str(broken), {})
     (broken / ".git").write_bytes(b"gitdir: " + b"x" * 5000)
     with pytest.raises(Refusal, match=r"\(it is longer than a path\)"):
-        repository.containing(str(broken))
-    os.remove(broken / ".git")
-    os.mkfifo(broken / ".git")  # read without blocking: a pipe must not hang a command
+        repository.containing(str(broken), {})
+
+
+def common_directory_under(folder, env):
+    """What git says is the common directory of the repository `folder` lies in, with the
+    variables `env` over a plain environment, or None."""
+    found = subprocess.run(
+        [*GIT, "rev-parse", "--path-format=absolute", "--git-common-dir"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env={"PATH": os.environ["PATH"], "HOME": str(folder), **env},
+        timeout=10,
+    )
+    return os.path.realpath(found.stdout.strip()) if found.returncode == 0 else None
+
+
+def found_by_postbag(folder, env=None):
+    """The common directory postbag finds for `folder`, on a thread that must end within 10 s."""
     done = []
-    reader = threading.Thread(target=lambda: done.append(_refusal_of(str(broken))), daemon=True)
+
+    def look():
+        try:
+            found = repository.containing(str(folder), env or {})
+            done.append(None if found is None else found.common)
+        except Refusal as refusal:
+            done.append(refusal)
+
+    reader = threading.Thread(target=look, daemon=True)
     reader.start()
     reader.join(10)
-    assert done == ["it is neither a folder nor a file"]
-    os.remove(broken / ".git")
-    os.symlink(broken / ".git", broken / ".git")  # a link to itself
-    with pytest.raises(Refusal, match=r"\(Too many levels of symbolic links\)"):
-        repository.containing(str(broken))
+    assert done, "postbag waited on what it reads"
+    return done[0]
+
+
+def _socket_at(path):
+    import socket
+
+    listening = socket.socket(socket.AF_UNIX)
+    listening.bind(str(path))
+    listening.close()
+
+
+def _with_head(dot_git, make_head):
+    """A `.git` folder with objects and refs, its HEAD made by `make_head`."""
+    os.makedirs(dot_git / "objects")
+    os.mkdir(dot_git / "refs")
+    make_head(dot_git / "HEAD")
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        os.mkfifo,
+        _socket_at,
+        lambda dot_git: os.symlink(dot_git, dot_git),  # a link to itself
+        lambda dot_git: _with_head(dot_git, lambda head: head.write_text("junk\n")),
+        lambda dot_git: _with_head(dot_git, os.mkdir),
+        os.makedirs,  # empty
+    ],
+    ids=["a pipe", "a socket", "a link that loops", "a HEAD that is junk", "a HEAD that is a folder", "empty"],
+)
+def test_a_git_shape_git_passes_over_postbag_passes_over_too(tmp_path, shape):
+    outer = new_repository(tmp_path / "outer")
+    inner = tmp_path / "outer" / "inner"
+    inner.mkdir()
+    shape(inner / ".git")
+    assert common_directory_under(inner, {}) == os.path.realpath(os.path.join(outer, ".git"))
+    assert found_by_postbag(inner) == os.path.realpath(os.path.join(outer, ".git"))
+
+
+@pytest.mark.parametrize("shape", ["a pipe", "a link that loops", "empty"])
+def test_a_commondir_postbag_cannot_read_is_refused_without_waiting(tmp_path, shape):
+    main = new_repository(tmp_path / "api")
+    worktree = tmp_path / "api-wt"
+    git("worktree", "add", "-q", str(worktree), cwd=main)
+    commondir = os.path.join(main, ".git", "worktrees", "api-wt", "commondir")
+    os.remove(commondir)
+    if shape == "a pipe":
+        os.mkfifo(commondir)
+    elif shape == "a link that loops":
+        os.symlink(commondir, commondir)
+    else:
+        open(commondir, "w").close()
+    refused = found_by_postbag(worktree)
+    assert isinstance(refused, Refusal)
+    assert str(refused).startswith(f"the repository cannot be told from {commondir} (")
+
+
+def test_git_s_variables_decide_as_they_decide_for_git(tmp_path):
+    """GIT_DIR names the repository; GIT_CEILING_DIRECTORIES stops the walk below a folder
+    it names (the working directory itself is looked at all the same); each as git says."""
+    outer = new_repository(tmp_path / "outer")
+    other = new_repository(tmp_path / "other")
+    deep = tmp_path / "outer" / "a" / "b"
+    deep.mkdir(parents=True)
+    cases = [
+        {},
+        {"GIT_DIR": os.path.join(other, ".git")},
+        {"GIT_DIR": "../../../other/.git"},
+        {"GIT_CEILING_DIRECTORIES": str(tmp_path / "outer" / "a")},
+        {"GIT_CEILING_DIRECTORIES": f"/nowhere:{tmp_path / 'outer'}"},
+        {"GIT_CEILING_DIRECTORIES": str(deep)},  # the working directory itself: still looked at
+        {"GIT_CEILING_DIRECTORIES": "relative/ignored"},
+    ]
+    for env in cases:
+        assert found_by_postbag(deep, env) == common_directory_under(deep, env), env
+    assert found_by_postbag(outer, {"GIT_CEILING_DIRECTORIES": str(tmp_path)}) == os.path.join(outer, ".git")
+    refused = found_by_postbag(deep, {"GIT_DIR": str(tmp_path / "nowhere")})
+    assert str(refused) == f"GIT_DIR names {tmp_path / 'nowhere'}, which is not a repository's folder"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="mounting a file system needs root")
+def test_the_walk_stops_at_another_file_system_unless_git_is_told_to_cross(tmp_path):
+    """A folder on a file system mounted inside a repository lies in no repository, as git
+    sees it, unless GIT_DISCOVERY_ACROSS_FILESYSTEM says to look across."""
+    outer = new_repository(tmp_path / "outer")
+    mounted = tmp_path / "outer" / "mounted"
+    mounted.mkdir()
+    probe = (
+        "import json, os, subprocess, sys; sys.path.insert(0, sys.argv[1]); from postbag import repository; "
+        "found = lambda env: getattr(repository.containing(sys.argv[2], env), 'common', None); "
+        "gits = lambda env: subprocess.run(['git', 'rev-parse', '--path-format=absolute', '--git-common-dir'], "
+        "cwd=sys.argv[2], capture_output=True, text=True, env={**os.environ, **env}).stdout.strip() or None; "
+        "across = {'GIT_DISCOVERY_ACROSS_FILESYSTEM': 'true'}; "
+        "print(json.dumps([found({}), gits({}), found(across), gits(across)]))"
+    )
+    script = f'mount -t tmpfs none {mounted} && exec {sys.executable} -c "{probe}" {SRC} {mounted}'
+    done = subprocess.run(["unshare", "--mount", "sh", "-c", script], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"no file system could be mounted here: {done.stderr.strip()[:200]}")
+    mine, gits, mine_across, gits_across = json.loads(done.stdout)
+    assert mine is None and gits is None
+    assert mine_across == os.path.realpath(gits_across) == os.path.join(outer, ".git")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a folder to another user")
+def test_another_users_folder_that_names_your_repository_is_refused_as_git_refuses_it(tmp_path):
+    main = new_repository(tmp_path / "api")
+    theirs = tmp_path / "theirs"
+    git("worktree", "add", "-q", str(theirs), cwd=main)
+    os.chown(theirs, 4242, 4242)
+    os.chown(theirs / ".git", 4242, 4242)
+    assert common_directory_under(theirs, {}) is None  # git: "detected dubious ownership"
+    refused = found_by_postbag(theirs)
+    assert str(refused) == (
+        f"the repository at {theirs}/.git belongs to another user (uid 4242), and git refuses such a repository "
+        "unless its safe.directory setting names it"
+    )
+    assert refused.fix == "postbag refuses it: work in a repository of your own, or name a ledger with POSTBAG_LEDGER"
+    assert found_by_postbag(theirs, {"SUDO_UID": "4242"}) == os.path.join(main, ".git")  # as git reads sudo
 
 
 def _refusal_of(folder):
     try:
-        repository.containing(folder)
+        repository.containing(folder, {})
     except Refusal as refusal:
         return re.search(r"\((.*)\)$", str(refusal))[1]
     return None
@@ -281,7 +422,9 @@ def test_a_session_file_that_names_a_relative_folder_is_not_taken_for_the_sessio
     outer = new_repository(tmp_path / "outer")
     new_repository(tmp_path / "outer" / "api")
     home = _joined_through_a_server(postbag, inbox, session_folder="api", started_in=outer)
-    assert [name.split("-")[0] for name in os.listdir(os.path.join(home, ".postbag"))] == ["outer"]
+    assert [name.split("-")[0] for name in os.listdir(os.path.join(home, ".postbag")) if name.endswith(".jsonl")] == [
+        "outer"
+    ]
 
 
 def _joined_through_a_server(postbag, inbox, *, session_folder, started_in):

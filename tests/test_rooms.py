@@ -37,6 +37,7 @@ LIGHT_TYPES = {
     "SANDBOX": (dict, type(None)),
     "is_session_variable": type(len),
     "inside": type(len),
+    "door_in": type(len),
     "in_sandbox": type(len),
 }
 # A join record of a session long gone, for each room: what its door is made of, and

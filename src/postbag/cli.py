@@ -54,7 +54,7 @@ def main(argv=None, env=None, here=None):
     if process:
         streams = (sys.stdin, sys.stdout, sys.stderr)
         env = os.environ if env is None else env
-        here = Here(env, _working_directory(), platform=sys.platform, streams=streams, started=_started())
+        here = Here(env, _working_directory, platform=sys.platform, streams=streams, started=_started())
     to_the_person = in_a_persons_terminal(here.env)  # a refusal there is the person's, whatever the verb
     try:
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse

@@ -110,6 +110,11 @@ def _open_usage():
 
 FOLLOW_HELP = "then print each new record as it is appended, until interrupted"
 JSON = Arg("--json", action="store_true", help="JSON Lines, for scripts and jq")
+LEDGER = Arg(
+    "--ledger",
+    metavar="LEDGER",
+    help="another ledger: a path, or the name of one in ~/.postbag (postbag doctor lists them)",
+)
 _TO, _FROM = reversed(PEERS)  # naming the recipient names the sender
 SENDERS = f"send {_TO} runs inside {VENDORS[_FROM].CLIENT}, send {_FROM} inside {VENDORS[_TO].CLIENT}"
 DELIVERED = ", or ".join(each.DELIVERED for each in VENDORS.values())
@@ -168,7 +173,7 @@ VERBS = (
     Verb(
         "read",
         handlers.read,
-        usage="[N] [--json] [-f]",
+        usage="[N] [--json] [-f] [--ledger LEDGER]",
         help="print the ledger, or its last N records",
         description="Print the ledger: every record, or the last N. Door fields are never shown. "
         "On a terminal, a last line on stderr tells where the bag stands.",
@@ -176,20 +181,21 @@ VERBS = (
             Arg("count", nargs="?", metavar="N", help="only the last N records"),
             JSON,
             Arg("-f", "--follow", action="store_true", help=FOLLOW_HELP),
+            LEDGER,
         ),
         lasting=_following,
     ),
     Verb(
         "receipts",
         handlers.receipts,
-        usage="[N] [--json]",
+        usage="[N] [--json] [--ledger LEDGER]",
         help="whether the other agent's session took each letter, from its own records",
         description="Say where letters stand, from the records the recipient's client keeps of what its session "
         f"received ({READ_FOR_RECEIPTS}): taken, and when; waiting; not taken, with the reason the records show; "
         "or unknown. "
         "Inside a session: your own last letter, or last N. Elsewhere: the letters of the latest exchange, or the "
         "last N. postbag reads those records, never writes them.",
-        arguments=(Arg("count", nargs="?", metavar="N", help="the last N letters"), JSON),
+        arguments=(Arg("count", nargs="?", metavar="N", help="the last N letters"), JSON, LEDGER),
     ),
     Verb(
         "setup",

@@ -18,7 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from postbag import __version__, ledger_file
 from postbag import wording as W
 from postbag.escape import shell_word
-from postbag.ledger import VARIABLE, Ledger, damage, default_path, locate
+from postbag.ledger import Ledger, damage
+from postbag.location import DEFAULT, VARIABLE, folder_of, ledgers, locate, of_repository
 from postbag.refusal import Refusal, to_the_persons_ears
 from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check, version_check
 from postbag.room import TAKES
@@ -169,8 +170,8 @@ def _first_line(fd, deadline):
 
 def _ledger_checks(here):
     """The ledger as `open` would find it, and each door that has joined it, in `open`'s
-    words; the other ledgers agents joined in the last day; and, in a repository, where
-    the default ledger keeps what came before."""
+    words; then every ledger in ~/.postbag, whose it is and how to read it, and whether
+    git tracks any of them."""
     from postbag import verbs
 
     try:
@@ -185,23 +186,120 @@ def _ledger_checks(here):
             if joined is not None:
                 reach = verbs.reach(peer, joined, here, exchange)
                 doors.append(Check(OK if reach.state == TAKES else NOTE, W.DOOR_OF.format(peer=peer), reach.words))
-    return [check, *doors, *_other_ledgers(here, location)]
+    listed = [_listed(path, here) for path in ledgers(here.env)]
+    return [check, *doors, *_joined_before(here), *listed, *_tracked(here)]
 
 
-def _other_ledgers(here, location):
-    """A note for each other ledger an agent joined in the last day, and, where this one is
-    a repository's, one for the default ledger, which keeps the history of before."""
-    from postbag import verbs
+def _listed(path, here):
+    """A note of the ledger at `path`: whose it is (and whether that repository is still
+    where its records say), its last record's time, and the command that reads it."""
+    from postbag.envelope import program_of
 
-    notes = []
-    for found in verbs.recent_joins(here, location.path):
-        joined = ", ".join(W.JOINED_AT_WHEN.format(peer=peer, at=record["at"]) for peer, record in found.joins.items())
-        said = W.OTHER_LEDGER.format(path=found.path, joined=joined, whence=found.whence())
-        notes.append(Check(NOTE, W.ANOTHER_LEDGER, said))
-    default = default_path(here.env)
-    if location.repository is not None and os.path.isfile(default):
-        notes.append(Check(NOTE, W.OUTSIDE_REPOSITORIES, W.KEEPS_HISTORY.format(path=default)))
-    return notes
+    reads = f"{' '.join(program_of(here))} read --ledger {shell_word(os.path.basename(path).removesuffix('.jsonl'))}"
+    try:
+        with Ledger(path) as bag:
+            last = bag.tail(1)
+            named = bag.latest_repository()
+    except (Refusal, OSError) as error:
+        return Check(NOTE, W.A_LEDGER, f"{path} cannot be read ({error}); {reads} shows what it can")
+    when = f"last written at {last[0]['at']}" if last else "empty"
+    if os.path.basename(path) == DEFAULT:
+        whose = "the ledger outside repositories, and of every repository before each had its own"
+    elif named is None:
+        whose = "it names no repository (a ledger from before ledgers named theirs)"
+    else:
+        whose = f"the repository {_repository_words(named)}"
+    return Check(NOTE, W.A_LEDGER, f"{path}: {whose}; {when}; {reads} reads it")
+
+
+def _repository_words(named):
+    """The repository a ledger's records name (`named`, what they keep of it), and whether
+    it is still there."""
+    recorded = named.get("path") if type(named.get("path")) is str else "?"
+    folder, base = os.path.split(recorded)
+    shown = folder if base == ".git" else recorded
+    try:
+        status = os.stat(recorded)
+    except (OSError, ValueError):
+        return f"that was at {shown}, since moved or removed"
+    if (status.st_ino, status.st_dev) == (named.get("inode"), named.get("device")):
+        return f"at {shown}"
+    return f"that was at {shown}, since moved or removed (another stands there now)"
+
+
+def _joined_before(here):
+    """A fix where the default ledger's open exchange goes to a session that joined it from
+    inside a repository, before each repository had a ledger of its own: no letter reaches
+    it now, and what the person does instead."""
+    from postbag.repository import containing
+
+    path = of_repository(None, here.env).path
+    try:
+        with Ledger(path) as bag:
+            exchange, joins = bag.exchange(), bag.latest_joins()
+    except (Refusal, OSError):
+        return []
+    if exchange.barred:
+        return []
+    found = []
+    for peer, joined in joins.items():
+        directory = joined.get("cwd") if joined is not None and "repository" not in joined else None
+        if type(directory) is not str or not os.path.isdir(directory):
+            continue
+        try:
+            inside = containing(directory, here.env)
+        except Refusal:
+            continue
+        if inside is not None:
+            top = inside.main_tree
+            found.append(
+                Check(
+                    NOTE,
+                    W.THE_DEFAULT_LEDGER,
+                    f"{path} holds an open exchange that {peer} joined from the repository {top}, before each "
+                    f"repository had a ledger of its own, and no letter goes to it from there now: to go on, let "
+                    f"both agents join again in {top}, then open an exchange there (cd {shell_word(top)} && postbag "
+                    "open)",
+                )
+            )
+    return found
+
+
+def _tracked(here):
+    """A fix for each ledger in ~/.postbag that git tracks, where the home is kept in git: a
+    commit would carry a live session token."""
+    import subprocess
+
+    folder = folder_of(here.env)
+    if not os.path.isdir(folder):
+        return []
+    from postbag.processes import which
+
+    git = which("git", here.env.get("PATH", os.defpath))
+    if git is None:
+        return []
+    try:
+        listed = subprocess.run(
+            [git, "-C", folder, "ls-files", "-z", "--", "*.jsonl"],
+            capture_output=True,
+            env=for_a_child(here.env),
+            timeout=ANSWER_WAIT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    names = [name for name in listed.stdout.decode(errors="replace").split("\0") if name]
+    if listed.returncode != 0 or not names:
+        return []
+    shown = " ".join(shell_word(name) for name in names)
+    return [
+        Check(
+            FIX,
+            W.THE_LEDGERS_FOLDER,
+            f"git tracks ledgers in {folder}, which hold a live session token: git -C {shell_word(folder)} rm "
+            f"--cached {shown}, then commit that (its .gitignore keeps new ones out)",
+        )
+    ]
 
 
 def _the_ledger(location):
@@ -222,7 +320,7 @@ def _the_ledger(location):
         damaged = damage(path)
         if damaged is not None:
             raise damaged
-        with Ledger(path) as bag:
+        with Ledger(path, serves=location.repository) as bag:
             count, joins, exchange, unfinished = bag.count, bag.latest_joins(), bag.exchange(), bag.unfinished
     except Refusal as refusal:  # what stops open comes first: a loose mode, open mends itself
         return Check(FIX, what, to_the_persons_ears(refusal)), None

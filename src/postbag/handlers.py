@@ -72,7 +72,8 @@ def read(args, here, call):
     on_a_terminal = not args.json and here.stdout is not None and here.stdout.isatty()
     waiting = lambda: say(W.WAITING_FOR_A_SEND, here.stderr)  # noqa: E731
     status = on_a_terminal and not args.follow
-    shot = verbs.snapshot(here, count, with_status=status, on_wait=waiting, following=args.follow)
+    named = _chosen(args, here)
+    shot = verbs.snapshot(here, count, with_status=status, on_wait=waiting, following=args.follow, location=named)
     if not shot.found:
         say(not_there(shot.location), here.stderr)
         if not args.follow:
@@ -96,15 +97,17 @@ def read(args, here, call):
 
 def receipts(args, here, call):
     from postbag import verbs, words
-    from postbag.ledger import locate, not_there
+    from postbag.ledger import not_there
+    from postbag.location import locate
     from postbag.refusal import say
     from postbag.vendors import whose
 
     count = number(call, args.count, W.THE_LAST_LETTERS)
     sender = whose(here.env)
-    stood = verbs.receipts(here, sender, count)
+    named = _chosen(args, here)
+    stood = verbs.receipts(here, sender, count, location=named)
     if stood is None:
-        say(not_there(locate(here)), here.stderr)
+        say(not_there(named or locate(here)), here.stderr)
     elif not stood:  # news, not a receipt: a JSON Lines reader gets no line
         say(W.NO_LETTER_SENT + (W.BY.format(peer=sender) if sender else ""), here.stderr)
     for letter, receipt in stood or ():
@@ -140,6 +143,15 @@ def serve_mcp(args, here, call):
     if here.stdin is not None and here.stdin.isatty():
         say(W.THE_SERVER_HERE.format(clients=CLIENTS), here.stderr)
     return mcp.serve(here)
+
+
+def _chosen(args, here):
+    """The ledger the person names with --ledger, a location.Location; else None."""
+    if args.ledger is None:
+        return None
+    from postbag.location import chosen
+
+    return chosen(args.ledger, here)
 
 
 def _body(text, stdin):

@@ -22,15 +22,22 @@ class Here:
     `paces` (what this process remembers of its own knocks on a door, by room: a process
     is the sender a vendor counts, and the MCP server one process for all its calls)."""
 
-    __slots__ = ("clock", "cwd", "env", "paces", "platform", "root", "started", "stderr", "stdin", "stdout")
+    __slots__ = ("_cwd", "clock", "env", "paces", "platform", "root", "started", "stderr", "stdin", "stdout")
 
     def __init__(  # noqa: PLR0913
         self, env, cwd, *, clock=None, root="/", platform=None, streams=(None, None, None), started=None, paces=None
     ):
-        self.env, self.cwd, self.clock, self.root, self.platform = env, cwd, clock or Clock(), root, platform
+        self.env, self._cwd, self.clock, self.root, self.platform = env, cwd, clock or Clock(), root, platform
         self.stdin, self.stdout, self.stderr = streams
         self.started = started
         self.paces = {} if paces is None else paces
+
+    @property
+    def cwd(self):
+        """The working directory, absolute; None where it is gone. Given as a function (the
+        process's own), it is read each time it is asked: a server that lives as long as its
+        session follows its folder when the folder is moved."""
+        return self._cwd() if callable(self._cwd) else self._cwd
 
     def absolute(self, path):
         """`path` made absolute against the working directory, as the process would open it."""
@@ -42,7 +49,7 @@ class Here:
 
     def with_env(self, env):
         """The same place, with another environment: what a client gives a server it starts."""
-        return self._like(env, self.cwd)
+        return self._like(env, self._cwd)
 
     def within(self, cwd):
         """The same place, in another working directory: a session's, for the MCP server it calls."""
@@ -52,13 +59,3 @@ class Here:
         streams = (self.stdin, self.stdout, self.stderr)
         kept = {"clock": self.clock, "root": self.root, "platform": self.platform, "started": self.started}
         return Here(env, cwd, streams=streams, paces=self.paces, **kept)
-
-
-def home_of(env):
-    """The HOME of `env`, else the user's home directory from the password database."""
-    home = env.get("HOME")
-    if not home:
-        import pwd  # only without HOME, which a person's shell always sets
-
-        home = pwd.getpwuid(os.getuid()).pw_dir
-    return home

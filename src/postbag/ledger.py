@@ -16,114 +16,13 @@ import stat
 
 from postbag import ledger_file, records
 from postbag import wording as W
-from postbag.escape import has_unsafe
 from postbag.exchange import Exchange
-from postbag.here import home_of
 from postbag.ledger_index import LineIndex
 from postbag.refusal import Refusal
-from postbag.vendors import LEDGER_VARIABLE as VARIABLE
-from postbag.vendors import PEERS
+from postbag.vendors import PEERS, door_fields
 
-FOLDER = "~/.postbag"  # where every ledger postbag names itself lives, private, outside any work tree
-DEFAULT_PATH = f"{FOLDER}/ledger.jsonl"  # the ledger of every directory outside a repository
-NAME_MOST = 40  # characters of a repository's name in its ledger's file name
 # What an open record holds of its own; any other field is a switch the human set (vendors.Switch).
-_OPEN_FIELDS = ("n", "at", "kind", "limit")
-
-
-class Location:
-    """Where the ledger of a place lies, and why there: `path`; `named`, where POSTBAG_LEDGER
-    names it; else `repository`, the Repository the place lies in, whose ledger it is; else
-    neither: the default, the ledger of every place outside a repository."""
-
-    __slots__ = ("named", "path", "repository")
-
-    def __init__(self, path, *, named=False, repository=None):
-        self.path, self.named, self.repository = path, named, repository
-
-    @property
-    def is_default(self):
-        return not self.named and self.repository is None
-
-    def words(self):
-        """The ledger as words name it where a person could think another was meant: the
-        one POSTBAG_LEDGER names, or a repository's; None for the default."""
-        if self.named:
-            return W.NAMED_LEDGER.format(path=self.path)
-        if self.repository is not None:
-            return W.REPOSITORY_LEDGER.format(top=self.repository.main_tree)
-        return None
-
-
-def locate(here):
-    """Where the ledger of `here` lies: the one POSTBAG_LEDGER names, wherever it is set,
-    which must be absolute (or start at ~: each session runs in a directory of its own, so
-    a relative path would give each a ledger of its own); else, where the directory of
-    `here` lies in a git repository, that repository's own, under FOLDER; else the
-    default. A Location."""
-    env = here.env
-    raw = env.get(VARIABLE)
-    if raw:
-        return Location(named_path(raw, env), named=True)
-    if here.cwd is None:
-        raise Refusal(W.DIRECTORY_GONE, W.RUN_FROM_THE_FOLDER)
-    from postbag import repository  # the agents' verbs load it; a ledger named by the variable needs none
-
-    found = repository.containing(here.cwd)
-    if found is not None:
-        return Location(repository_ledger_path(found, env), repository=found)
-    return Location(default_path(env))
-
-
-def default_path(env):
-    """The ledger of every place outside a repository, in the HOME of `env`."""
-    return os.path.normpath(_expand_home(DEFAULT_PATH, env))
-
-
-def repository_ledger_path(found, env):
-    """The ledger of the Repository `found`, in the HOME of `env`: in FOLDER, outside every
-    work tree, named after the repository, with a short digest of its common directory,
-    which sets apart two repositories of the same name. The digest is a CRC-32, a checksum
-    and no defence, for whoever could make two repositories' digests collide could read
-    the ledgers anyway; it costs no import of hashlib, whose OpenSSL costs every verb
-    more than the rest of this lookup."""
-    from binascii import crc32
-
-    name = "".join(c if c.isprintable() and c not in "/\\" else "_" for c in found.name).lstrip(".")
-    digest = crc32(os.fsencode(found.common))
-    return os.path.normpath(_expand_home(f"{FOLDER}/{name[:NAME_MOST] or 'repository'}-{digest:08x}.jsonl", env))
-
-
-def neighbours(env, path):
-    """The ledgers in FOLDER, in the HOME of `env`, but the one at `path`: the default and
-    every repository's, wherever they are there."""
-    folder = os.path.normpath(_expand_home(FOLDER, env))
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return []
-    found = [os.path.join(folder, name) for name in names if name.endswith(".jsonl") and not name.startswith(".")]
-    return [each for each in found if each != path]
-
-
-def named_path(raw, env):
-    """The absolute path POSTBAG_LEDGER names, as `raw`, in `env`; a Refusal for what is none."""
-    if has_unsafe(raw):
-        raise Refusal(W.CONTROL_CHARACTER)
-    path = _expand_home(raw, env)
-    if not os.path.isabs(path):
-        raise Refusal(W.RELATIVE.format(raw=raw))
-    return os.path.normpath(path)
-
-
-def _expand_home(path, env):
-    """`path` with a leading ~ taken as the HOME of `env` (else the user's home directory),
-    and ~NAME as NAME's home directory."""
-    if not path.startswith("~"):
-        return path
-    if path != "~" and not path.startswith("~/"):
-        return os.path.expanduser(path)  # ~NAME: from the password database, not the environment
-    return home_of(env).rstrip("/") + path[1:]
+_OPEN_FIELDS = ("n", "at", "kind", "limit", "repository")
 
 
 def truncated(count, path):
@@ -152,18 +51,30 @@ def damage(path):
     return None
 
 
-def set_aside(path, clock):
-    """Move the damaged ledger at `path` aside, whole, to a name beside it that says so and
-    when (its bytes and its mode kept, so it stays private); the name. A Refusal where it
-    is not damaged, for then nothing needs setting aside."""
-    if damage(path) is None:
-        raise Refusal(W.NOT_DAMAGED.format(path=path))
+def set_aside(location, clock):
+    """Move the ledger at `location` aside, whole, where it is damaged or holds another
+    repository's records, to a name beside it that says so and when (its bytes and its mode
+    kept, so it stays private); the words that say it. A Refusal where it is neither, for
+    then nothing needs setting aside."""
+    path = location.path
+    try:
+        with Ledger(path, serves=location.repository):
+            pass
+    except Refusal as refusal:
+        if refusal.fix not in (records.AFRESH, ANOTHER_REPOSITORYS):
+            raise
+        damaged = refusal.fix == records.AFRESH
+    else:
+        if damage(path) is None:
+            raise Refusal(W.NOT_DAMAGED.format(path=path))
+        damaged = True
+    whose, why = ("damaged ledger", "damaged") if damaged else ("ledger of another repository", "another-repository")
     stamp = clock.stamp()[:19].replace(":", "")
-    aside = f"{path}.damaged-{stamp}"
+    aside = f"{path}.{why}-{stamp}"
     tried = 1
     while os.path.lexists(aside):
         tried += 1
-        aside = f"{path}.damaged-{stamp}-{tried}"
+        aside = f"{path}.{why}-{stamp}-{tried}"
     from postbag.whole_file import sync_directory  # the human's --afresh alone
 
     try:
@@ -171,7 +82,27 @@ def set_aside(path, clock):
         sync_directory(os.path.dirname(path))
     except OSError as error:
         raise Refusal(W.CANNOT_SET_ASIDE.format(why=error.strerror, path=path)) from None
-    return aside
+    return f"set the {whose} aside, whole and private, as {aside} (postbag read --ledger {aside} reads it)"
+
+
+# What a person does about a ledger that holds another repository's records.
+ANOTHER_REPOSITORYS = (
+    "postbag open --afresh sets it aside, whole, and starts this repository's own, which both agents then join"
+)
+
+
+def another_repositorys(path, found, repository):
+    """The refusal of the ledger at `path`, found for `repository`, whose records name
+    another repository (`found`, what they keep of it)."""
+    recorded = found.get("path") if type(found.get("path")) is str else "a path it does not give"
+    folder, base = os.path.split(recorded)
+    named = folder if base == ".git" else recorded
+    return Refusal(
+        f"the ledger {path} holds another repository's records: they name the repository at {named} (inode "
+        f"{found.get('inode')}), not this one at {repository.main_tree} (inode {repository.inode}); it stays "
+        f"readable with postbag read --ledger {path}",
+        ANOTHER_REPOSITORYS,
+    )
 
 
 def not_there(location):
@@ -190,12 +121,23 @@ class Ledger:
     """
 
     def __init__(  # noqa: PLR0913
-        self, path, *, write=False, create=False, on_wait=None, sandbox=None, clock=None, block=None, reading=False
+        self,
+        path,
+        *,
+        write=False,
+        create=False,
+        on_wait=None,
+        sandbox=None,
+        clock=None,
+        block=None,
+        reading=False,
+        serves=None,
     ):
         """`sandbox`: the Sandbox around this process, if any, which a refusal to open names;
         `clock`: what stamps the records appended (a times.Clock); `reading`: a reader that
         shows the records before a damaged line, which keeps the refusal as `damage` and
-        goes on, where any other verb is refused."""
+        goes on, where any other verb is refused; `serves`: the Repository whose ledger this
+        is, which its records must name, where they name one."""
         self.path, self.clock = path, clock
         self.fd, status, self.made = ledger_file.open_checked(path, write=write, create=create, sandbox=sandbox)
         self.identity = (status.st_dev, status.st_ino) if status else None
@@ -215,6 +157,8 @@ class Ledger:
                 if not reading or refusal.fix != records.AFRESH:
                     raise
                 self.damage = refusal
+            if serves is not None and self.damage is None:
+                self._require_serving(serves)
             if write and self.fd is not None and stat.S_IMODE(status.st_mode) != 0o600:
                 os.fchmod(self.fd, 0o600)  # it holds a session token; fixed only once it is known ours
             if self.unfinished is not None and write:
@@ -225,6 +169,17 @@ class Ledger:
         except BaseException:  # a refusal, or what no one foresaw: never a lock left held
             self.close()
             raise
+
+    def _require_serving(self, repository):
+        """Refuse a ledger whose latest record that names a repository names another."""
+        found = self.latest_repository()
+        if found is not None and not repository.is_recorded_as(found):
+            raise another_repositorys(self.path, found, repository)
+
+    def latest_repository(self):
+        """What the latest record that names a repository keeps of it, or None."""
+        found = self._latest(b'"repository"', lambda record: type(record.get("repository")) is dict)
+        return None if found is None else found[1]["repository"]
 
     def __enter__(self):
         return self
@@ -291,6 +246,15 @@ class Ledger:
             found[record["peer"]] = record
         return found
 
+    def door_values(self):
+        """Every door field, and session id, of every join the ledger holds: what no output shows."""
+        found, before = set(), None
+        while (hit := self._latest(b'"join"', lambda record: record["kind"] == "join", before)) is not None:
+            _, record, before, _ = hit
+            fields = (*door_fields(record["peer"]), "session")
+            found.update(value for field in fields if type(value := record.get(field)) is str and value)
+        return found
+
     def letters(self, count, sender=None):
         """The last `count` letters (of `sender`, if given), newest first, each with the join
         of its recipient that was in force when it was sent, or None, and the number of the
@@ -331,9 +295,12 @@ class Ledger:
             number += piece.count(b"\n")
 
     def append(self, kind, **fields):
-        """Record one line and make it durable, or leave the file as it was and raise OSError."""
+        """Record one line and make it durable, or leave the file as it was and raise OSError;
+        a Refusal, and nothing written, for a record postbag's own reader would refuse."""
         record = records.new(self.next_number, self.clock.stamp(), kind, **fields)
         line = records.line_of(record)
+        if records.parse_record(line[:-1].decode(), 0, len(line) - 1, record["n"]) is None:
+            raise Refusal(f"a {kind} record would not read back as one, so nothing was written")
         ledger_file.append_whole(self.fd, line, self._index.size)
         self._index.appended(line)
         return record

@@ -23,9 +23,10 @@ from postbag.escape import one_line
 from postbag.guards import caller_of_mcp
 from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
 from postbag.ledger import not_there
+from postbag.location import locate
 from postbag.refusal import Refusal, sentence, told
 from postbag.rooms import room
-from postbag.vendors import LETTER_MOST, PEERS, VENDORS, other
+from postbag.vendors import LETTER_MOST, PEERS, VENDORS, door_fields, other
 
 # The protocol versions this server speaks, newest first: a client's is taken when known
 # (Codex 0.169 sends 2025-06-18, Claude Code 2.1.328 2025-11-25), else the newest is offered.
@@ -89,22 +90,23 @@ class Tool:
         return fitted
 
 
-def _join(here, meta, arguments):
+def _join(here, meta, arguments, sessions):
     peer, door = caller_of_mcp(here, meta)
-    place = _session_place(here, peer, door)
-    return words.tool_text(verbs.join(place, peer, {**door, "via": "mcp"}, again=False))
+    place, location = sessions.place(here, peer, door)
+    return words.tool_text(verbs.join(place, peer, {**door, "via": "mcp"}, again=False, location=location))
 
 
-def _send(here, meta, arguments):
+def _send(here, meta, arguments, sessions):
     peer, door = caller_of_mcp(here, meta)
-    place = _session_place(here, peer, door)
-    sent = verbs.send(place, peer, other(peer), arguments["text"], sender_door={**door, "via": "mcp"})
+    place, location = sessions.place(here, peer, door)
+    door = {**door, "via": "mcp"}
+    sent = verbs.send(place, peer, other(peer), arguments["text"], sender_door=door, location=location)
     return words.tool_text(sent)
 
 
-def _read(here, meta, arguments):
-    place = _callers_place(here, meta)[0]
-    shot = verbs.snapshot(place, arguments.get("count", READ_DEFAULT))
+def _read(here, meta, arguments, sessions):
+    place, location, _ = sessions.callers_place(here, meta)
+    shot = verbs.snapshot(place, arguments.get("count", READ_DEFAULT), location=location)
     if not shot.found:
         return not_there(shot.location)
     if shot.refusal is not None:
@@ -117,13 +119,13 @@ def _read(here, meta, arguments):
     return shown
 
 
-def _status(here, meta, arguments):
-    here, peer = _callers_place(here, meta)
-    lines = [verbs.status(here)]
+def _status(here, meta, arguments, sessions):
+    place, location, peer = sessions.callers_place(here, meta)
+    lines = [verbs.status(place, location)]
     if peer is not None:
-        reach = verbs.reach_of(here, other(peer))
+        reach = verbs.reach_of(place, other(peer), location)
         lines += [reach] if reach else []
-        stood = verbs.receipts(here, peer) or []
+        stood = verbs.receipts(place, peer, location=location) or []
         if not stood:
             lines.append(W.NO_LETTER_SENT_YET)
         else:
@@ -132,23 +134,40 @@ def _status(here, meta, arguments):
     return "\n".join(map(one_line, lines))
 
 
-def _session_place(here, peer, door):
-    """`here`, in the directory of `peer`'s session behind `door`, as its client records it
-    (the directory a client starts its server in is the client's choice: Claude Code's
-    desktop app starts it in $HOME), else in the server's own: each session's ledger is
-    that directory's."""
-    found = room(peer, here).directory(door)
-    return here if found is None else here.within(found)
+class Sessions:
+    """What the server keeps of the sessions that call it: for each, the folder its client
+    named it working in, and the place and ledger that folder gave. While the client names
+    the same folder, the session works where it did, whatever stands at that path now: a
+    repository moved keeps its ledger, and a new clone where it stood is another's."""
 
+    def __init__(self):
+        self.known = {}
 
-def _callers_place(here, meta):
-    """The place of the session that makes a call, and its peer, where the call tells it;
-    else the server's own place, and None: whose the call is, is not known."""
-    try:
-        peer, door = caller_of_mcp(here, meta)
-    except Refusal:
-        return here, None  # the exchange is anyone's to see; whose letters these are is not known
-    return _session_place(here, peer, door), peer
+    def place(self, here, peer, door):
+        """`here`, in the directory of `peer`'s session behind `door`, as its client records
+        it (the directory a client starts its server in is the client's choice: Claude Code's
+        desktop app starts it in $HOME), where it is there, else in the server's own; and the
+        Location of its ledger."""
+        named = room(peer, here).directory(door)
+        key = (peer, *(door.get(field) for field in door_fields(peer)))
+        kept = self.known.get(key)
+        if kept is not None and named is not None and kept[0] == named:
+            return kept[1], kept[2]
+        place = here.within(named) if named is not None and os.path.isdir(named) else here
+        found = locate(place)
+        if named is not None:
+            self.known[key] = (named, place, found)
+        return place, found
+
+    def callers_place(self, here, meta):
+        """The place and ledger of the session that makes a call, and its peer, where the
+        call tells it; else the server's own place and ledger, and None: whose the call is,
+        is not known."""
+        try:
+            peer, door = caller_of_mcp(here, meta)
+        except Refusal:
+            return here, locate(here), None  # the exchange is anyone's to see; whose letters these are is not known
+        return (*self.place(here, peer, door), peer)
 
 
 TOOLS = {
@@ -241,11 +260,12 @@ def methods_of(here, agreement=None):
     the client started the server in, its environment above all; `agreement` keeps the
     version initialize agrees on."""
     agreement = Agreement() if agreement is None else agreement
+    sessions = Sessions()
     return {
         "initialize": lambda params: _initialize(params, agreement),
         "ping": lambda params: {},
         "tools/list": lambda params: {"tools": [tool.listed for tool in TOOLS.values()]},
-        "tools/call": lambda params: _call_tool(params, here),
+        "tools/call": lambda params: _call_tool(params, here, sessions),
     }
 
 
@@ -260,7 +280,7 @@ def _initialize(params, agreement):
     }
 
 
-def _call_tool(params, here):
+def _call_tool(params, here, sessions):
     name = params.get("name")
     tool = TOOLS.get(name) if type(name) is str else None
     if tool is None:
@@ -270,7 +290,7 @@ def _call_tool(params, here):
     if arguments is None:
         return _result(tool.usage, error=True)  # the model's mistake to mend, not the human's
     try:
-        return _result(tool.run(here, params.get("_meta"), arguments))
+        return _result(tool.run(here, params.get("_meta"), arguments, sessions))
     except Refusal as refusal:
         return _refused(refusal)
     except OSError as error:  # what no verb foresaw still fails closed, as on the command line

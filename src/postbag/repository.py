@@ -1,42 +1,70 @@
-"""The git repository a directory lies in, found as git finds it, without running git.
+"""The git repository a directory lies in, found as git finds it (its setup.c), without
+running git.
 
-From the directory, its symbolic links resolved, git looks up, folder by folder, for
-`.git`: a folder that is a repository's (its HEAD, objects and refs), or a file naming
-one (`gitdir: PATH`, as a worktree and a submodule have); failing that, whether the
-folder is itself a repository's folder (a bare repository, or the inside of `.git`).
-Every worktree of one repository leads to one common directory (its folder names it, in
-a file `commondir`); a submodule's folder has none, and is a repository of its own.
-Only a few small files on the way up are read: the `.git` file and `commondir`, each
-without blocking and within a bound, for they are anybody's.
+- GIT_DIR, where the environment sets it, is the repository, from the working directory
+  where it is relative; GIT_COMMON_DIR, where set, its common directory. Nothing is looked for.
+- Else git looks from the directory, its links resolved, up folder by folder: in each, for
+  `.git`, a file naming the repository's folder (`gitdir: PATH`, as a worktree and a
+  submodule have) or a folder that is one; failing that, whether the folder is itself a
+  repository's (a bare one, or the inside of `.git`). A `.git` that cannot be looked at,
+  is neither a file nor a folder, or is a folder of no repository's, is passed over. A
+  `.git` file that cannot be read, or names no repository, stops git; postbag refuses it.
+- The walk never climbs into a folder GIT_CEILING_DIRECTORIES names, nor onto another
+  file system unless GIT_DISCOVERY_ACROSS_FILESYSTEM is true.
+- A repository's folder holds a HEAD git takes (a link into refs/, "ref: refs/...", or an
+  object id), and its common directory (the folder its `commondir` names, else itself)
+  holds objects and refs.
+- A repository the walk finds, whose folders are not the user's, git refuses ("dubious
+  ownership") unless its safe.directory setting names it; postbag refuses it always.
+
+Every worktree of one repository leads to one common directory; a submodule's folder
+names none, and is a repository of its own. A repository is known by its common
+directory's device and inode, which a move keeps and a new clone at the same path does
+not. The few small files read on the way (`.git`, HEAD, `commondir`) are anybody's: each
+is read without blocking, only where it is a regular file, and within a bound.
 """
 
 import errno
 import os
 import stat
 
-from postbag import wording as W
+from postbag.escape import as_text
 from postbag.refusal import Refusal
 
-LINK_MOST = 4096  # bytes of a `.git` file or `commondir`: a path and a line ending
-# What the person can do about a `.git` postbag cannot follow, after the refusal's why.
-MEND = W.MEND_THE_REPOSITORY
+LINK_MOST = 4096  # bytes of a `.git` file or `commondir` postbag reads: a path and a line ending
+HEAD_MOST = 255  # bytes of HEAD git reads to tell what it names
+MEND = "mend it (git worktree repair, for a worktree), or name a ledger with POSTBAG_LEDGER"
+_TRUE = ("1", "true", "yes", "on")
 
 
 class Repository:
-    """A git repository: `common`, its common directory, which every worktree of it shares
-    (the one git keeps its objects and refs in), and `top`, the folder it was found from:
-    the work tree that holds `.git`, or, for a bare repository, the repository's folder."""
+    """A git repository: `common`, its common directory, which every worktree of it shares;
+    `device` and `inode`, that directory's, by which it is known; and `top`, the folder it
+    was found from (the work tree that holds `.git`, or the repository's own folder)."""
 
-    __slots__ = ("common", "top")
+    __slots__ = ("common", "device", "inode", "top")
 
-    def __init__(self, common, top):
-        self.common, self.top = common, top
+    def __init__(self, common, top, device, inode):
+        self.common, self.top, self.device, self.inode = common, top, device, inode
 
     def __eq__(self, other):
-        return isinstance(other, Repository) and self.common == other.common
+        return isinstance(other, Repository) and (self.device, self.inode) == (other.device, other.inode)
 
     def __hash__(self):
-        return hash(self.common)
+        return hash((self.device, self.inode))
+
+    def recorded(self):
+        """What a ledger's records keep of it: its common directory, as text, and that
+        directory's device and inode."""
+        return {"path": as_text(self.common), "device": self.device, "inode": self.inode}
+
+    def is_recorded_as(self, found):
+        """Whether `found`, what a record keeps of a repository, is this one: the same inode
+        on the same device, or at the same path (a device's number can change as a file
+        system is mounted again)."""
+        if type(found) is not dict or found.get("inode") != self.inode:
+            return False
+        return found.get("device") == self.device or found.get("path") == as_text(self.common)
 
     @property
     def main_tree(self):
@@ -56,97 +84,178 @@ class Repository:
         return base.removesuffix(".git") or base
 
 
-def containing(directory):
-    """The Repository `directory` lies in, or None where it lies in none. A Refusal where a
-    `.git` on the way up cannot be followed: one git would stop at too."""
-    here = os.path.realpath(directory)
+def containing(directory, env):
+    """The Repository `directory` lies in, as git finds it with the variables of `env`, or
+    None where it lies in none. A Refusal where git would stop, or where the repository
+    found is not the user's."""
+    explicit = env.get("GIT_DIR")
+    if explicit:
+        return _named(os.path.join(directory, explicit), directory, env)
+    ceilings = _ceilings(env.get("GIT_CEILING_DIRECTORIES", ""))
+    across = env.get("GIT_DISCOVERY_ACROSS_FILESYSTEM", "").lower() in _TRUE
+    folder = os.path.realpath(directory)
+    device = _device(folder)
     while True:
-        found = _at(here)
+        found = _at(folder, env)
         if found is not None:
             return found
-        parent = os.path.dirname(here)
-        if parent == here:
+        parent = os.path.dirname(folder)
+        if parent == folder or parent in ceilings:
             return None
-        here = parent
+        if not across and _device(parent) != device:
+            return None
+        folder = parent
 
 
-def _at(folder):
+def _device(folder):
+    try:
+        return os.stat(folder).st_dev
+    except OSError as error:
+        raise Refusal(f"the repository cannot be told from {folder} ({error.strerror})", MEND) from None
+
+
+def _named(gitdir, directory, env):
+    """The repository GIT_DIR names, `gitdir`; git stops where it is none."""
+    if not _is_repository(gitdir, env):
+        raise Refusal(f"GIT_DIR names {gitdir}, which is not a repository's folder", MEND)
+    return _repository(_common(gitdir, env), os.path.realpath(directory))
+
+
+def _ceilings(listed):
+    """The folders GIT_CEILING_DIRECTORIES names, its links resolved (an empty entry says
+    that the entries after it are taken as written), as git reads them: the absolute ones."""
+    found, resolve = set(), True
+    for entry in listed.split(":"):
+        if not entry:
+            resolve = False
+        elif os.path.isabs(entry):
+            found.add(os.path.realpath(entry) if resolve else os.path.normpath(entry))
+    return found
+
+
+def _at(folder, env):
     """The Repository whose `.git` is in `folder`, or whose folder `folder` is; None."""
     dot_git = os.path.join(folder, ".git")
     try:
         status = os.stat(dot_git)
-    except (FileNotFoundError, NotADirectoryError):
-        status = None
-    except OSError as error:
-        raise _cannot_follow(dot_git, error.strerror) from None
-    if status is not None:
-        if stat.S_ISREG(status.st_mode):
-            return Repository(_common(_named_by(dot_git)), folder)
-        if not stat.S_ISDIR(status.st_mode):
-            raise _cannot_follow(dot_git, W.NEITHER_FOLDER_NOR_FILE)
-        if _is_repository(dot_git):
-            return Repository(_common(os.path.realpath(dot_git)), folder)
-    if _is_repository(folder):  # a bare repository, or a folder inside .git
-        return Repository(_common(folder), folder)
+    except (OSError, ValueError):
+        status = None  # git passes over what it cannot look at: a link that loops among it
+    if status is not None and stat.S_ISREG(status.st_mode):
+        gitdir = _named_by(dot_git, env)
+        return _found(gitdir, folder, (dot_git, folder, gitdir), env)
+    if status is not None and stat.S_ISDIR(status.st_mode) and _is_repository(dot_git, env):
+        return _found(os.path.realpath(dot_git), folder, (folder, dot_git), env)
+    if _is_repository(folder, env):  # a bare repository, or a folder inside .git
+        return _found(folder, folder, (folder,), env)
     return None
 
 
-def _named_by(dot_git):
+def _found(gitdir, top, owned, env):
+    """The Repository of the folder `gitdir`, found from `top`, once the `owned` paths and
+    its common directory are known to be the user's."""
+    common = _common(gitdir, env)
+    _require_owned((*owned, common), env)
+    return _repository(common, top)
+
+
+def _repository(common, top):
+    status = os.stat(common)
+    return Repository(common, top, status.st_dev, status.st_ino)
+
+
+def _named_by(dot_git, env):
     """The repository folder a `.git` file names (`gitdir: PATH`, PATH from the file's own
     folder where it is relative), which must be one."""
-    line = _read_line(dot_git)
-    if not line.startswith("gitdir:"):
-        raise _cannot_follow(dot_git, W.NO_GITDIR)
-    named = os.path.join(os.path.dirname(dot_git), line.removeprefix("gitdir:").strip())
-    folder = os.path.realpath(named)
-    if not _is_repository(folder):
-        raise _cannot_follow(dot_git, W.NOT_A_REPOSITORY.format(named=named))
-    return folder
+    text = _text_of_file(dot_git, LINK_MOST)
+    if not text.startswith("gitdir: "):
+        raise _cannot_follow(dot_git, "it is a file, and does not say gitdir: PATH")
+    named = os.path.join(os.path.dirname(dot_git), text.removeprefix("gitdir: ").rstrip("\r\n"))
+    if not _is_repository(named, env):
+        raise _cannot_follow(dot_git, f"it names {named}, which is not a repository's folder")
+    return os.path.realpath(named)
 
 
-def _common(folder):
-    """The common directory of the repository folder `folder`: the one its `commondir`
-    names (from `folder`, where relative), else `folder` itself."""
+def _common(folder, env):
+    """The common directory of the repository folder `folder`: GIT_COMMON_DIR, where set;
+    else the folder its `commondir` names (from `folder`, where relative); else `folder`."""
+    explicit = env.get("GIT_COMMON_DIR")
+    if explicit:
+        return os.path.realpath(explicit)
     path = os.path.join(folder, "commondir")
     if not os.path.lexists(path):
-        return folder
-    return os.path.realpath(os.path.join(folder, _read_line(path)))
+        return os.path.realpath(folder)
+    named = _text_of_file(path, LINK_MOST).rstrip("\r\n")
+    if not named:
+        raise _cannot_follow(path, "it is empty")
+    return os.path.realpath(os.path.join(folder, named))
 
 
-def _is_repository(folder):
-    """Whether `folder` is a repository's folder, as git tells one: it holds HEAD, and its
-    common directory holds objects and refs."""
-    if not os.path.lexists(os.path.join(folder, "HEAD")):
+def _is_repository(folder, env):
+    """Whether `folder` is a repository's folder, as git tells one: a HEAD git takes, and a
+    common directory that holds objects and refs. A `commondir` postbag cannot read is refused."""
+    if not _head_is_valid(os.path.join(folder, "HEAD")):
         return False
+    common = _common(folder, env)
+    return all(os.access(os.path.join(common, name), os.X_OK) for name in ("objects", "refs"))
+
+
+def _head_is_valid(path):
+    """Whether HEAD at `path` is one git takes: a link into refs/, a file that says
+    `ref: refs/...`, or one that begins with an object id. A pipe, a folder or junk is none."""
     try:
-        common = _common(folder)
-    except Refusal:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            return os.readlink(path).startswith("refs/")
+        text = _text_of_file(path, HEAD_MOST, whole=False)
+    except (OSError, ValueError, Refusal):
         return False
-    return os.path.isdir(os.path.join(common, "objects")) and os.path.isdir(os.path.join(common, "refs"))
+    if text.startswith("ref:"):
+        return text[4:].lstrip().startswith("refs/")
+    start = text[:64]
+    return any(len(start) >= size and all(c in "0123456789abcdef" for c in start[:size]) for size in (40, 64))
 
 
-def _read_line(path):
-    """The first line of the small regular file at `path`, read without blocking (a pipe
-    planted there must not hang a command); a Refusal where it cannot be read so."""
+def _text_of_file(path, most, *, whole=True):
+    """The text of the small regular file at `path`, read without blocking (a pipe planted
+    there must not hang a command), at most `most` bytes: a Refusal where it cannot be read
+    so, or, `whole`, is longer."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError as error:
         raise _cannot_follow(path, error.strerror) from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, W.NOT_REGULAR)
-        data = os.read(fd, LINK_MOST + 1)
+            raise OSError(errno.EINVAL, "it is not a regular file")
+        data = os.read(fd, most + 1)
     except OSError as error:
         raise _cannot_follow(path, error.strerror) from None
     finally:
         os.close(fd)
-    if len(data) > LINK_MOST:
-        raise _cannot_follow(path, W.LONGER_THAN_A_PATH)
+    if whole and len(data) > most:
+        raise _cannot_follow(path, "it is longer than a path")
     try:
-        return os.fsdecode(data.partition(b"\n")[0].rstrip(b"\r"))
-    except UnicodeDecodeError:  # not where fsdecode escapes; kept for a strict file system encoding
-        raise _cannot_follow(path, W.NOT_TEXT) from None
+        return os.fsdecode(data[:most])
+    except UnicodeDecodeError:  # where the file system's encoding is strict
+        raise _cannot_follow(path, "it is not text") from None
+
+
+def _require_owned(paths, env):
+    """Refuse a repository found by looking, where one of its `paths` is not the user's: git
+    refuses it too, unless its safe.directory setting names it, which postbag does not read.
+    Run as root, a path is the user's where root or, under sudo, SUDO_UID owns it, as git says."""
+    user = os.geteuid()
+    for path in paths:
+        try:
+            owner = os.lstat(path).st_uid
+        except OSError:
+            continue
+        if owner == user or (user == 0 and str(owner) == env.get("SUDO_UID", "")):
+            continue
+        raise Refusal(
+            f"the repository at {path} belongs to another user (uid {owner}), and git refuses such a repository "
+            "unless its safe.directory setting names it",
+            "postbag refuses it: work in a repository of your own, or name a ledger with POSTBAG_LEDGER",
+        )
 
 
 def _cannot_follow(path, why):
-    return Refusal(W.CANNOT_FOLLOW.format(path=path, why=why), MEND)
+    return Refusal(f"the repository cannot be told from {path} ({why})", MEND)

@@ -16,7 +16,7 @@ from postbag import wording as W
 from postbag.envelope import program_of
 from postbag.escape import shell_word
 from postbag.human_verbs import require_human
-from postbag.ledger import VARIABLE, named_path
+from postbag.location import VARIABLE, named_path
 from postbag.refusal import Refusal
 from postbag.registration import OK, Change, Registration, version_check
 from postbag.rooms import room

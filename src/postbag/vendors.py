@@ -93,6 +93,11 @@ class Light(abc.ABC):
 
     @staticmethod
     @abc.abstractmethod
+    def door_in(env):
+        """The door fields of the session whose environment it is, or None."""
+
+    @staticmethod
+    @abc.abstractmethod
     def in_sandbox(env):
         """Whether an environment is one of the commands its sandbox runs."""
 
@@ -128,7 +133,7 @@ class Sandbox:
 
 VENDORS = {claude.NAME: claude, codex.NAME: codex}
 # postbag's own variable in every session alike: the ledger, wherever it is set, over each
-# repository's own (ledger.py); a vendor's program a door runs gets none of it.
+# repository's own (location.py); a vendor's program a door runs gets none of it.
 LEDGER_VARIABLE = "POSTBAG_LEDGER"
 PEERS = tuple(VENDORS)  # the ledger's names for the peers, in its order
 # The variables that mark a shell as living inside an agent's session, in the order a
@@ -157,6 +162,11 @@ def inside(peer, env):
 def whose(env):
     """The peer whose session the shell runs in, or None."""
     return next((peer for peer in PEERS if inside(peer, env)), None)
+
+
+def door_in(peer, env):
+    """The door fields of `peer`'s session whose environment `env` is, or None."""
+    return VENDORS[peer].door_in(env)
 
 
 def door_fields(peer):

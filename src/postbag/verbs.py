@@ -7,15 +7,18 @@ anything these functions decide. What is asked of a peer's door and records is a
 its room (rooms.py), which the exchange's switches go to.
 """
 
+import os
+
 from postbag import ledger
 from postbag import wording as W
-from postbag.escape import one_line, shell_word
+from postbag.escape import as_text, masked, one_line, shell_word
 from postbag.exchange import CLOSED, NOT_OPENED, SPENT
 from postbag.human_verbs import require_human
 from postbag.ledger import not_there
+from postbag.location import keep_out_of_git, ledgers, locate
 from postbag.refusal import Refusal
 from postbag.times import moment
-from postbag.vendors import LETTER_MOST, PEERS, SWITCHES, door_fields, sandbox_of
+from postbag.vendors import LETTER_MOST, PEERS, SWITCHES, door_fields, door_in, sandbox_of
 from postbag.words import counted
 
 # The rooms, and all they read of the vendors, are imported by the verbs that reach a
@@ -27,7 +30,7 @@ SEND_REFUSED = {NOT_OPENED: W.NO_EXCHANGE, CLOSED: W.HUMAN_CLOSED, SPENT: W.SPEN
 NOTHING_CLOSED = {NOT_OPENED: W.NOTHING_TO_CLOSE, CLOSED: W.ALREADY_CLOSED, SPENT: W.ALREADY_SPENT}
 STANDING = {CLOSED: W.CLOSED_BY_THE_HUMAN, SPENT: W.SPENT_STANDING}
 # What a join records besides the door: the fields that name the session are the door's.
-JOIN_FIELDS = ("n", "at", "kind", "peer", "cwd")
+JOIN_FIELDS = ("n", "at", "kind", "peer", "cwd", "repository")
 RECENT = 24 * 3600  # seconds: a join this recent in another ledger is named where open finds nobody joined
 OTHERS_MOST = 3  # other ledgers open names at most
 
@@ -43,24 +46,24 @@ class Done:
         self.said, self.news = said, [line for line in news if line]
 
 
-def which_ledger(bag, location):
+def which_ledger(bag, where, *, always=False):
     """What a writer says of the ledger it wrote, where a person could think it wrote
-    another: that it created the file (and the directory for it), or, for a ledger
-    POSTBAG_LEDGER names, which one it is; None otherwise, as it was. `location` is where
-    the ledger was found (a ledger.Location)."""
+    another: that it created the file (and the directory for it), or which one it is, for
+    a ledger POSTBAG_LEDGER names, and, `always`, for any (open and close, the person's
+    verbs, name the ledger they acted on); else None. `where` is where the ledger was found
+    (a location.Location)."""
     if bag.made is not None:
         made = W.CREATED.format(path=bag.path)
-        if location.repository is not None:
-            made += W.FOR_THE_REPOSITORY.format(top=location.repository.main_tree)
+        if where.repository is not None:
+            made += W.FOR_THE_REPOSITORY.format(top=where.repository.main_tree)
         return made + (W.AND_THE_DIRECTORY.format(directory=bag.made.directory) if bag.made.directory else "")
-    return W.WROTE_TO.format(ledger=location.words()) if location.named else None
+    return W.WROTE_TO.format(ledger=where.words()) if where.named or always else None
 
 
-def _elsewhere(location):
+def _elsewhere(where):
     """The words a refusal adds that could come from the agents' and the human's ledgers
     differing: which ledger this one is, unless it is the default."""
-    words = location.words()
-    return "" if words is None else W.WHICH.format(ledger=words)
+    return "" if where.is_default else f" ({where.words()})"
 
 
 def _no_exchange(location):
@@ -71,24 +74,33 @@ def _no_exchange(location):
     return W.NO_EXCHANGE_IN_REPOSITORY.format(top=location.repository.main_tree)
 
 
-def join(here, peer, door, *, again=True):
+def join(here, peer, door, *, again=True, location=None):
     """Record `door`, the fields that reach `peer`'s session and how it joined, with the
     session's directory (`here`'s). Unless `again`, a door that is already `peer`'s
     latest is not recorded a second time. A join that takes letters from another session
-    says so."""
-    location = ledger.locate(here)
-    with _ledger(here, location, write=True, create=True) as bag:
+    says so. `location`: the ledger's (default: here's)."""
+    where = location or locate(here)
+    with _ledger(here, where, write=True, create=True) as bag:
         before = bag.latest_join(peer)
         if not again and _is_latest(before, door):
             return Done(W.JOINED_ALREADY.format(peer=peer), *bag.news)
-        _write_record(bag, "join", peer=peer, **door, **_directory(here))
+        _write_record(bag, "join", peer=peer, **door, **_directory(here), **_repository_fields(where))
     replaced = _replaced_session(peer, before, door)
-    return Done(W.JOINED.format(peer=peer), *bag.news, which_ledger(bag, location), replaced)
+    return Done(W.JOINED.format(peer=peer), *bag.news, which_ledger(bag, where), replaced)
 
 
 def _directory(here):
-    """What a join records of the session's directory: `cwd`, where it is known."""
-    return {} if here.cwd is None else {"cwd": here.cwd}
+    """What a join records of the session's directory: `cwd`, as text any reader of the
+    ledger takes, where it is known."""
+    return {} if here.cwd is None else {"cwd": as_text(here.cwd)}
+
+
+def _repository_fields(where):
+    """What a join or an open records of whose ledger `where` is: the repository's
+    identity, or None outside any repository; nothing for a ledger named by path."""
+    if where.named or where.chosen:
+        return {}
+    return {"repository": None if where.repository is None else where.repository.recorded()}
 
 
 def _replaced_session(peer, before, door):
@@ -107,49 +119,53 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
     who has yet to join, and whether each joined door can take a letter."""
     require_human("open", here.env)
     chosen = chosen or {}
-    location = ledger.locate(here)
-    aside = None
-    if afresh:
-        aside = ledger.set_aside(location.path, here.clock)
-        aside = W.SET_ASIDE.format(path=aside)
-    with _ledger(here, location, write=True, create=True) as bag:
+    where = locate(here)
+    aside = ledger.set_aside(where, here.clock) if afresh else None
+    with _ledger(here, where, write=True, create=True) as bag:
         replaced = _replaced(bag.exchange())
-        _write_record(bag, "open", limit=limit, **chosen)
+        _write_record(bag, "open", limit=limit, **chosen, **_repository_fields(where))
         exchange, joins = bag.exchange(), bag.latest_joins()
     # Read outside the lock, as receipts are: the vendors' records are theirs.
     absent = [peer for peer, joined in joins.items() if joined is None]
     doors = [reach(peer, joined, here, exchange).words for peer, joined in joins.items() if joined is not None]
     switched = [switch.opened for switch in SWITCHES if switch.set_in(chosen)]
     opened = ", ".join([W.OPENED.format(letters=counted(limit, "letter")), *switched])
-    wrote = which_ledger(bag, location)
-    elsewhere = _joined_elsewhere(here, location, limit) if len(absent) == len(PEERS) else []
+    wrote = which_ledger(bag, where, always=True)
+    elsewhere = _joined_elsewhere(here, where, limit) if len(absent) == len(PEERS) else []
     return Done(opened, aside, *bag.news, wrote, replaced, _not_joined(absent), *elsewhere, *doors)
 
 
-def _joined_elsewhere(here, location, limit):
+def _joined_elsewhere(here, where, limit):
     """What open says, where nobody has joined its ledger, of the other ledgers agents
     joined in the last day: where they joined from, and the command that opens an
-    exchange there."""
+    exchange there; or, where that folder is no longer there, the one that reads it."""
     from postbag.envelope import program_of
 
     program = " ".join(program_of(here))
     said = []
-    for found in recent_joins(here, location.path)[:OTHERS_MOST]:
-        joined = ", ".join(W.PEER_AT.format(peer=peer, at=record["at"]) for peer, record in found.joins.items())
-        opens = W.OPENS_THERE.format(directory=shell_word(found.directory), program=program, limit=limit)
-        said.append(W.JOINED_ELSEWHERE.format(joined=joined, whence=found.whence(), opens=opens))
+    for found in recent_joins(here, where.path)[:OTHERS_MOST]:
+        joined = ", ".join(f"{peer} at {record['at']}" for peer, record in found.joins.items())
+        if found.directory is not None:
+            opens = f"cd {shell_word(found.directory)} && {program} open {limit}"
+            whence = found.whence()
+            said.append(f"agents joined another ledger ({joined}), {whence}: to open an exchange there, {opens}")
+        else:
+            reads = f"{program} read --ledger {shell_word(found.path)}"
+            gone = "from a folder since moved or removed"
+            said.append(f"agents joined another ledger ({joined}) {gone}: {reads} shows it")
     return said
 
 
 class Joined:
     """Another ledger's joins in the last day: `path`, `joins` (each peer's latest, by
-    peer, in the ledger's order of peers) and `directory`, the one the latest came from."""
+    peer, in the ledger's order of peers) and `directory`, the one the latest came from,
+    where it is still there (else None)."""
 
     __slots__ = ("directory", "joins", "path")
 
     def __init__(self, path, joins):
         self.path, self.joins = path, joins
-        self.directory = max(joins.values(), key=lambda record: record["n"])["cwd"]
+        self.directory = still_there(max(joins.values(), key=lambda record: record["n"]))
 
     @property
     def latest(self):
@@ -165,7 +181,9 @@ def recent_joins(here, path):
     in the last day from a directory the join names: Joined, the latest first. A ledger
     that cannot be read is passed over: this is news, never a refusal."""
     now, found = here.clock.now(), []
-    for other in ledger.neighbours(here.env, path):
+    for other in ledgers(here.env):
+        if other == path:
+            continue
         try:
             with ledger.Ledger(other) as bag:
                 joins = bag.latest_joins()
@@ -200,10 +218,10 @@ def reach(peer, joined, here, exchange):
         return Reach(CANNOT_TELL, W.REACH_UNREAD.format(peer=peer, why=error.strerror))
 
 
-def reach_of(here, peer):
-    """The same of `peer`'s latest door in the ledger, in words, or that it has not joined;
-    None without a ledger."""
-    with _ledger(here, ledger.locate(here)) as bag:
+def reach_of(here, peer, location=None):
+    """The same of `peer`'s latest door in the ledger (at `location`, default here's), in
+    words, or that it has not joined; None without a ledger."""
+    with _ledger(here, location or locate(here)) as bag:
         if bag.fd is None:
             return None
         joined, exchange = bag.latest_join(peer), bag.exchange()
@@ -220,7 +238,7 @@ def _not_joined(absent):
 
 def close_exchange(here):
     require_human("close", here.env)
-    location = ledger.locate(here)
+    location = locate(here)
     with _ledger(here, location, write=True) as bag:
         exchange = bag.exchange()
         if exchange.barred:
@@ -228,35 +246,43 @@ def close_exchange(here):
             return Done(NOTHING_CLOSED[exchange.barred], *bag.news, looked)
         _write_record(bag, "close")
     closed = W.CLOSED.format(sent=exchange.sent, letters=counted(exchange.granted, "letter"))
-    return Done(closed, *bag.news, which_ledger(bag, location))
+    return Done(closed, *bag.news, which_ledger(bag, location, always=True))
 
 
-def send(here, sender, recipient, body, *, handed_over=None, sender_door=None):  # noqa: PLR0913
+def send(here, sender, recipient, body, *, handed_over=None, sender_door=None, location=None):  # noqa: PLR0913
     """Knock on `recipient`'s door with `body`, then record the letter, whose reply command
     starts this postbag as `here` was started (envelope.program_of); `handed_over` is
-    called once the door has the letter, when nothing may interrupt the rest. With a
-    `sender_door`, the sender's session joins first unless that is its latest door, so
-    that the answer comes back to the session that wrote."""
+    called once the door has the letter, when nothing may interrupt the rest.
+
+    Only the session joined for the sender's side may send: `sender_door` is the door of
+    the session an MCP call comes from, which joins first where no session of its side
+    has; else the door is read from the environment. A letter goes only to a session that
+    works in the ledger's repository (outside any, for the default ledger). `location`:
+    the ledger's (default: here's)."""
     from postbag import envelope
     from postbag.rooms import room
 
     sandbox = sandbox_of(here.env)
-    location = ledger.locate(here)
+    where = location or locate(here)
     envelope.check_body(body, LETTER_MOST)
-    with ledger.Ledger(location.path, write=True, sandbox=sandbox, clock=here.clock) as bag:
+    door = door_in(sender, here.env) if sender_door is None else sender_door
+    with _ledger(here, where, write=True) as bag:
         exchange = bag.exchange()
         if exchange.barred:
-            raise Refusal(_no_exchange(location) if exchange.barred == NOT_OPENED else SEND_REFUSED[exchange.barred])
-        joins = bag.latest_joins((recipient, sender) if sender_door is not None else (recipient,))
+            raise Refusal(_no_exchange(where) if exchange.barred == NOT_OPENED else SEND_REFUSED[exchange.barred])
+        joins = bag.latest_joins((recipient, sender))
         joined = joins[recipient]
         if joined is None:
-            raise Refusal(W.NOT_JOINED.format(peer=recipient) + _elsewhere(location))
-        rejoined, replaced = "", None
-        if sender_door is not None and not _is_latest(joins[sender], sender_door):
-            _write_record(bag, "join", peer=sender, **sender_door, **_directory(here))
-            rejoined, replaced = W.REJOINED.format(peer=sender), _replaced_session(sender, joins[sender], sender_door)
-        number, left, recipient_room = bag.next_number, exchange.left - 1, room(recipient, here, exchange)
-        command = envelope.reply_command(envelope.program_of(here), location.path if location.named else None)
+            raise Refusal(W.NOT_JOINED.format(peer=recipient) + _elsewhere(where))
+        _require_the_joined_session(sender, joins[sender], door, where)
+        recipient_room = room(recipient, here, exchange)
+        _require_working_here(recipient, joined, where, here, recipient_room)
+        rejoined = ""
+        if sender_door is not None and not _is_latest(joins[sender], sender_door):  # its first, or a fresh word of it
+            _write_record(bag, "join", peer=sender, **sender_door, **_directory(here), **_repository_fields(where))
+            rejoined = f"{sender} joined; "
+        number, left = bag.next_number, exchange.left - 1
+        command = envelope.reply_command(envelope.program_of(here), where.path if where.named else None)
         tool = recipient_room.SEND_TOOL if joined.get("via") == "mcp" else None
         text = envelope.wrap(number, sender, body, last=left == 0, command=command, send_tool=tool)
         post = recipient_room.post(joined)  # reads the recipient's records around the knock
@@ -268,11 +294,83 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None): 
                 bag.append("letter", **{"from": sender, "to": recipient, "body": body}, **post.recorded())
             except OSError as error:
                 raise Refusal(W.NOT_RECORDED.format(number=number, peer=recipient, why=error.strerror)) from None
-        except Refusal:
+        except Refusal as refused:
             post.finish()  # what it reads ends before the refusal does: no thread outlives it into shutdown
-            raise
+            # A client's own words may quote a door field: each one the ledger holds is hidden.
+            secrets = bag.door_values() | {value for value in (door or {}).values() if type(value) is str}
+            raise Refusal(masked(str(refused), secrets), refused.fix) from None
     delivered = rejoined + W.DELIVERED.format(number=number, peer=recipient, left=left)
-    return Done(delivered + _after(post), *bag.news, which_ledger(bag, location), replaced)
+    return Done(delivered + _after(post), *bag.news, which_ledger(bag, where))
+
+
+def _require_the_joined_session(peer, joined, door, where):
+    """Refuse a send from a session of `peer`'s side, behind `door`, other than the one
+    `joined` last; where none has, any may send, as in 1.0."""
+    if joined is None or door is None:
+        return
+    if all(joined.get(field) == door.get(field) for field in door_fields(peer)):
+        return
+    raise Refusal(
+        f"this {peer} session is not the one joined for {peer} in {where.words()}: the {peer} session that joined at "
+        f"{joined['at']}{_from(joined)} is, and letters to {peer} reach it; to take the door, this session joins "
+        f"(postbag join {peer}, or the join tool), and letters to {peer} then come here"
+    )
+
+
+def _from(joined):
+    """Where a join came from, in words: its directory, where it is still there."""
+    if type(joined.get("cwd")) is not str:
+        return ""
+    where = still_there(joined)
+    return " from a folder since moved or removed" if where is None else f" from {where}"
+
+
+def still_there(joined):
+    """The directory a join came from, where it is still there and still in the repository
+    the join names (a repository moved, or cloned anew at its path, leaves its joins'
+    folders naming another or none); else None."""
+    where, recorded = joined.get("cwd"), joined.get("repository")
+    if type(where) is not str or not os.path.isdir(where):
+        return None
+    if type(recorded) is dict and type(recorded.get("path")) is str:
+        try:
+            status = os.stat(recorded["path"])
+        except (OSError, ValueError):
+            return None
+        if status.st_ino != recorded.get("inode"):
+            return None
+    return where
+
+
+def _require_working_here(peer, joined, where, here, its_room):
+    """Refuse a letter to `peer`'s session behind `joined`, its join, where the session does
+    not work in the repository whose ledger `where` is (outside any, for the default): as
+    its join records it, or, for a join from before joins recorded it, as its directory or
+    its client's own records show. A ledger named by path serves anyone's."""
+    if where.named or where.chosen:
+        return
+    recorded = joined.get("repository")
+    if type(recorded) is dict:
+        if where.repository is not None and where.repository.is_recorded_as(recorded):
+            return
+    elif "repository" in joined and recorded is None and where.repository is None:
+        return
+    directory = joined.get("cwd") if type(joined.get("cwd")) is str else its_room.directory(joined)
+    if directory is None or not os.path.isdir(directory):
+        raise Refusal(
+            f"{peer}'s join does not show where its session works (a join from before each repository had a ledger "
+            f"of its own names no folder, or its folder is gone), so no letter goes to it: {peer} joins again from "
+            "its session"
+        )
+    from postbag.repository import containing  # only for a join from before joins named their repository
+
+    found = containing(directory, here.env)
+    if found != where.repository:
+        works = "outside any repository" if found is None else f"in the repository {found.main_tree}"
+        raise Refusal(
+            f"{peer}'s session works {works}, not in {where.words()}, so no letter from here goes to it: a {peer} "
+            "session that works here joins, and letters reach it"
+        )
 
 
 def _after(post):
@@ -287,11 +385,12 @@ def _after(post):
     return W.CAVEAT.format(caveat=said) if said else ""
 
 
-def receipts(here, sender=None, count=None):
+def receipts(here, sender=None, count=None, location=None):
     """Where letters stand, from the recipients' own records: `sender`'s last `count`
     letters (default its last one), or with no sender the last `count` letters (default
-    those of the latest exchange), oldest first, as (letter, Receipt); None without a ledger."""
-    with _ledger(here, ledger.locate(here)) as bag:
+    those of the latest exchange), oldest first, as (letter, Receipt); None without a
+    ledger. `location`: the ledger's, where the person named one (default: here's)."""
+    with _ledger(here, location or locate(here)) as bag:
         if bag.fd is None:
             return None
         exchange = bag.exchange()
@@ -331,10 +430,11 @@ class Snapshot:
         return self.location.path
 
 
-def snapshot(here, count=None, *, with_status=False, on_wait=None, following=False):
+def snapshot(here, count=None, *, with_status=False, on_wait=None, following=False, location=None):  # noqa: PLR0913
     """The last `count` records (None: every record) and, `with_status`, the status line;
-    `following`, where to follow from."""
-    location = ledger.locate(here)
+    `following`, where to follow from; of the ledger at `location`, where the person named
+    one (default: here's)."""
+    location = location or locate(here)
     with _ledger(here, location, on_wait=on_wait, reading=True) as bag:
         refusal = status = news = None
         if count is None:
@@ -364,9 +464,10 @@ def unfinished_words(line, path):
     return W.UNFINISHED.format(line=ledger.truncated(line, path))
 
 
-def status(here):
-    """Where the bag stands, as the status line says, or that there is no ledger yet."""
-    location = ledger.locate(here)
+def status(here, location=None):
+    """Where the bag stands, as the status line says, or that there is no ledger yet, of
+    the ledger at `location` (default: here's)."""
+    location = location or locate(here)
     with _ledger(here, location) as bag:
         return not_there(location) if bag.fd is None else status_line(bag, location)
 
@@ -389,9 +490,7 @@ def _joined_words(peer, joined):
     """How the status line says when `peer` joined, and from where, or that it has not."""
     if joined is None:
         return W.NOT_JOINED.format(peer=peer)
-    where = joined.get("cwd")
-    whence = W.FROM.format(where=one_line(where)) if type(where) is str else ""
-    return W.JOINED_AT.format(peer=peer, at=one_line(joined["at"])) + whence
+    return W.JOINED_AT.format(peer=peer, at=one_line(joined["at"])) + one_line(_from(joined))
 
 
 def ledger_called(location):
@@ -407,8 +506,13 @@ def _is_latest(joined, door):
 
 
 def _ledger(here, location, **options):
-    """The ledger at `location`, told of the sandbox around this process."""
-    return ledger.Ledger(location.path, sandbox=sandbox_of(here.env), clock=here.clock, **options)
+    """The ledger at `location`, told of the sandbox around this process, and of the
+    repository whose records it must hold."""
+    serves = location.repository
+    bag = ledger.Ledger(location.path, sandbox=sandbox_of(here.env), clock=here.clock, serves=serves, **options)
+    if options.get("write") and bag.fd is not None and not (location.named or location.chosen):
+        keep_out_of_git(os.path.dirname(location.path))
+    return bag
 
 
 def _write_record(bag, kind, **fields):

@@ -46,6 +46,12 @@ def inside(env):
     return bool(env.get(SOCKET)) and bool(env.get(TOKEN))
 
 
+def door_in(env):
+    """The door fields of the session whose environment `env` is, as a join records them,
+    where it has them; else None."""
+    return {"socket": env[SOCKET], "token": env[TOKEN]} if inside(env) else None
+
+
 def without_an_inbox(env):
     """Whether `env` is a Claude Code session's, with neither of its inbox variables."""
     return any(env.get(name) for name in MARKS) and not (env.get(SOCKET) or env.get(TOKEN))

@@ -19,7 +19,7 @@ no sign of anything.
 import os
 
 from postbag.claude import wording as W
-from postbag.here import home_of
+from postbag.location import home_of
 from postbag.processes import PID_MOST, runs
 from postbag.receipts import SLACK, TAKEN, UNKNOWN, Receipt, is_the_letter, taken_in
 from postbag.room import CANNOT_TELL
@@ -29,6 +29,7 @@ from postbag.vendor_files import find_back, read_json, record, text, whole
 ENDED = "ended"  # a session whose file says it runs no longer (else a Session, or CANNOT_TELL)
 THE_TRANSCRIPT = W.THE_TRANSCRIPT  # how a receipt names it: its file name holds the session id
 _BLOCK_BACK = 1 << 20  # each line carries the version: the last megabyte holds one
+PATH_MOST = 4096  # characters of a path: Linux's PATH_MAX, past macOS's 1024
 
 
 class Session:
@@ -116,7 +117,9 @@ def _running(path):
     if pid is None or not runs(pid, started):  # a start time in a form not known here tells nothing
         return []
     cwd = text(found, "cwd")
-    cwd = cwd if cwd and os.path.isabs(cwd) else None  # a relative one would be read from postbag's own folder
+    # Only an absolute folder a path can be: a relative one would be read from postbag's own
+    # folder, and one with a NUL, or longer than a path, names none.
+    cwd = cwd if cwd and os.path.isabs(cwd) and "\0" not in cwd and len(cwd) <= PATH_MOST else None
     session = Session(pid, cwd, text(found, "entrypoint"), text(found, "version"))
     session.socket = text(found, "messagingSocketPath")
     return [(found.get("sessionId"), session)]

@@ -37,6 +37,13 @@ def inside(env):
     return bool(env.get(THREAD)) or bool(env.get(SESSION))
 
 
+def door_in(env):
+    """The door field of the thread whose environment `env` is, as a join records it: its
+    CODEX_THREAD_ID, else CODEX_SESSION_ID; None outside a thread."""
+    thread = env.get(THREAD) or env.get(SESSION)
+    return {"thread": thread} if thread else None
+
+
 # The human's switch for an exchange that this room honours (vendors.Switch says each word).
 NO_WAKE = {
     "flag": "--no-wake",

@@ -19,7 +19,7 @@ no sign of anything.
 import os
 
 from postbag.codex import wording as W
-from postbag.here import home_of
+from postbag.location import home_of
 from postbag.receipts import is_the_letter
 from postbag.vendor_files import find_back, is_regular, json_of, open_regular, record, table, text
 
