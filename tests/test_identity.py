@@ -347,3 +347,14 @@ def test_an_mcp_server_keeps_its_sessions_ledger_when_the_repository_is_moved(po
         "letter",
     ]
     assert STOP not in said
+
+
+@pytest.mark.shipped
+def test_every_path_in_words_is_cut_short_in_its_middle(postbag, tmp_path):
+    deep = str(tmp_path / ("x" * 120) / ("y" * 120) / "ledger.jsonl")
+    said = postbag.run("read", env={"POSTBAG_LEDGER": deep}).stderr
+    assert said == f"postbag: there is no ledger at {deep[:100]}…{deep[-99:]} yet\n"  # a word's first and last
+    os.makedirs(deep)  # a folder where the ledger should be: refused, and named
+    refused = postbag.refused("join", "codex", inside="codex", env={"POSTBAG_LEDGER": deep})
+    assert deep not in refused and refused.startswith(f"the ledger is not a regular file ({deep[:99]}…")
+    assert refused.endswith("yyy/ledger.jsonl)")

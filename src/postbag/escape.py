@@ -60,6 +60,26 @@ def _text_of(character):
     return character
 
 
+# Characters of one word a line shows, at most: a longer one, a path most often, keeps its
+# first and last characters and loses its middle, so that no file a vendor names, however
+# long, fills the screen or an agent's context.
+WORD_SHOWN = 200
+
+
+def shown(text):
+    """`text` as a line postbag says: on one line (one_line), each word longer than
+    WORD_SHOWN cut short in its middle."""
+    text = one_line(text)
+    if len(text) <= WORD_SHOWN:
+        return text
+    return " ".join(_cut(word) if len(word) > WORD_SHOWN else word for word in text.split(" "))
+
+
+def _cut(word):
+    half = WORD_SHOWN // 2
+    return f"{word[:half]}…{word[-(half - 1):]}"
+
+
 def has_unsafe(text):
     return one_line(text) != text
 

@@ -127,11 +127,11 @@ def set_up(args, here, call):
 def look_over(args, here, call):
     from postbag import words
     from postbag.doctor import doctor
-    from postbag.escape import one_line
+    from postbag.escape import shown
     from postbag.registration import FIX
 
     found = doctor(here)
-    lines = (one_line(words.check_line(check, args.json)) + "\n" for check in found)
+    lines = (shown(words.check_line(check, args.json)) + "\n" for check in found)
     words.stream(lines, here.stdout)  # like read's: a reader that went away ends it quietly
     return FIX_FOUND if any(check.state == FIX for check in found) else 0
 

@@ -19,7 +19,7 @@ import signal
 
 from postbag import __version__, jsonrpc, verbs, words
 from postbag import wording as W
-from postbag.escape import one_line
+from postbag.escape import shown
 from postbag.guards import caller_of_mcp
 from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
 from postbag.ledger import not_there
@@ -131,7 +131,7 @@ def _status(here, meta, arguments, sessions):
         else:
             letter, receipt = stood[-1]
             lines.append(W.YOUR_LAST_LETTER.format(number=letter["n"], peer=letter["to"], receipt=receipt.words()))
-    return "\n".join(map(one_line, lines))
+    return "\n".join(map(shown, lines))
 
 
 class Sessions:

@@ -9,6 +9,7 @@ reaches a terminal. The stream written to is given, never taken from the process
 _STOP = "; stop and ask the human"
 
 
+
 class Refusal(Exception):
     """A verb declined to act. The message says why; `fix`, where given, what a person
     does about it; `stop` adds the rest."""
@@ -37,13 +38,11 @@ def to_the_persons_ears(refusal):
 
 
 def told(message):
-    """`message` as postbag tells it anywhere: after its name, on one line, escaped."""
-    if not message.isprintable():
-        # Here: the fast path of __main__ refuses without it (its import: 0.2 to 0.4 ms).
-        from postbag.escape import one_line
+    """`message` as postbag tells it anywhere: after its name, on one line, escaped, each
+    overlong word (a path, most often) cut short."""
+    from postbag.escape import shown  # here: the lightest refusal, of a human's verb, loads no more than it
 
-        message = one_line(message)
-    return f"postbag: {message}"
+    return f"postbag: {shown(message)}"
 
 
 def say(message, stderr):

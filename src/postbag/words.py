@@ -9,7 +9,7 @@ act on is shown as an escape instead of reaching the screen (escape.py).
 """
 
 from postbag import json_values
-from postbag.escape import LINE_BREAKS, in_lines, one_line
+from postbag.escape import LINE_BREAKS, in_lines, one_line, shown
 from postbag.refusal import say, silence, told
 
 # What `read` shows of a record: none of the door's fields (socket, token, thread) or the
@@ -83,7 +83,7 @@ def check_line(check, as_json=False):
 
 def tool_text(done):
     """What a verb did (a verbs.Done), as an MCP tool answers: its words, then its news."""
-    return "\n".join([*map(one_line, done.said.split("\n")), *map(told, done.news)])
+    return "\n".join([*map(shown, done.said.split("\n")), *map(told, done.news)])
 
 
 def show(done, stdout, stderr):
@@ -97,17 +97,17 @@ def tell(text, stdout, stderr):
     """Write `text`, each of its lines escaped, on `stdout`. It is done whatever happens to
     stdout: a reader that went away must not turn a recorded letter into a failure that
     invites a resend, and what stdout cannot take is said on `stderr` instead."""
-    shown = "\n".join(map(one_line, text.split("\n")))
+    said = "\n".join(map(shown, text.split("\n")))
     try:
         if stdout is None:
             raise ValueError("no stdout")
         stdout.flush()
-        stdout.buffer.write((shown + "\n").encode(stdout.encoding or "utf-8", "backslashreplace"))
+        stdout.buffer.write((said + "\n").encode(stdout.encoding or "utf-8", "backslashreplace"))
         stdout.buffer.flush()
     except (OSError, ValueError, AttributeError):
         if stdout is not None:
             silence(stdout)
-        say(shown, stderr)
+        say(said, stderr)
 
 
 def stream(lines, stdout, each=False):
