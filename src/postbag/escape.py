@@ -77,7 +77,7 @@ def shown(text):
 
 def _cut(word):
     half = WORD_SHOWN // 2
-    return f"{word[:half]}…{word[-(half - 1):]}"
+    return f"{word[:half]}…{word[-(half - 1) :]}"
 
 
 def has_unsafe(text):

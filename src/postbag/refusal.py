@@ -9,7 +9,6 @@ reaches a terminal. The stream written to is given, never taken from the process
 _STOP = "; stop and ask the human"
 
 
-
 class Refusal(Exception):
     """A verb declined to act. The message says why; `fix`, where given, what a person
     does about it; `stop` adds the rest."""
