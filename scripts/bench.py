@@ -78,21 +78,27 @@ def ratio(times, against):
     return statistics.median(mine / theirs for mine, theirs in zip(times, against, strict=True))
 
 
-def write_ledger(path, records, doors, *, rejoined=False):
+def write_ledger(path, records, doors, *, rejoined=False, whose=None):
     """A ledger of `records` lines shaped like months of use: both peers joined at the start,
     then exchanges of twelve letters each, the last one open with room to spare. `rejoined`:
     both peers join again before each exchange, as sessions started with the SessionStart
-    hook do, so the latest door lies near the end."""
-    joins = [{"kind": "join", "peer": "claude", **doors["claude"]}, {"kind": "join", "peer": "codex", **doors["codex"]}]
+    hook do, so the latest door lies near the end. `whose`: what a repository's ledger's
+    joins and opens record of it (Repository.recorded), with the folder each joined from."""
+    named = {} if whose is None else {"repository": whose}
+    joined = {**named, "cwd": os.path.dirname(whose["path"])} if whose else {}
+    joins = [
+        {"kind": "join", "peer": "claude", **doors["claude"], **joined},
+        {"kind": "join", "peer": "codex", **doors["codex"], **joined},
+    ]
     lines = list(joins)
     while len(lines) < records - 1:
         if rejoined and len(lines) > 2:
             lines += joins
-        lines.append({"kind": "open", "limit": 12})
+        lines.append({"kind": "open", "limit": 12, **named})
         for i in range(min(12, records - 1 - len(lines))):
             sender, recipient = ("claude", "codex") if i % 2 else ("codex", "claude")
             lines.append({"kind": "letter", "from": sender, "to": recipient, "body": BODY})
-    lines = [*lines[: records - 1], {"kind": "open", "limit": 1_000_000}]
+    lines = [*lines[: records - 1], {"kind": "open", "limit": 1_000_000, **named}]
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as file:
         for n, record in enumerate(lines, 1):
@@ -220,6 +226,7 @@ def report(pyz, work, rounds, other):
         verdicts = tabulate(cases, through_real_doors)
         verdicts += against_the_floor(cases)
         finding_the_ledger(work, max(rounds, 101))
+        checking_whose_it_is(work, max(rounds, 21))
         verdicts += editing_the_settings(work, rounds)
         verdicts += beside_the_table(cases, pyz, work, rounds, size)
         verdicts += through_the_mcp_server(cases, pyz, work, inbox)
@@ -298,18 +305,22 @@ def cases_for(pb, work, inbox, codex, real):
         real_ledger = os.path.join(work, "real", "ledger.jsonl")
         write_ledger(real_ledger, 3, {"claude": real.claude_door, "codex": real.codex_door})
         real_env = {**base, **real.env, "POSTBAG_LEDGER": real_ledger}
+        # Each send comes from the session joined for its side: only it may send for it.
+        from_codex = {"CODEX_SESSION_ID": real.codex_door["thread"]}
+        exported = {f"CLAUDE_CODE_MESSAGING_{name.upper()}": value for name, value in real.claude_door.items()}
+        from_claude = {"CLAUDECODE": "1", **exported}
         cases += [
             Case(
                 "send claude, real Claude Code door",
                 send_claude,
-                {**real_env, **in_codex},
+                {**real_env, **from_codex},
                 against=FRESH_SEND,
                 ours_alone=True,
             ),
             Case(
                 "send codex, real codex queue door",
                 [*pb, "send", "codex", BODY],
-                {**real_env, **in_claude},
+                {**real_env, **from_claude},
                 against=SEND_CODEX,
                 ours_alone=True,
             ),
@@ -327,7 +338,8 @@ def in_a_repository(work, base, doors):
     deep = os.path.join(repository, *DEEP)
     os.makedirs(deep)
     subprocess.run(["git", "init", "--quiet", repository], check=True)
-    write_ledger(locate(Here(base, repository)).path, 3, doors)
+    found = locate(Here(base, repository))
+    write_ledger(found.path, 3, doors, whose=found.repository.recorded())
     return deep
 
 
@@ -448,6 +460,34 @@ def finding_the_ledger(work, rounds):
         print(f"  {name:<28} {statistics.median(took) * 1e6:7.1f} us")
 
 
+def checking_whose_it_is(work, rounds):
+    """What holding a repository's ledger to its repository costs, in the process: opening
+    it with the check (the latest record that names a repository, looked for from the end)
+    and without, on ledgers of 3, 10,000 and 100,000 records of twelve-letter exchanges,
+    each of whose opens names it."""
+    from postbag.here import Here
+    from postbag.ledger import Ledger
+    from postbag.location import locate
+
+    found = locate(Here({"HOME": os.path.join(work, "home")}, os.path.join(work, "repository"))).repository
+    doors = {"claude": {"socket": "/tmp/inbox.sock", "token": "t" * 32}, "codex": {"thread": THREAD}}
+    print(f"\nholding a repository's ledger to its repository, in the process, medians of {rounds}:")
+    for records in (3, 10_000, 100_000):
+        path = os.path.join(work, f"whose-{records}.jsonl")
+        write_ledger(path, records, doors, whose=found.recorded())
+        took = {}
+        for serves in (None, found):
+            times = []
+            for _ in range(rounds):
+                started = time.perf_counter()
+                with Ledger(path, serves=serves):
+                    pass
+                times.append(time.perf_counter() - started)
+            took[serves is not None] = statistics.median(times)
+        opening, checking = took[False] * 1e6, (took[True] - took[False]) * 1e6
+        print(f"  {records:>7,} records: {opening:7.1f} us to open, {checking:6.1f} us more to check")
+
+
 def editing_the_settings(work, rounds):
     """What setup and --remove cost on a person's settings.json, in the process: adding the
     rule to a one-line file of many small arrays of 250 KB and of 1 MB (linear, or 1 MB
@@ -475,18 +515,13 @@ def editing_the_settings(work, rounds):
 
         return once
 
-    def removing(data, edited):
+    def removing(data):
         def once():
             for name in os.listdir(folder):
                 os.unlink(os.path.join(folder, name))
             with open(path, "wb") as file:
                 file.write(data)
             permission.change(path, removing=False).make()
-            if edited:  # the person's change since: the rule setup added is found and taken out alone
-                with open(path, "rb") as file:
-                    now = file.read()
-                with open(path, "wb") as file:
-                    file.write(now.replace(b'{"permissions"', b'{"theme": "dark", "permissions"', 1))
             started = time.perf_counter()
             permission.change(path, removing=True).make()
             return time.perf_counter() - started
@@ -496,8 +531,7 @@ def editing_the_settings(work, rounds):
     timed = {
         "setup adds the rule to a one-line file of 250 KB": setting(one_line(250_000)),
         "setup adds the rule to a one-line file of 1 MB": setting(one_line(1_000_000)),
-        "remove gives back a file of 1,000 rules, as setup left it": removing(rules.encode(), False),
-        "remove takes out the rule from 1,000, the file changed since": removing(rules.encode(), True),
+        "remove gives back a file of 1,000 rules, as setup left it": removing(rules.encode()),
     }
     print(f"\nsetup's edit of settings.json, in the process, medians of {min(rounds, 7)}:")
     medians = {}
