@@ -24,7 +24,7 @@ WAIT = 10.0  # generous: a wait only ends early when what it waits for has arriv
 TOOLS = (
     *("sh", "bash", "env", "cat", "ls", "mv", "cp", "rm", "mkdir", "touch", "chmod", "ln", "sleep", "date", "id"),
     *("grep", "sed", "head", "tail", "tr", "wc", "sort", "dirname", "basename", "readlink", "uname", "which", "ps"),
-    *("git", "ip", "nsenter", "node", "npm"),
+    *("git", "ip", "nsenter", "node", "npm", "install", "sha256sum", "shasum"),
 )
 # Of this process's own variables, only coverage's reach what the suite starts: they start
 # the measurement in each child. Everything else a child gets, a test names.

@@ -450,7 +450,8 @@ def test_after_clear_a_letter_the_session_took_in_its_new_transcript_is_taken_by
     [said] = postbag.receipts(inside="codex")
     assert said.startswith("letter 4 codex -> claude: taken at ")
     assert said.endswith(
-        "(by the session that joined, in the transcript it began since under another session id, as /clear begins one)"
+        "(by the session that joined, in the transcript it began since under another session id, as /clear and /branch "
+        "begin one)"
     )
     assert postbag.door_now("claude") == (
         "claude can take a letter now: its session runs, and it prompts for permissions (its latest turn ran in "

@@ -50,7 +50,7 @@ def test_on_a_fresh_home_doctor_names_each_fix_and_after_setup_says_ok(postbag, 
     assert lines[:2] == [check("ok", "Python", python), check("ok", W.POSTBAG, started)]
     setup = W.RUN_SETUP
     assert lines[2:] == [
-        check("ok", "Claude Code", W.WITHIN.format(installed="2.1.336", range="2.1.248 to 2.1.336")),
+        check("ok", "Claude Code", W.WITHIN.format(installed="2.1.336", range="2.1.248 to 2.1.337")),
         check("fix", W.REGISTRATION_OF.format(client="Claude Code"), W.NONE_REGISTERED.format(fix=setup)),
         check("fix", ClaudeW.THE_RULE, ClaudeW.WOULD_ASK.format(fix=setup)),
         check("note", ClaudeW.LETTERS, ClaudeW.PROMPTING_TAKES),
@@ -91,7 +91,7 @@ def test_a_client_not_installed_or_too_old_or_registering_another_postbag_is_nam
     old = FakeClaude(str(tmp_path / "old-claude"), version="2.1.100")
     lines = doctor(postbag, env={"PATH": old.directory, "POSTBAG_CODEX": None}, status=1)
     assert (
-        "fix   Claude Code: 2.1.100 is older than postbag works with (2.1.248 to 2.1.336): install a proven one with "
+        "fix   Claude Code: 2.1.100 is older than postbag works with (2.1.248 to 2.1.337): install a proven one with "
         "npm install -g @anthropic-ai/claude-code@2.1.332 (npm warns where Node is older than 22; Claude Code runs)"
     ) in lines
     assert "fix   Codex: not installed here (no codex on PATH): install it, then run postbag setup" in lines
@@ -164,12 +164,12 @@ def test_a_client_newer_than_proven_or_whose_version_cannot_be_told_is_noted_not
     newer = FakeClaude(str(tmp_path / "newer"), version="2.2.0")
     lines = doctor(postbag, env={"PATH": newer.directory})
     assert (
-        "note  Claude Code: 2.2.0 is newer than postbag is proven on (2.1.248 to 2.1.336): install a proven one with "
+        "note  Claude Code: 2.2.0 is newer than postbag is proven on (2.1.248 to 2.1.337): install a proven one with "
         "npm install -g @anthropic-ai/claude-code@2.1.332 (npm warns where Node is older than 22; Claude Code runs)"
     ) in lines
     unnamed = FakeClaude(str(tmp_path / "unnamed"), version="")  # says "(Claude Code)", and no version
     lines = doctor(postbag, env={"PATH": unnamed.directory})
-    assert "note  Claude Code: its version cannot be told; postbag is proven on 2.1.248 to 2.1.336" in lines
+    assert "note  Claude Code: its version cannot be told; postbag is proven on 2.1.248 to 2.1.337" in lines
 
 
 def test_a_registration_or_settings_that_cannot_be_read_are_each_named_with_the_fix(postbag, clients):

@@ -145,14 +145,14 @@ def test_a_client_outside_the_proven_versions_is_named_with_the_command_that_ins
     result = postbag.run("setup", env={**env, "PATH": f"{old.directory}{os.pathsep}{env['PATH']}"})
     assert result.returncode == 0, result.stderr
     assert (
-        "postbag: Claude Code: 2.1.197 is older than postbag works with (2.1.248 to 2.1.336): install a proven one "
+        "postbag: Claude Code: 2.1.197 is older than postbag works with (2.1.248 to 2.1.337): install a proven one "
         "with npm install -g @anthropic-ai/claude-code@2.1.332 (npm warns where Node is older than 22; Claude Code "
         "runs)\n"
     ) in result.stderr
     assert "Codex:" not in result.stderr  # the fake codex is 0.171.0, proven
     newer = FakeClaude(str(tmp_path / "newer-claude"), version="2.2.0")
     result = postbag.run("setup", "--dry-run", env={**env, "PATH": f"{newer.directory}{os.pathsep}{env['PATH']}"})
-    assert "postbag: Claude Code: 2.2.0 is newer than postbag is proven on (2.1.248 to 2.1.336): install" in (
+    assert "postbag: Claude Code: 2.2.0 is newer than postbag is proven on (2.1.248 to 2.1.337): install" in (
         result.stderr
     )
 

@@ -250,7 +250,7 @@ def test_after_clear_the_session_that_joined_takes_the_letter_in_its_new_transcr
     [line] = receipts(real, inside_codex)
     assert re.fullmatch(
         rf"letter 4 codex -> claude: taken at {TIMESTAMP} \(by the session that joined, in the transcript it began "
-        r"since under another session id, as /clear begins one\)",
+        r"since under another session id, as /clear and /branch begin one\)",
         line,
     ), line
     opened = real.run("open", "1", env={"HOME": session.home})

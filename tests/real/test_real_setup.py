@@ -26,8 +26,21 @@ def person(pyz, namespace, tmp_path):
     return env, str(bin_dir / "postbag")
 
 
-def run(env, *argv):
-    return subprocess.run(list(argv), env=env, capture_output=True, text=True, timeout=120, check=False)
+def run(env, *argv, cwd=None):
+    return subprocess.run(list(argv), env=env, capture_output=True, text=True, timeout=120, check=False, cwd=cwd)
+
+
+def trusting(home):
+    """The person's home as a folder they trust, as one who ran claude there and accepted
+    its dialog: from Claude Code 2.1.337, `claude mcp get` starts a server to show its state
+    only in a trusted folder ("Not checked (folder not trusted; run `claude` here)")."""
+    path = os.path.join(home, ".claude.json")
+    with open(path) as file:
+        config = json.load(file)
+    config.setdefault("projects", {}).setdefault(home, {})["hasTrustDialogAccepted"] = True
+    with open(path, "w") as file:
+        json.dump(config, file)
+    return home
 
 
 def test_setup_registers_postbag_with_the_real_clients_and_doctor_says_what_each_step_needs(person):
@@ -48,7 +61,7 @@ def test_setup_registers_postbag_with_the_real_clients_and_doctor_says_what_each
         "setup made these 3 changes; start Claude Code and Codex again: each reads its MCP servers as it starts\n"
     )
     # Each client shows it as its own: Claude Code starts it and it connects; Codex names it.
-    shown = run(env, "claude", "mcp", "get", "postbag")
+    shown = run(env, "claude", "mcp", "get", "postbag", cwd=trusting(env["HOME"]))
     assert shown.returncode == 0 and f"Command: {postbag}" in shown.stdout and "Connected" in shown.stdout, shown
     got = json.loads(run(env, "codex", "mcp", "get", "postbag", "--json").stdout)
     assert (got["transport"]["command"], got["transport"]["args"]) == (postbag, ["mcp"])

@@ -31,7 +31,7 @@ from postbag.vendor_files import newest, quoted, text
 
 # The versions the real-client tier proves postbag on, oldest and newest (tests/clients/pins.py
 # takes its pairs from here); an unknown receipt says so of records from outside them.
-PROVEN = ("2.1.248", "2.1.336")
+PROVEN = ("2.1.248", "2.1.337")
 # The first Claude Code whose crossSessionInbound hold keeps a letter from the model (2.1.270
 # and older, run with -p, hand it over all the same); accept and refuse work across PROVEN.
 HOLDS_SINCE = "2.1.271"

@@ -105,10 +105,12 @@ TAKEN_BY_ANOTHER = (
 )
 ANOTHER_UNTOLD = "claude's session has ended; whether another took the letter is unknown: {why}"
 TAKEN_AFTER_CLEAR = (
-    "by the session that joined, in the transcript it began since under another session id, as /clear begins one"
+    "by the session that joined, in the transcript it began since under another session id, as /clear and /branch "
+    "begin one"
 )
 CLEAR_UNTOLD = (
-    "the session that joined has begun another transcript since, as /clear does; whether it took the letter there "
+    "the session that joined has begun another transcript since, as /clear and /branch do; whether it took the letter "
+    "there "
     "is unknown: {why}"
 )
 
