@@ -10,8 +10,8 @@ them the archive carries the package compiled by every Python from 3.10 to 3.15 
 the build finds (python3.X on PATH, or under pyenv), one entry for each, compiled/TAG
 (TAG that Python's cache tag, cpython-311), laid out as postbag/launch.py says, the same
 bytes every time. The launcher and the entry point run the one made for the running
-Python, where it is whole; any other Python compiles the sources, once the archive is
-known to be whole. The build says which it found.
+Python, where it passes its check (magic number and CRC-32: marshal must never be handed
+bad bytes); any other Python compiles the sources. The build says which it found.
 
     python3 scripts/build_pyz.py [--out DIR]
 """

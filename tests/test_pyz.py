@@ -245,11 +245,10 @@ def test_the_compiled_code_is_what_runs_and_the_sources_stand_behind_it(tmp_path
             assert (result.returncode, result.stderr) == expected, (change, way)
 
 
-def test_compiled_code_that_fails_its_check_never_runs(tmp_path, bin_dir):
-    """A compiled entry cut short, its zip checksums made again to match (as an altered
-    archive has them): the launcher's own check finds it, the archive is otherwise whole,
-    and the sources run. The same entry with a bit flipped and nothing made again: the
-    archive is damaged, and says so in one line."""
+def test_compiled_code_that_fails_its_check_never_runs_and_the_sources_serve(tmp_path, bin_dir):
+    """What the launcher hands to marshal, which bad bytes can crash, it checks first: a
+    compiled entry cut short (its zip checksums made again to match, as an altered archive
+    has them), or with a bit flipped anywhere in it, fails that check, and the sources run."""
     pyz, _ = build(tmp_path)
     env = clean_env(bin_dir, POSTBAG_LEDGER=str(tmp_path / "none.jsonl"))
     no_ledger = f"postbag: there is no ledger at {env['POSTBAG_LEDGER']} yet\n"
@@ -262,42 +261,37 @@ def test_compiled_code_that_fails_its_check_never_runs(tmp_path, bin_dir):
         result = subprocess.run([*way, "read"], env=env, capture_output=True, text=True)
         assert (result.returncode, result.stderr) == (0, no_ledger), way
 
-    damaged = tmp_path / "damaged.pyz"
-    data = bytearray(pyz.read_bytes())
+    data = pyz.read_bytes()
     with zipfile.ZipFile(pyz) as archive:
         info = archive.getinfo(f"compiled/{TAG}")
-    data[info.header_offset + 30 + len(info.filename) + 1000] ^= 0x10  # inside this Python's code
-    damaged.write_bytes(bytes(data))
-    damaged.chmod(0o755)
-    for way in ([str(damaged)], ["python3", str(damaged)]):
-        result = subprocess.run([*way, "read"], env=env, capture_output=True, text=True)
-        assert (result.returncode, result.stdout) == (1, ""), way
-        assert result.stderr == (
-            f"postbag: {damaged} is damaged (compiled/{TAG} fails its check), so it cannot run: the human downloads "
-            "it again\n"
-        ), way
+    start = info.header_offset + 30 + len(info.filename)
+    flipped = tmp_path / "flipped.pyz"
+    for at in range(start, start + info.file_size, info.file_size // 24):  # its magic number, CRC and code alike
+        damaged = bytearray(data)
+        damaged[at] ^= 1 << (at % 8)
+        flipped.write_bytes(bytes(damaged))
+        flipped.chmod(0o755)
+        result = subprocess.run([str(flipped), "read"], env=env, capture_output=True, text=True, timeout=60)
+        assert (result.returncode, result.stderr) == (0, no_ledger), at
 
 
-def test_no_single_bit_flipped_past_its_first_lines_ends_in_a_traceback_or_a_crash(tmp_path, bin_dir):
-    """150 flips, one a copy, spread over the archive after the shell's lines: each copy
-    still answers, or says in one line that it is damaged; none ends in a traceback or a
-    signal (the first lines are the shell's, and SHA256SUMS checks the whole file)."""
+def test_a_bit_flipped_anywhere_past_the_first_lines_may_end_in_a_python_error_never_in_a_signal(tmp_path, bin_dir):
+    """SHA256SUMS and the attestation guard a download; what the launcher guards is marshal.
+    A flip in the sources can make them another program, which Python runs or refuses as
+    it would any: the process ends by its own exit, never killed by a signal."""
     pyz, _ = build(tmp_path)
     data = pyz.read_bytes()
     start = data.index(b"PK\x03\x04")
     env = clean_env(bin_dir, POSTBAG_LEDGER=str(tmp_path / "none.jsonl"))
     copy = tmp_path / "flipped.pyz"
-    outcomes = {}
-    for place in range(start, len(data), (len(data) - start) // 150):
+    for step in range(60):  # the same share of the archive's bytes, whatever its length
+        at = start + (len(data) - start) * step // 60
         flipped = bytearray(data)
-        flipped[place] ^= 1 << (place % 8)
+        flipped[at] ^= 1 << (step % 8)
         copy.write_bytes(bytes(flipped))
         copy.chmod(0o755)
-        result = subprocess.run([str(copy), "--version"], env=env, capture_output=True, text=True, timeout=60)
-        assert "Traceback" not in result.stderr and result.returncode in (0, 1), (place, result)
-        assert result.stdout in ("", f"postbag {__version__}\n") and result.stderr.count("\n") <= 1, (place, result)
-        outcomes[result.returncode] = outcomes.get(result.returncode, 0) + 1
-    assert outcomes.get(1), outcomes  # some flips are found, and said
+        result = subprocess.run([str(copy), "read"], env=env, capture_output=True, text=True, timeout=60)
+        assert result.returncode >= 0, (at, result)
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/cmdline"), reason="ps's command line is read from /proc (Linux)")
@@ -319,14 +313,24 @@ def test_ps_shows_a_short_command_line(pyz, bin_dir, tmp_path):
     assert len(shown) < 300 + len(pyz), len(shown)
 
 
-def test_the_module_spec_comes_from_importlib_where_the_import_systems_module_does_not_hold_it():
+def test_a_module_spec_is_made_by_importlib_where_the_import_systems_module_cannot_make_it():
+    """The entry point makes each module's spec with the import system's own class, and with
+    importlib.machinery's where that module is gone, holds no such class, or holds one that
+    takes other arguments, as a new Python could bring."""
+    import types
     from importlib.machinery import ModuleSpec
 
     from postbag import __main__ as entry
 
-    assert entry.module_spec_type() is ModuleSpec
-    assert entry.module_spec_type({}) is ModuleSpec
-    assert entry.module_spec_type({"_frozen_importlib": object()}) is ModuleSpec
+    class Changed:
+        def __init__(self, name):  # takes no origin, nor is_package
+            self.name = name
+
+    for modules in ({}, {"_frozen_importlib": object()}, {"_frozen_importlib": types.SimpleNamespace(ModuleSpec=Changed)}):
+        spec = entry.module_spec("postbag.cli", None, "/a/postbag/cli.py", False, modules)
+        assert isinstance(spec, ModuleSpec) and (spec.name, spec.origin) == ("postbag.cli", "/a/postbag/cli.py")
+    made = entry.module_spec("postbag", None, "/a/postbag/__init__.py", True)
+    assert isinstance(made, ModuleSpec) and made.submodule_search_locations == []
 
 
 def test_the_magic_number_comes_from_importlib_where_the_import_systems_module_does_not_hold_it():

@@ -62,7 +62,7 @@ class _CompiledCode:
         is_package, code = self.compiled[name]
         place = "%s/%s" % (self.archive, name.replace(".", "/"))
         source = place + ("/__init__.py" if is_package else ".py")
-        spec = module_spec_type()(name, self, origin=source, is_package=is_package)
+        spec = module_spec(name, self, source, is_package)
         if is_package:
             spec.submodule_search_locations = [place]
         spec.has_location = True
@@ -80,19 +80,18 @@ class _CompiledCode:
         exec(marshal.loads(module.__spec__.loader_state), module.__dict__)  # noqa: S102, S302
 
 
-def module_spec_type(modules=sys.modules):
-    """The import system's ModuleSpec, from its own module, which holds it already:
-    importlib.machinery, which names it, imports importlib and warnings, 0.6 ms of every
-    verb, and is what any change to that module falls back to."""
+def module_spec(name, loader, origin, is_package, modules=sys.modules):
+    """A ModuleSpec for `name`, made by the import system's own module, which holds the class
+    already: importlib.machinery, which names it, imports importlib and warnings, 0.6 ms of
+    every verb. Where that module is not there, holds no such class, or the class takes
+    other arguments (a Python that changed it), importlib.machinery's serves
+    (tests/test_pyz.py makes each happen)."""
     try:
-        found = modules["_frozen_importlib"].ModuleSpec
-        if isinstance(found, type):
-            return found
-    except (KeyError, AttributeError):
-        pass
-    from importlib.machinery import ModuleSpec
+        return modules["_frozen_importlib"].ModuleSpec(name, loader, origin=origin, is_package=is_package)
+    except Exception:  # any of those: the public class serves, and says what is wrong with the call
+        from importlib.machinery import ModuleSpec
 
-    return ModuleSpec
+        return ModuleSpec(name, loader, origin=origin, is_package=is_package)
 
 
 # Run as the archive's __main__.py by `python3 postbag.pyz` (or runpy.run_path), read the
@@ -102,9 +101,7 @@ _archive = getattr(globals().get("__loader__"), "archive", None)
 if _archive is not None and "__compiled__" not in globals() and sys.version_info >= (3, 10):
     from postbag import launch
 
-    __compiled__ = launch.compiled_code(__loader__)
-    if __compiled__ is None:
-        launch.require_whole(_archive)  # the sources run: they must be whole
+    __compiled__ = launch.compiled_code(__loader__)  # None: the sources run, as Python compiles them
 
 # 1.0's name for the entry point, `main(argv)`, which its scripts and tests call.
 main = run

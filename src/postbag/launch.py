@@ -13,16 +13,15 @@ import sys
 # (whether it is a package, its marshalled code).
 COMPILED = "compiled/"
 OLDEST = (3, 10)  # what the archive carries code for, and what the entry point runs on
-# What a damaged archive says, before any of postbag's own code can run, to an agent or a
-# person alike (the launcher's first lines say it too, where this module cannot be read).
-DAMAGED = "postbag: %s is damaged (%s fails its check), so it cannot run: the human downloads it again"
 
 
 def start():
     """Run the entry point as the archive's __main__.py, with the archive as sys.argv[0] and
     last on sys.path (in place of the current directory), where nothing of the standard
     library's is looked for in it: from the code compiled for this Python where the
-    archive carries it whole, else from the sources, once the archive is known to be whole."""
+    archive carries it and it passes its check, else from the sources, which Python
+    compiles. The check guards marshal, which bad bytes can crash; what guards a download
+    is SHA256SUMS and the attestation."""
     import zipimport
 
     archive = sys.argv.pop(1)
@@ -41,7 +40,6 @@ def start():
         main.__compiled__ = compiled
         code = marshal.loads(compiled["postbag.__main__"][1])  # noqa: S302 (checked, as compiled_code says)
     else:
-        require_whole(archive)
         code = loader.get_code("__main__")
     exec(code, vars(main))
 
@@ -64,8 +62,9 @@ def compiled_code(loader):
 
 def magic_number(modules=sys.modules):
     """This Python's magic number, which begins the code it compiles. The import system's
-    own module holds it already; importlib.util, which names it, costs a start 5 ms, and is
-    what any change to that module falls back to."""
+    own module holds it already; importlib.util, which names it, costs a start 5 ms. Where
+    that module is not there, holds no such name, or holds something else under it (four
+    bytes), importlib.util's serves (tests/test_pyz.py takes each away)."""
     try:
         found = modules["_frozen_importlib_external"].MAGIC_NUMBER
         if type(found) is bytes and len(found) == 4:
@@ -75,18 +74,3 @@ def magic_number(modules=sys.modules):
     import importlib.util
 
     return importlib.util.MAGIC_NUMBER
-
-
-def require_whole(archive):
-    """Refuse, in one line, an archive whose entries do not match their checksums: the
-    sources about to be compiled could be as damaged as the code that failed its check."""
-    import zipfile
-
-    try:
-        with zipfile.ZipFile(archive) as whole:
-            damaged = whole.testzip()
-    except Exception as error:
-        damaged = "%s (%s)" % (archive, type(error).__name__)
-    if damaged is not None:
-        sys.stderr.write(DAMAGED % (archive, damaged) + "\n")
-        sys.exit(1)
