@@ -26,6 +26,7 @@ from postbag.ledger import not_there
 from postbag.location import locate
 from postbag.refusal import Refusal, sentence, told
 from postbag.rooms import room
+from postbag.signals import end_as
 from postbag.vendors import LETTER_MOST, PEERS, VENDORS, door_fields, other
 
 # The protocol versions this server speaks, newest first: a client's is taken when known
@@ -232,7 +233,7 @@ def serve(here):
     stdin, stdout = here.stdin.buffer, here.stdout.buffer
     agreement = Agreement()
     methods = methods_of(here, agreement)
-    calls = _Calls(_memory_releaser())
+    calls = _Calls()
     calls.guard()
     for line in jsonrpc.lines(stdin):
         with calls:
@@ -316,9 +317,8 @@ class _Calls:
 
     STOPPING = (signal.SIGTERM, signal.SIGHUP)
 
-    def __init__(self, release_memory):
+    def __init__(self):
         self.busy, self.stopped_by = False, None
-        self.release_memory = release_memory
 
     def guard(self):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -331,45 +331,10 @@ class _Calls:
     def __exit__(self, *exc_info):
         self.busy = False
         if self.stopped_by is not None:
-            _end_by(self.stopped_by)
-        self.release_memory()
+            end_as(self.stopped_by)
 
     def _on_signal(self, number, frame):
         if self.busy:
             self.stopped_by = self.stopped_by or number  # the first to arrive says how it ends
         else:
-            _end_by(number)
-
-
-# Calls between two returns of free memory: often enough to keep the peak of a server that
-# lives for hours, seldom enough that few calls fault the returned pages in again.
-TRIM_EVERY = 16
-
-
-def _memory_releaser():
-    """What gives the C allocator's free memory back to the system every TRIM_EVERY calls:
-    glibc keeps the freed buffers of a long ledger's pass and look-back, and left alone
-    they fragment its heap, whose peak grew half again over 10,000 calls; malloc_trim
-    returns them. Where the C library has no such call, nothing."""
-    try:
-        import ctypes
-
-        trim = ctypes.CDLL(None).malloc_trim
-    except (ImportError, OSError, AttributeError):
-        return lambda: None
-    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-    calls = 0
-
-    def after_a_call():
-        nonlocal calls
-        calls += 1
-        if calls % TRIM_EVERY == 0:
-            trim(0)
-
-    return after_a_call
-
-
-def _end_by(number):
-    """End as the signal would have ended the process, had it not waited."""
-    signal.signal(number, signal.SIG_DFL)
-    os.kill(os.getpid(), number)
+            end_as(number)

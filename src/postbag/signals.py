@@ -57,10 +57,7 @@ class Stopped(Exception):
 
     def end(self):
         """End the process as the signal would have ended it, had it not waited."""
-        import os
-
-        _c.signal(self.number, _c.SIG_DFL)
-        os.kill(os.getpid(), self.number)
+        end_as(self.number)
 
 
 class Stopping:
@@ -81,6 +78,14 @@ class Stopping:
     @staticmethod
     def _stop(number, frame):
         raise Stopped(number)
+
+
+def end_as(number):
+    """End the process as the signal `number` would have ended it, had it not waited."""
+    import os
+
+    _c.signal(number, _c.SIG_DFL)
+    os.kill(os.getpid(), number)
 
 
 def ignore_interrupts():
