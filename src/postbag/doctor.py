@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from postbag import __version__, ledger_file
 from postbag import wording as W
 from postbag.escape import shell_word
-from postbag.ledger import Ledger, damage
+from postbag.ledger import Ledger, require_whole
 from postbag.location import DEFAULT, VARIABLE, folder_of, ledgers, locate, of_repository
 from postbag.refusal import Refusal, to_the_persons_ears
 from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check, version_check
@@ -317,9 +317,7 @@ def _the_ledger(location):
     try:
         fd, _, _ = ledger_file.open_checked(path, write=True, create=False, sandbox=None)  # as open opens it
         os.close(fd)
-        damaged = damage(path)
-        if damaged is not None:
-            raise damaged
+        require_whole(path)
         with Ledger(path, serves=location.repository) as bag:
             count, joins, exchange, unfinished = bag.count, bag.latest_joins(), bag.exchange(), bag.unfinished
     except Refusal as refusal:  # what stops open comes first: a loose mode, open mends itself

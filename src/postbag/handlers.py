@@ -73,25 +73,24 @@ def read(args, here, call):
     waiting = lambda: say(W.WAITING_FOR_A_SEND, here.stderr)  # noqa: E731
     status = on_a_terminal and not args.follow
     named = _chosen(args, here)
-    shot = verbs.snapshot(here, count, with_status=status, on_wait=waiting, following=args.follow, location=named)
+    shot = verbs.snapshot(here, count, on_wait=waiting, following=args.follow, location=named)
     if not shot.found:
         say(not_there(shot.location), here.stderr)
         if not args.follow:
             return 0
-    elif shot.location.repository is not None and shot.status is None:  # the status line names it where there is one
+    elif shot.location.repository is not None and not status:  # the status line names it where there is one
         say(W.READ_FROM.format(ledger=shot.location.words()), here.stderr)
     # The lock was released before anything is written: what was read is a snapshot, and a
-    # slow pager must not hold up the senders.
+    # slow pager must not hold up the senders. A line that is not a record raises its
+    # refusal once the records before it are written.
     show = words.json_line if args.json else words.human_line
     words.stream(map(show, shot.records), here.stdout)
-    if shot.refusal is not None:
-        raise shot.refusal
     if shot.news is not None:
         say(shot.news, here.stderr)
     if args.follow:
         words.stream(map(show, shot.position.follow(FOLLOW_INTERVAL)), here.stdout, each=True)
-    elif shot.status is not None:
-        say(shot.status, here.stderr)
+    elif status and shot.news is None:
+        say(verbs.status(here, shot.location), here.stderr)
     return 0
 
 

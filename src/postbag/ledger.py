@@ -35,20 +35,14 @@ def cut_short(count, path):
     return Refusal(truncated(count, path), records.AFRESH)
 
 
-def damage(path):
-    """The refusal every verb gives the ledger at `path` where it is damaged: its first line
-    that is not a record, or its last line cut short by something other than postbag.
-    None where it is whole, where there is none, and where only its last record is
-    unfinished, which the next writer removes. Every line is read."""
-    try:
-        with Ledger(path) as bag:
-            for _ in bag.records():
-                pass
-    except Refusal as refusal:
-        if refusal.fix == records.AFRESH:
-            return refusal
-        raise
-    return None
+def require_whole(path):
+    """Refuse the ledger at `path` where it is damaged: its first line that is not a record,
+    or its last line cut short by something other than postbag; nothing where it is whole,
+    where there is none, and where only its last record is unfinished, which the next writer
+    removes. Every line is read."""
+    with Ledger(path, reading=True) as bag:
+        for _ in bag.records():
+            pass
 
 
 def set_aside(location, clock):
@@ -60,14 +54,13 @@ def set_aside(location, clock):
     try:
         with Ledger(path, serves=location.repository):
             pass
+        require_whole(path)
     except Refusal as refusal:
         if refusal.fix not in (records.AFRESH, ANOTHER_REPOSITORYS):
             raise
         damaged = refusal.fix == records.AFRESH
     else:
-        if damage(path) is None:
-            raise Refusal(W.NOT_DAMAGED.format(path=path))
-        damaged = True
+        raise Refusal(W.NOT_DAMAGED.format(path=path))
     whose, why = ("damaged ledger", "damaged") if damaged else ("ledger of another repository", "another-repository")
     stamp = clock.stamp()[:19].replace(":", "")
     aside = f"{path}.{why}-{stamp}"
@@ -135,13 +128,13 @@ class Ledger:
     ):
         """`sandbox`: the Sandbox around this process, if any, which a refusal to open names;
         `clock`: what stamps the records appended (a times.Clock); `reading`: a reader that
-        shows the records before a damaged line, which keeps the refusal as `damage` and
-        goes on, where any other verb is refused; `serves`: the Repository whose ledger this
-        is, which its records must name, where they name one."""
+        shows the records before a damaged line, and meets the damage as it reads them, where
+        any other verb is refused at once; `serves`: the Repository whose ledger this is,
+        which its records must name, where they name one."""
         self.path, self.clock = path, clock
         self.fd, status, self.made = ledger_file.open_checked(path, write=write, create=create, sandbox=sandbox)
         self.identity = (status.st_dev, status.st_ino) if status else None
-        self.unfinished = self.damage = None
+        self.unfinished, self.cut = None, False  # cut: a reader met a last line cut short, not by postbag
         self.news = []  # what a writer that mended the file says of it
         try:
             if self.fd is not None:
@@ -149,15 +142,11 @@ class Ledger:
             self._index = LineIndex(self.fd, path, block)
             # Every verb continues or shows the last record, and its number must equal the
             # line count: a line deleted or inserted anywhere shows here.
-            try:
-                if self._index.size and self._index.unended_line():
-                    self._set_aside_unfinished_line()
+            if self._index.size and self._index.unended_line():
+                self._set_aside_unfinished_line(reading)
+            if not reading:
                 self.tail(1)
-            except Refusal as refusal:
-                if not reading or refusal.fix != records.AFRESH:
-                    raise
-                self.damage = refusal
-            if serves is not None and self.damage is None:
+            if serves is not None:
                 self._require_serving(serves)
             if write and self.fd is not None and stat.S_IMODE(status.st_mode) != 0o600:
                 os.fchmod(self.fd, 0o600)  # it holds a session token; fixed only once it is known ours
@@ -212,8 +201,30 @@ class Ledger:
         return Position(self.path, self.identity, self._index.size, self.next_number)
 
     def records(self):
-        """Every record, validated one by one."""
-        return records.from_bytes(self._index.bytes(0, self._index.size), 1, self.path)
+        """Every record, validated one by one, read now and parsed as they are asked for: the
+        bytes are in hand, so a reader can show them once the lock is released. The first
+        line that is not a record raises its refusal when it is reached."""
+        return self._parsed(records.from_bytes(self._index.bytes(0, self._index.size), 1, self.path))
+
+    def last_records(self, count):
+        """The last `count` records, oldest first, as records() gives every one."""
+        bounds = self._index.last_lines(min(count, self.count))
+        if not bounds:
+            return self._parsed(iter(()))
+        first, data = self.count - len(bounds) + 1, self._index.bytes(bounds[-1][0], bounds[0][1] + 1)
+        return self._parsed(records.from_bytes(data, first, self.path))
+
+    def _parsed(self, found):
+        """The records `found` yields, and then, where a reader met the file cut short after
+        them, its refusal; where one of them is not a record, the refusal of the file's first
+        line that is not one."""
+        path, count, cut = self.path, self.count, self.cut
+        try:
+            yield from found
+        except Refusal as damaged:
+            raise first_damage(path, damaged) from None
+        if cut:
+            raise first_damage(path, cut_short(count, path))
 
     def tail(self, count):
         """The last `count` records, oldest first."""
@@ -305,15 +316,19 @@ class Ledger:
         self._index.appended(line)
         return record
 
-    def _set_aside_unfinished_line(self):
+    def _set_aside_unfinished_line(self, reading):
         """Keep only the complete lines of a file whose last line lacks its newline, when that
         line is the start of the record a send was appending; otherwise refuse the file,
-        naming its first line that is not a record, wherever it is."""
+        naming its first line that is not a record, wherever it is (a `reading` verb, once it
+        has read the records before it)."""
         unended = self._index.unended_line()
         self._index.set_aside(unended)
-        if not unended.startswith(records.line_start(self.next_number)):
+        if unended.startswith(records.line_start(self.next_number)):
+            self.unfinished = self.count
+        elif not reading:
             raise self._first_damage(cut_short(self.count, self.path))
-        self.unfinished = self.count
+        else:
+            self.cut = True
 
     def _cut_unfinished_line(self):
         from postbag.whole_file import flush  # a writer's alone
@@ -321,7 +336,7 @@ class Ledger:
         os.ftruncate(self.fd, self._index.size)
         flush(self.fd)
         self.news.append(W.UNFINISHED_REMOVED.format(line=self.unfinished))
-        self.unfinished = None
+        self.unfinished, self.cut = None, False  # cut: a reader met a last line cut short, not by postbag
 
     def _latest(self, token, accept, before=None):
         """The last record, before byte `before` (default: the end), whose line holds
@@ -353,12 +368,24 @@ class Ledger:
         return record
 
     def _first_damage(self, found):
-        """The refusal for a check that failed: the first line of the file that is not a
-        record in its place, which may come before what the check found (`found`, the
-        refusal given where every line is a record)."""
-        try:
-            for _ in self.records():
-                pass
-        except Refusal as refusal:
-            return refusal
+        return first_damage(self.path, found)
+
+
+def first_damage(path, found):
+    """The refusal for a check of the ledger at `path` that failed: that of its first line
+    that is not a record in its place, which may come before what the check found
+    (`found`, the refusal given where every line before it is a record)."""
+    try:
+        fd = ledger_file.open_to_follow(path)
+        data = ledger_file.read_from(fd, 0) if fd is not None else b""
+        if fd is not None:
+            os.close(fd)
+    except (OSError, Refusal):
         return found
+    whole = data[: data.rfind(b"\n") + 1]
+    try:
+        for _ in records.from_bytes(whole, 1, path):
+            pass
+    except Refusal as refusal:
+        return refusal
+    return found

@@ -110,9 +110,7 @@ def _read(here, meta, arguments, sessions):
     shot = verbs.snapshot(place, arguments.get("count", READ_DEFAULT), location=location)
     if not shot.found:
         return not_there(shot.location)
-    if shot.refusal is not None:
-        raise shot.refusal
-    shown = "".join(map(words.human_line, shot.records)) or W.NO_RECORDS_YET
+    shown = "".join(map(words.human_line, shot.records)) or W.NO_RECORDS_YET  # a damaged line: its refusal alone
     if shot.news is not None:
         shown = shown.rstrip("\n") + "\n" + told(shot.news)
     if shot.location.repository is not None:  # which repository's, as read says it on the command line

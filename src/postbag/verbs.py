@@ -415,48 +415,28 @@ def receipt_of(letter, joined, here, exchange):
 
 
 class Snapshot:
-    """What `read` shows, taken under the lock and shown after it is released: the
-    records (which raise the Refusal of the first that is not one, once those before it
-    are shown), then a refusal to end with or a status line, `news` beside it, and, for a
-    follower, where to follow from. `found` is whether there is a ledger at `location` (a
-    ledger.Location) at all."""
+    """What `read` shows, taken under the lock and shown after it is released: `records`,
+    which raise the Refusal of the first line that is not one once those before it are
+    shown; `news` beside them; and, for a follower, where to follow from. `found` is
+    whether there is a ledger at `location` (a location.Location) at all."""
 
-    def __init__(self, found, location, records, *, position=None, refusal=None, status=None, news=None):  # noqa: PLR0913
-        self.found, self.location, self.records, self.position = found, location, records, position
-        self.refusal, self.status, self.news = refusal, status, news
+    def __init__(self, found, location, records, *, position=None, news=None):
+        self.found, self.location, self.records, self.position, self.news = found, location, records, position, news
 
     @property
     def path(self):
         return self.location.path
 
 
-def snapshot(here, count=None, *, with_status=False, on_wait=None, following=False, location=None):  # noqa: PLR0913
-    """The last `count` records (None: every record) and, `with_status`, the status line;
-    `following`, where to follow from; of the ledger at `location`, where the person named
-    one (default: here's)."""
+def snapshot(here, count=None, *, on_wait=None, following=False, location=None):
+    """The last `count` records (None: every record); `following`, where to follow from; of
+    the ledger at `location`, where the person named one (default: here's)."""
     location = location or locate(here)
     with _ledger(here, location, on_wait=on_wait, reading=True) as bag:
-        refusal = status = news = None
-        if count is None:
-            shown = bag.records()  # its bytes in hand, each record validated as it is shown: up to a damaged one
-        else:
-            shown = []
-            try:
-                shown.extend(bag.window(count))
-            except Refusal as damaged:  # the records before it are shown, then it
-                refusal = damaged
-        if bag.unfinished is not None:
-            news = unfinished_words(bag.unfinished, location.path)
-        elif with_status and refusal is None and bag.damage is None:
-            try:
-                status = status_line(bag, location)
-            except Refusal as damaged:  # told after the records, as is any other refusal of read
-                refusal = damaged
-        refusal = refusal or bag.damage
-        position = bag.position() if following and refusal is None else None
-        return Snapshot(
-            bag.fd is not None, location, shown, position=position, refusal=refusal, status=status, news=news
-        )
+        shown = bag.records() if count is None else bag.last_records(count)  # the bytes in hand, parsed as shown
+        news = None if bag.unfinished is None else unfinished_words(bag.unfinished, location.path)
+        position = bag.position() if following else None
+        return Snapshot(bag.fd is not None, location, shown, position=position, news=news)
 
 
 def unfinished_words(line, path):
