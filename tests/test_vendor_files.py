@@ -413,3 +413,20 @@ def test_the_search_from_the_end_finds_what_reading_every_line_backwards_finds(l
             break
     assert found == expected
     assert why == ("a file is longer than postbag reads back" if len(data) > look_back and found is None else None)
+
+
+def test_a_vendors_file_is_read_whole_however_few_bytes_each_read_gives(tmp_path, monkeypatch):
+    """A read may give fewer bytes than asked (a network file system does): the file is read
+    until its end, or past its bound, and never taken for the part one read gave."""
+    from postbag import vendor_files
+
+    path = tmp_path / "settings.json"
+    path.write_text('{"crossSessionInbound": "accept", "permissions": {"defaultMode": "default"}}')
+    read = os.read
+    monkeypatch.setattr(os, "read", lambda fd, size: read(fd, min(size, 7)))
+    assert vendor_files.read_json(str(path)) == {
+        "crossSessionInbound": "accept",
+        "permissions": {"defaultMode": "default"},
+    }
+    with pytest.raises(OSError, match="it is longer than postbag reads"):
+        vendor_files.read_regular(str(path), limit=20)

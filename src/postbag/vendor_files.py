@@ -42,15 +42,19 @@ def is_regular(path):
 
 
 def read_regular(path, limit=LIMIT):
-    """The bytes of the regular file at `path`, when it holds at most `limit` of them."""
+    """The bytes of the regular file at `path`, when it holds at most `limit` of them: read
+    until its end or past the bound, however few bytes each read gives."""
     fd = open_regular(path)
+    pieces, size = [], 0
     try:
-        data = os.read(fd, limit + 1)
+        while size <= limit and (piece := os.read(fd, limit + 1 - size)):
+            pieces.append(piece)
+            size += len(piece)
     finally:
         os.close(fd)
-    if len(data) > limit:
+    if size > limit:
         raise OSError(errno.EFBIG, W.LONGER_THAN_READ)
-    return data
+    return b"".join(pieces)
 
 
 def json_of(data):
