@@ -52,6 +52,8 @@ class Project:
         """This repository's ledger: the file under ~/.postbag whose joins came from here, or None."""
         folder = os.path.join(person.env["HOME"], ".postbag")
         for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
+            if not name.endswith(".jsonl"):
+                continue  # its .gitignore
             path = os.path.join(folder, name)
             if any(r["kind"] == "join" and r.get("cwd") == self.repository for r in records(path)):
                 return path
