@@ -12,18 +12,21 @@ import pytest
 from helpers import line
 from written import Claude, now, write_lines
 
-from postbag.claude import wording as W
-
 SESSION = "9e8d7c6b-5a49-4838-9726-151413121110"
 # Claude's words, checked by their template in the room's wording and the facts each is
 # given (what dialogExpiry is, which mode a turn ran in), not word by word.
-WAITS = W.ASKED_EXPIRES.format(expiry="5m, the default", dropped=W.DROPPED_BY_CLAUDE)
-LETS_IN = W.LETS_IN
-HOLDS = W.SETTING_HOLDS
-REFUSES = W.SETTING_REFUSES
-BYPASSES = W.CLASS_BYPASSES.format(how=W.TURN_MODE.format(mode="bypassPermissions"))
-NO_SIGN = W.NO_SIGN
-ENDED = f"letter 4 codex -> claude: not taken: {W.ENDED_WITHOUT_IT}"
+WAITS = "unless a person approves it in that session within dialogExpiry (5m, the default), Claude drops it"
+LETS_IN = "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json"
+HOLDS = "its settings hold letters from other sessions (crossSessionInbound hold)"
+REFUSES = "its settings refuse letters from other sessions (crossSessionInbound refuse)"
+BYPASSES = (
+    "it bypasses permission prompts (its latest turn ran in permission mode bypassPermissions), and a letter from "
+    "postbag claims no permission mode, which such a session holds while crossSessionInbound is unset"
+)
+NO_SIGN = "claude's transcript holds no sign of the letter"
+ENDED = (
+    "letter 4 codex -> claude: not taken: claude's session has ended, and its transcript holds no sign of the letter"
+)
 
 
 @pytest.fixture
@@ -37,9 +40,9 @@ def running(exchange, tmp_path):
 @pytest.mark.parametrize(
     ("where", "inbound", "why"),
     [
-        ("user", "refuse", W.REFUSED_SINCE.format(why=REFUSES)),
-        ("project", "hold", W.HOLDS_IT.format(why=HOLDS, waits=WAITS)),
-        ("user", "sometimes", W.HOLDS_IT.format(why=HOLDS, waits=WAITS)),  # unknown: holds
+        ("user", "refuse", f"claude refused it, since {REFUSES}"),
+        ("project", "hold", f"claude holds it for the person's review, since {HOLDS}; {WAITS}"),
+        ("user", "sometimes", f"claude holds it for the person's review, since {HOLDS}; {WAITS}"),  # unknown: holds
     ],
 )
 def test_a_letter_claudes_settings_keep_out_is_not_taken_with_that_reason(  # noqa: PLR0917
@@ -58,7 +61,8 @@ def test_settings_changed_since_the_letter_was_sent_are_said_as_they_are_now_not
     claude.settings(claude.config, "accept")
     claude.settings(claude.config if where == "user" else tmp_path / "repo" / ".claude", "refuse", since_sent=True)
     assert postbag.receipts("1", inside="codex") == [
-        f"letter 4 codex -> claude: unknown: {W.SETTINGS_CHANGED.format(value='refuse')}"
+        "letter 4 codex -> claude: unknown: claude's transcript holds no sign of the letter, and claude's settings "
+        "now say crossSessionInbound refuse, changed since it was sent: what they said then is not recorded"
     ]
 
 
@@ -74,14 +78,23 @@ def test_managed_settings_overrule_the_persons_and_a_project_may_still_tighten_t
     test's, so that the machine's own cannot change what any test finds."""
     claude, *_ = running
     claude.settings(claude.config, "refuse")
-    assert W.REFUSED_IT in postbag.receipts(inside="codex")[0]
+    assert "claude refused it" in postbag.receipts(inside="codex")[0]
     managed = os.path.join(postbag.root, "etc", "claude-code")
     claude.settings(managed, "accept")
     os.rename(os.path.join(managed, "settings.json"), os.path.join(managed, "managed-settings.json"))
-    assert postbag.receipts(inside="codex") == [f"letter 4 codex -> claude: unknown: {W.NOTHING_SAID}"]
-    assert postbag.door_now("claude") == W.CAN_TAKE.format(why=W.SETTING_ACCEPTS)
+    assert postbag.receipts(inside="codex") == [
+        "letter 4 codex -> claude: unknown: claude's transcript holds no sign of the letter (yet), and its records say "
+        "nothing of why"
+    ]
+    assert postbag.door_now("claude") == (
+        "claude can take a letter now: its session runs, and its settings let letters "
+        "from other sessions in (crossSessionInbound accept)"
+    )
     claude.settings(tmp_path / "repo" / ".claude", "refuse")
-    assert postbag.door_now("claude") == W.WILL_NOT_TAKE.format(why=REFUSES, remedy=W.PROJECT_DECIDES)
+    assert postbag.door_now("claude") == (
+        f"claude will not take a letter now: it refuses each, since {REFUSES}; the person can let letters in by "
+        "taking crossSessionInbound out of the project's .claude settings"
+    )
 
 
 def test_a_letter_to_a_session_that_has_ended_is_not_taken_and_says_so(postbag, exchange):
@@ -99,11 +112,19 @@ def test_a_session_file_whose_process_started_at_another_time_names_a_pid_anothe
         started = file.read().rpartition(b")")[2].split()[19].decode()  # field 22, counted after the name
     claude.settings(claude.config, "accept")
     claude.runs(tmp_path / "repo", procStart=str(int(started) + 1))
-    assert postbag.door_now("claude") == W.ENDED
+    assert postbag.door_now("claude") == (
+        "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
+    )
     claude.runs(tmp_path / "repo", procStart=started)
-    assert postbag.door_now("claude") == W.CAN_TAKE.format(why=W.SETTING_ACCEPTS)
+    assert postbag.door_now("claude") == (
+        "claude can take a letter now: its session runs, and its settings let letters "
+        "from other sessions in (crossSessionInbound accept)"
+    )
     claude.runs(tmp_path / "repo", procStart="in a form postbag does not know")
-    assert postbag.door_now("claude") == W.CAN_TAKE.format(why=W.SETTING_ACCEPTS)
+    assert postbag.door_now("claude") == (
+        "claude can take a letter now: its session runs, and its settings let letters "
+        "from other sessions in (crossSessionInbound accept)"
+    )
 
 
 def test_a_session_resumed_in_a_new_process_runs_though_its_old_process_left_a_file(postbag, exchange, tmp_path):
@@ -112,12 +133,18 @@ def test_a_session_resumed_in_a_new_process_runs_though_its_old_process_left_a_f
         claude.runs("/work/repo", pid=2**22 + crashed)
     claude.runs(tmp_path / "repo")  # the same session, resumed
     claude.settings(claude.config, "accept")
-    assert postbag.door_now("claude") == W.CAN_TAKE.format(why=W.SETTING_ACCEPTS)
+    assert postbag.door_now("claude") == (
+        "claude can take a letter now: its session runs, and its settings let letters "
+        "from other sessions in (crossSessionInbound accept)"
+    )
 
 
 def test_without_any_sign_or_reason_the_receipt_says_unknown_not_a_guess(postbag, running):
     # running, prompting (its process was started with no permission mode), and nothing in the transcript yet
-    assert postbag.receipts(inside="codex") == [f"letter 4 codex -> claude: unknown: {W.NOTHING_SAID}"]
+    assert postbag.receipts(inside="codex") == [
+        "letter 4 codex -> claude: unknown: claude's transcript holds no sign of the letter (yet), and its records say "
+        "nothing of why"
+    ]
 
 
 def test_a_torn_or_foreign_transcript_gives_unknown_or_the_truth_never_a_traceback(postbag, running):

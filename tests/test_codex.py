@@ -12,25 +12,32 @@ import sys
 
 import pytest
 
-from postbag.codex import wording as W
-
 THREAD = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
 # Codex's words, checked by their template in the room's wording and the facts each is
 # given, not word by word.
-GONE = W.GONE
+GONE = "codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
 
 
 def test_a_letter_in_codexs_queue_is_waiting_and_says_whether_a_running_codex_will_take_it(postbag, exchange):
     _, codex, _, to_codex = exchange
     codex.queued(to_codex)
-    assert postbag.receipts(inside="claude") == [f"letter 5 claude -> codex: waiting: {W.IN_QUEUE_UNTOLD}"]
+    assert postbag.receipts(inside="claude") == [
+        "letter 5 claude -> codex: waiting: in codex's queue for the thread; whether "
+        "a running codex has it loaded cannot be told here"
+    ]
     lock = codex.lock_file()  # the thread was loaded once: its lock file stays
     codex.settings("on-request")
     said = postbag.receipts(inside="claude")[0]
-    assert said.endswith(W.IN_QUEUE_UNLOADED.format(why=W.ASKS_FOR_APPROVALS.format(policy="on-request")))
+    assert said.endswith(
+        "in codex's queue for the thread, which no running codex has loaded: postbag does not wake it: the thread "
+        "asks for approvals (approval_policy on-request), and nobody could give one to a woken turn; it is taken "
+        "when the thread is resumed where a person can approve (in the app or editor, or with codex resume)"
+    )
     with open(lock) as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # as the codex that has the thread loaded holds it
-        assert postbag.receipts(inside="claude")[0].endswith(W.IN_QUEUE_LOADED.format(turn=W.IDLE))
+        assert postbag.receipts(inside="claude")[0].endswith(
+            "in codex's queue for the thread, which a running codex has loaded: it takes the letter when it is idle"
+        )
 
 
 def test_a_letter_to_a_thread_codex_no_longer_has_is_not_taken_and_the_send_says_so(postbag, exchange):
@@ -41,7 +48,9 @@ def test_a_letter_to_a_thread_codex_no_longer_has_is_not_taken_and_the_send_says
     assert sent == f"letter 6 delivered to codex, 9 left; but {GONE}\n"
     shutil.rmtree(os.path.join(codex.home, "sessions"))  # no sessions at all: nothing can be told
     assert postbag.ok("send", "codex", "Still?", inside="claude") == "letter 7 delivered to codex, 8 left\n"
-    assert postbag.receipts(inside="claude") == [f"letter 7 claude -> codex: unknown: {W.NO_SESSIONS_HERE}"]
+    assert postbag.receipts(inside="claude") == [
+        "letter 7 claude -> codex: unknown: codex keeps no sessions here to read (CODEX_HOME)"
+    ]
 
 
 def test_a_locked_or_foreign_queue_database_gives_unknown(postbag, exchange):
@@ -75,7 +84,11 @@ def test_a_send_says_at_once_that_a_thread_nobody_has_loaded_will_not_be_woken_a
     _, codex, _, _ = exchange
     codex.lock_file()  # loaded once, by nobody now
     codex.settings("on-request")
-    waits = W.WAITS_UNLOADED.format(why=W.ASKS_FOR_APPROVALS.format(policy="on-request"))
+    waits = (
+        "but it waits in codex's queue: no running codex has the thread loaded, and postbag does not wake it: the "
+        "thread asks for approvals (approval_policy on-request), and nobody could give one to a woken turn; it is "
+        "taken when the thread is resumed where a person can approve (in the app or editor, or with codex resume)"
+    )
     assert postbag.ok("send", "codex", "to a thread nobody has loaded", inside="claude") == (
         f"letter 6 delivered to codex, 9 left; {waits}\n"
     )
@@ -146,8 +159,15 @@ def test_a_thread_whose_rollout_an_older_codex_wrote_is_not_woken_and_open_says_
     codex.lock_file()
     codex.settings("never")
     codex.daemon()
-    old_writer = W.OLD_WRITER.format(wrote="0.160.0", since=WAKES_SINCE)
-    assert postbag.door_now("codex") == W.WILL_WAIT.format(words=old_writer)
+    old_writer = (
+        "the codex that wrote its rollout, 0.160.0, cannot wake a thread (codex queue "
+        f"--resume came in Codex {WAKES_SINCE}): it is taken when the thread is resumed "
+        "(in the app or editor, or with codex resume)"
+    )
+    assert (
+        postbag.door_now("codex")
+        == f"codex's letters will wait: no running codex has its thread loaded, and {old_writer}"
+    )
 
 
 # Whether a running codex has the thread loaded, in-process

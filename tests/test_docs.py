@@ -55,8 +55,6 @@ def _messages(node, function, functions, tables, depth=0):
     elif isinstance(node, ast.Subscript) and getattr(node.value, "id", None) in tables:
         for value in tables[node.value.id].values:
             found += _messages(value, function, functions, tables, depth + 1)
-    elif _worded(node):
-        return [_template(_worded(node))]
     elif isinstance(node, ast.Call):
         name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
         if name in functions:
@@ -64,37 +62,6 @@ def _messages(node, function, functions, tables, depth=0):
                 if isinstance(returned, ast.Return) and returned.value is not None:
                     found += _messages(returned.value, functions[name], functions, tables, depth + 1)
     return found
-
-
-def _worded(node):
-    """The template a wording module holds under the name `node` takes (W.NAME), or fills
-    in (W.NAME.format(...)); else None."""
-    import importlib
-
-    if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "format":
-        node = node.func.value
-    if not isinstance(node, ast.Attribute):
-        return None
-    for module in ("postbag.claude.wording", "postbag.codex.wording", "postbag.wording"):
-        try:
-            found = getattr(importlib.import_module(module), node.attr, None)
-        except ImportError:
-            continue
-        if isinstance(found, str):
-            return found
-    return None
-
-
-def _template(text):
-    """A wording template as an f-string's pieces: its named parts become placeholders."""
-    pieces = re.split(r"\{[a-z_]*(?::[^}]*)?\}", text)
-    values = []
-    for at, piece in enumerate(pieces):
-        if at:
-            values.append(ast.FormattedValue(value=ast.Constant(None), conversion=-1))
-        if piece:
-            values.append(ast.Constant(piece))
-    return ast.JoinedStr(values=values)
 
 
 def test_the_refusal_finder_follows_a_reason_built_before_it_is_raised():
@@ -135,8 +102,7 @@ def troubleshooting_rows():
 
 
 def said_anywhere():
-    """Every string the sources hold, each placeholder written as \\x00: an f-string's, and a
-    wording template's named part (`{why}`)."""
+    """Every string the sources hold, each placeholder written as \\x00: an f-string's."""
     texts = []
     for name in graph.module_names(ROOT):
         for node in ast.walk(graph.parsed(ROOT, name)):

@@ -326,7 +326,11 @@ def test_a_module_spec_is_made_by_importlib_where_the_import_systems_module_cann
         def __init__(self, name):  # takes no origin, nor is_package
             self.name = name
 
-    for modules in ({}, {"_frozen_importlib": object()}, {"_frozen_importlib": types.SimpleNamespace(ModuleSpec=Changed)}):
+    for modules in (
+        {},
+        {"_frozen_importlib": object()},
+        {"_frozen_importlib": types.SimpleNamespace(ModuleSpec=Changed)},
+    ):
         spec = entry.module_spec("postbag.cli", None, "/a/postbag/cli.py", False, modules)
         assert isinstance(spec, ModuleSpec) and (spec.name, spec.origin) == ("postbag.cli", "/a/postbag/cli.py")
     made = entry.module_spec("postbag", None, "/a/postbag/__init__.py", True)

@@ -8,7 +8,6 @@ import os
 import sys
 
 from postbag import __version__
-from postbag import wording as W
 from postbag.commands import BY_NAME, VERBS
 from postbag.human_verbs import in_a_persons_terminal, require_human_first
 from postbag.refusal import Refusal, silence, stop
@@ -71,7 +70,7 @@ def main(argv=None, env=None, here=None):
         silence(here.stdout)  # the reader went away, as in `postbag read | head`
         return READER_GONE
     except OSError as error:  # what no verb foresaw still fails closed, without a traceback
-        failed = Refusal(error.strerror or W.SYSTEM_REFUSED)
+        failed = Refusal(error.strerror or "the system refused an operation")
         return stop(failed, here.stderr, to_the_person=to_the_person)
     except KeyboardInterrupt:
         return INTERRUPTED
@@ -99,17 +98,17 @@ def _parse(argv, here):
         top = _top_parser(here)
         names = ", ".join(BY_NAME)
         if not argv:
-            top.error(W.NAME_A_VERB.format(names=names))
+            top.error(f"name a verb: {names} (postbag --help says what each does)")
         if not argv[0].startswith("-"):
             import difflib
 
             close = difflib.get_close_matches(argv[0], list(BY_NAME), n=1)
-            hint = W.DID_YOU_MEAN.format(verb=close[0]) if close else W.THE_VERBS_ARE.format(names=names)
-            top.error(W.NO_SUCH_VERB.format(verb=argv[0], hint=hint))
+            hint = f"did you mean {close[0]}?" if close else f"the verbs are {names}"
+            top.error(f"there is no verb {argv[0]!r}; {hint}")
         if top.parse_args(argv).version:  # else --help, which ends it; anything else is a usage mistake
-            here.stdout.write(W.VERSION.format(version=__version__) + "\n")
+            here.stdout.write(f"postbag {__version__}" + "\n")
             raise SystemExit(0)
-        top.error(W.NAME_A_VERB.format(names=names))
+        top.error(f"name a verb: {names} (postbag --help says what each does)")
     verb = BY_NAME[argv[0]]
     args = verb.parsed_plainly(argv[1:])
     if args is not None:  # argparse is built only to say a usage mistake the handler finds
@@ -123,9 +122,12 @@ def _parse(argv, here):
 
         whole = shell_word(" ".join([args.text, *extra]))
         shown = whole if len(whole) <= SHOWN_MOST else whole[: SHOWN_MOST - 2] + "…'"
-        parser.error(W.ONE_ARGUMENT.format(peer=args.peer, shown=shown))
+        parser.error(
+            f"the letter is one argument: quote it (postbag send {args.peer} {shown}), or "
+            f"give - and the letter on stdin (postbag send {args.peer} - <<'POSTBAG')"
+        )
     if extra:
-        parser.error(W.DOES_NOT_TAKE.format(verb=verb.name, word=extra[0]))
+        parser.error(f"{verb.name} does not take {extra[0]!r} (postbag {verb.name} --help says what it takes)")
     return args, parser.error
 
 

@@ -16,7 +16,6 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from postbag import __version__, ledger_file
-from postbag import wording as W
 from postbag.escape import shell_word
 from postbag.ledger import Ledger, require_whole
 from postbag.location import DEFAULT, VARIABLE, folder_of, ledgers, locate, of_repository
@@ -55,11 +54,11 @@ def _this_postbag(here, wanted):
     try:
         status, out, _ = processes.ask([*wanted.argv[:-1], "--version"], for_a_child(here.env), ANSWER_WAIT)
     except OSError as error:
-        said = W.DOES_NOT_START.format(command=wanted.words(), why=error.strerror, fix=RUN_SETUP)
-        return Check(FIX, W.POSTBAG, said)
-    if status != 0 or out.strip() != W.VERSION.format(version=__version__):
-        return Check(FIX, W.POSTBAG, W.NOT_THIS_POSTBAG.format(command=quoted(wanted.words()), fix=RUN_SETUP))
-    return Check(OK, W.POSTBAG, W.STARTED_AS.format(version=__version__, command=wanted.words()))
+        said = f"{wanted.words()} does not start ({error.strerror}): {RUN_SETUP} from it"
+        return Check(FIX, "postbag", said)
+    if status != 0 or out.strip() != f"postbag {__version__}":
+        return Check(FIX, "postbag", f"{quoted(wanted.words())} does not start as this postbag: {RUN_SETUP} from it")
+    return Check(OK, "postbag", f"{__version__}, which the clients start as {wanted.words()}")
 
 
 def _client_checks(its_room, here, wanted):
@@ -67,17 +66,17 @@ def _client_checks(its_room, here, wanted):
     installed = its_room.installation()
     client = installed.client
     if client.program is None:
-        return [Check(FIX, client.name, W.NOT_INSTALLED_FIX.format(why=client.missing, fix=RUN_SETUP))]
+        return [Check(FIX, client.name, f"not installed here ({client.missing}): install it, then {RUN_SETUP}")]
     found = [version_check(client, installed.version(), its_room.PROVEN, installed.installing)]
-    what = W.REGISTRATION_OF.format(client=client.name)
+    what = f"{client.name}'s registration of postbag"
     try:
         registered = installed.registered()
     except Refusal as refusal:
-        return [*found, Check(FIX, what, W.MEND_THEN.format(refusal=refusal, fix=RUN_SETUP)), *installed.checks()]
+        return [*found, Check(FIX, what, f"{refusal}: mend it, then {RUN_SETUP}"), *installed.checks()]
     if registered is None:
-        found.append(Check(FIX, what, W.NONE_REGISTERED.format(fix=RUN_SETUP)))
+        found.append(Check(FIX, what, f"there is none: {RUN_SETUP}"))
     elif wanted is None:
-        found.append(Check(FIX, what, W.UNTOLD_UNTIL_MENDED))
+        found.append(Check(FIX, what, "whether it starts this postbag cannot be told until the ledger is mended"))
     else:
         found.append(_registration(installed, registered, wanted, here, what))
     return [*found, *installed.checks()]
@@ -88,11 +87,11 @@ def _registration(installed, registered, wanted, here, what):
     state = registration_standing(registered, wanted, here)
     if state == ANOTHER:
         remove, command = installed.unregistering().shown, quoted(registered.words())
-        return Check(FIX, what, W.STARTS_ANOTHER.format(command=command, remove=remove, fix=RUN_SETUP))
+        return Check(FIX, what, f"it starts {command}, not this postbag: take it out with {remove}, then {RUN_SETUP}")
     if state == ELSEWHERE:
         return Check(FIX, what, _ledgers_differ(ledger_of(registered, here), ledger_of(wanted, here)))
     why_not = answers(registered, here.env)
-    finding = W.STARTS_AND_ANSWERS if why_not is None else W.DOES_NOT_ANSWER.format(why=why_not)
+    finding = "it starts this postbag, which answers" if why_not is None else f"postbag does not start: {why_not}"
     return Check(OK if why_not is None else FIX, what, finding)
 
 
@@ -100,13 +99,13 @@ def _ledgers_differ(theirs, ours):
     """doctor's words where a client starts this postbag on the ledger `theirs`, and this
     terminal names `ours` (each a path, or None for each session's own): both fixes, and
     which one keeps what setup gave the clients before."""
-    stands = W.LEDGERS_DIFFER.format(theirs=ledger_words(theirs), ours=ledger_words(ours))
+    stands = f"it starts this postbag on {ledger_words(theirs)}, and this terminal names {ledger_words(ours)}"
     if theirs is None:
-        keep = W.KEEP_BY_UNSETTING.format(variable=VARIABLE)
+        keep = f"unset {VARIABLE} in this terminal (and in your shell's startup file)"
     else:
-        keep = W.KEEP_BY_EXPORTING.format(variable=VARIABLE, path=shell_word(theirs))
-    move = W.MOVE_OUT if ours is None else W.MOVE_HERE
-    return W.BOTH_FIXES.format(stands=stands, keep=keep, fix=RUN_SETUP, move=move)
+        keep = f"export {VARIABLE}={shell_word(theirs)} in this terminal (or in your shell's startup file)"
+    move = "which takes the ledger out of its registration" if ours is None else "which points it at this one"
+    return f"{stands}: to keep the clients' ledger, which setup gave them, {keep}; or {RUN_SETUP}, {move}"
 
 
 def answers(registration, env):
@@ -129,21 +128,21 @@ def answers(registration, env):
             start_new_session=True,
         )
     except OSError as error:
-        return error.strerror or W.CANNOT_BE_STARTED
+        return error.strerror or "it cannot be started"
     try:
         child.stdin.write((json.dumps(request) + "\n").encode())
         child.stdin.flush()
         line = _first_line(child.stdout.fileno(), time.monotonic() + ANSWER_WAIT)
         if line is None:
-            return W.NO_ANSWER_WITHIN.format(seconds=ANSWER_WAIT)
+            return f"no answer within {ANSWER_WAIT:g} s"
         try:
             answer = record(json_of(line))
         except ValueError:
-            return W.NOT_JSON_ANSWER
+            return "it answered what is not JSON"
         name = table(table(answer, "result"), "serverInfo").get("name")
-        return None if name == "postbag" else W.ANOTHER_SERVER
+        return None if name == "postbag" else "it answered as another server"
     except OSError as error:
-        return error.strerror or W.WENT_AWAY
+        return error.strerror or "it went away"
     finally:
         child.kill()
         child.wait()
@@ -177,7 +176,7 @@ def _ledger_checks(here):
     try:
         location = locate(here)
     except Refusal as refusal:
-        return [Check(FIX, W.THE_LEDGER_CHECKED, to_the_persons_ears(refusal))]
+        return [Check(FIX, "the ledger", to_the_persons_ears(refusal))]
     check, found = _the_ledger(location)
     doors = []
     if found is not None:
@@ -185,7 +184,7 @@ def _ledger_checks(here):
         for peer, joined in joins.items():
             if joined is not None:
                 reach = verbs.reach(peer, joined, here, exchange)
-                doors.append(Check(OK if reach.state == TAKES else NOTE, W.DOOR_OF.format(peer=peer), reach.words))
+                doors.append(Check(OK if reach.state == TAKES else NOTE, f"{peer}'s door", reach.words))
     listed = [_listed(path, here) for path in ledgers(here.env)]
     return [check, *doors, *_joined_before(here), *listed, *_tracked(here)]
 
@@ -201,7 +200,7 @@ def _listed(path, here):
             last = bag.tail(1)
             named = bag.latest_repository()
     except (Refusal, OSError) as error:
-        return Check(NOTE, W.A_LEDGER, f"{path} cannot be read ({error}); {reads} shows what it can")
+        return Check(NOTE, "a ledger", f"{path} cannot be read ({error}); {reads} shows what it can")
     when = f"last written at {last[0]['at']}" if last else "empty"
     if os.path.basename(path) == DEFAULT:
         whose = "the ledger outside repositories, and of every repository before each had its own"
@@ -209,7 +208,7 @@ def _listed(path, here):
         whose = "it names no repository (a ledger from before ledgers named theirs)"
     else:
         whose = f"the repository {_repository_words(named)}"
-    return Check(NOTE, W.A_LEDGER, f"{path}: {whose}; {when}; {reads} reads it")
+    return Check(NOTE, "a ledger", f"{path}: {whose}; {when}; {reads} reads it")
 
 
 def _repository_words(named):
@@ -255,7 +254,7 @@ def _joined_before(here):
             found.append(
                 Check(
                     NOTE,
-                    W.THE_DEFAULT_LEDGER,
+                    "the default ledger",
                     f"{path} holds an open exchange that {peer} joined from the repository {top}, before each "
                     f"repository had a ledger of its own, and no letter goes to it from there now: to go on, let "
                     f"both agents join again in {top}, then open an exchange there (cd {shell_word(top)} && postbag "
@@ -295,7 +294,7 @@ def _tracked(here):
     return [
         Check(
             FIX,
-            W.THE_LEDGERS_FOLDER,
+            "the ledgers' folder",
             f"git tracks ledgers in {folder}, which hold a live session token: git -C {shell_word(folder)} rm "
             f"--cached {shown}, then commit that (its .gitignore keeps new ones out)",
         )
@@ -306,14 +305,14 @@ def _the_ledger(location):
     """The ledger's Check, at `location`: where it can be made, or opened to write as `open`
     opens it; its owner and mode; every line a record. With it, where it is there and
     whole, its latest joins and exchange; else None."""
-    what, path = W.THE_LEDGER_CHECKED, location.path
+    what, path = "the ledger", location.path
     called = path + _whose(location)
     try:
         status = os.lstat(path)
     except FileNotFoundError:
         return _none_yet(path, called), None
     except OSError as error:
-        return Check(FIX, what, W.CANNOT_LOOK.format(path=path, why=error.strerror)), None
+        return Check(FIX, what, f"{path} cannot be looked at ({error.strerror})"), None
     try:
         fd, _, _ = ledger_file.open_checked(path, write=True, create=False, sandbox=None)  # as open opens it
         os.close(fd)
@@ -328,16 +327,16 @@ def _the_ledger(location):
         return Check(NOTE, what, unfinished_words(unfinished, path)), (joins, exchange)
     if stat.S_IMODE(status.st_mode) & 0o077:
         mode = f"{stat.S_IMODE(status.st_mode):o}"
-        return Check(FIX, what, W.READ_BY_OTHERS.format(path=path, mode=mode)), (joins, exchange)
-    return Check(OK, what, W.PRIVATE.format(ledger=called, records=counted(count, "record"))), (joins, exchange)
+        return Check(FIX, what, f"{path} can be read by others (mode {mode}): chmod 600 {path}"), (joins, exchange)
+    return Check(OK, what, f"{called}, yours and private, {counted(count, 'record')}"), (joins, exchange)
 
 
 def _whose(location):
     """What doctor adds to the ledger's path: which repository's it is, or that
     POSTBAG_LEDGER names it; nothing for the default."""
     if location.repository is not None:
-        return W.THE_REPOSITORYS.format(top=location.repository.main_tree)
-    return W.NAMED if location.named else ""
+        return f", the repository {location.repository.main_tree}'s"
+    return ", which POSTBAG_LEDGER names" if location.named else ""
 
 
 def _none_yet(path, called):
@@ -345,8 +344,8 @@ def _none_yet(path, called):
     whether open can make it."""
     why_not = _cannot_make(path)
     if why_not is not None:
-        return Check(FIX, W.THE_LEDGER_CHECKED, W.NONE_YET_UNMADE.format(ledger=called, why=why_not))
-    return Check(OK, W.THE_LEDGER_CHECKED, W.NONE_YET.format(ledger=called))
+        return Check(FIX, "the ledger", f"none yet at {called}, and open could not make it: {why_not}")
+    return Check(OK, "the ledger", f"none yet at {called}: the first join or open makes it, private to you")
 
 
 def _cannot_make(path):
@@ -357,7 +356,7 @@ def _cannot_make(path):
     while not os.path.lexists(folder):
         folder = os.path.dirname(folder)
     if not os.path.isdir(folder):
-        return W.NOT_A_FOLDER.format(folder=folder)
+        return f"{folder} is not a folder"
     probe = os.path.join(folder, f".postbag-doctor-{os.getpid()}-{os.urandom(4).hex()}")
     try:
         if folder == os.path.dirname(path):
@@ -367,5 +366,5 @@ def _cannot_make(path):
             os.mkdir(probe, 0o700)
             os.rmdir(probe)
     except OSError as error:
-        return W.WHY_IN.format(why=error.strerror, folder=folder)
+        return f"{error.strerror} in {folder}"
     return None

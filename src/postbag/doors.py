@@ -6,7 +6,6 @@ two ways a knock fails, told apart because only one of them makes a resend safe.
 
 import abc
 
-from postbag import wording as W
 from postbag.refusal import Refusal
 
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -37,13 +36,19 @@ def is_uuid(text):
 def not_answered(peer, reason):
     """The refusal of a knock that handed nothing over: after the peer rejoins, sending
     again is safe."""
-    return Refusal(W.NOT_ANSWERED.format(peer=peer, reason=reason))
+    return Refusal(
+        f"{peer}'s door did not answer ({reason}); if its session restarted it must run: postbag join {peer}"
+    )
 
 
 def maybe_delivered(peer, reason):
     """The refusal of a knock that failed after the door may have taken the letter: a
     second send could deliver it twice. Neither door says whether the agent read it."""
-    return Refusal(W.MAYBE_DELIVERED.format(peer=peer, reason=reason))
+    return Refusal(
+        f"{peer}'s door failed after taking the letter ({reason}): it may already have "
+        f"reached {peer}, and it was not recorded; do not resend before checking {peer}'s "
+        "session and postbag read"
+    )
 
 
 class Post(abc.ABC):

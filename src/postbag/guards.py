@@ -5,7 +5,6 @@ This is a guardrail against mixed-up roles, not authentication: any program of t
 user can set or unset these variables. Every function takes what it judges.
 """
 
-from postbag import wording as W
 from postbag.human_verbs import in_a_persons_terminal
 from postbag.refusal import Refusal
 from postbag.rooms import room
@@ -16,12 +15,12 @@ def require_inside(peer, verb, env):
     """Refuse `verb` outside `peer`'s session; inside the other peer's, say what it meant."""
     if inside(peer, env):
         return
-    reason = W.AGENTS_VERB.format(verb=verb, peer=peer)
+    reason = f"{verb} is {peer}'s verb; run it inside a {peer} session"
     the_other = other(peer)
     if inside(the_other, env):
-        reason += W.IN_THE_OTHER.format(other=the_other, peer=peer)
+        reason += f" (this is a {the_other} session: to write to {peer}, run postbag send {peer})"
     elif in_a_persons_terminal(env):
-        reason += W.BY_A_PERSON.format(peer=peer)
+        reason += f" (this terminal is in no agent's session: ask {peer} to do it, or run it in {peer}'s session)"
     raise Refusal(reason)
 
 
@@ -32,7 +31,8 @@ def door_of_this_session(peer, here):
         return room(peer, here).door_of_session()
     except Refusal as refusal:
         if in_a_persons_terminal(here.env):
-            raise Refusal(f"{refusal}{W.BY_A_PERSON.format(peer=peer)}") from None
+            person = f"this terminal is in no agent's session: ask {peer} to do it, or run it in {peer}'s session"
+            raise Refusal(f"{refusal} ({person})") from None
         raise
 
 
@@ -43,9 +43,15 @@ def caller_of_mcp(here, meta):
     calling = [peer for peer in PEERS if room(peer, here).calls(meta)]
     if len(calling) > 1:
         both = " and ".join(VENDORS[peer].SESSION_NAME for peer in calling)
-        raise Refusal(W.SEES_BOTH.format(both=both))
+        raise Refusal(
+            f"this MCP server sees both {both}; run postbag setup from your terminal, which "
+            "registers postbag mcp with each client, and call its tools from a session"
+        )
     if not calling:
         neither = " nor ".join(VENDORS[peer].SESSION_NAME for peer in PEERS)
-        raise Refusal(W.SEES_NEITHER.format(neither=neither))
+        raise Refusal(
+            f"this MCP server runs in neither {neither}; run postbag setup from your terminal, "
+            "which registers postbag mcp with each client, and call its tools from a session"
+        )
     [peer] = calling
     return peer, room(peer, here).caller(meta)

@@ -4,7 +4,6 @@ verb alone uses, so that an agent's verb loads no more than it needs; the words 
 prints are made in words.py.
 """
 
-from postbag import wording as W
 from postbag.vendors import CLIENTS, PEERS
 
 DEFAULT_LIMIT = 12  # letters an exchange grants when the human names no number
@@ -20,7 +19,7 @@ AGENTS = " and ".join(PEERS)
 def join(args, here, call):
     from postbag import guards, verbs, words
 
-    peer = agent(args, call, W.NAME_THE_AGENT)
+    peer = agent(args, call, "name the agent whose session this is: postbag join claude, or postbag join codex")
     joined = verbs.join(here, peer, guards.door_of_this_session(peer, here))
     if not args.quiet:
         words.show(joined, here.stdout, here.stderr)
@@ -32,8 +31,8 @@ def open_exchange(args, here, call):
     from postbag.vendors import SWITCHES
 
     if args.count is not None and args.limit is not None:
-        call.mistake(W.NUMBER_ONCE)
-    limit = number(call, args.count or args.limit, W.THE_NUMBER_OF_LETTERS, LIMIT_MOST) or DEFAULT_LIMIT
+        call.mistake("give the number of letters once: open N, or open --limit N")
+    limit = number(call, args.count or args.limit, "the number of letters", LIMIT_MOST) or DEFAULT_LIMIT
     chosen = {switch.field: switch.value for switch in SWITCHES if getattr(args, switch_of(switch))}
     words.show(verbs.open_exchange(here, limit, chosen, afresh=args.afresh), here.stdout, here.stderr)
     return 0
@@ -51,11 +50,13 @@ def send(args, here, call):
     from postbag.guards import require_inside
     from postbag.vendors import other
 
-    recipient = agent(args, call, W.NAME_THE_RECIPIENT)
+    recipient = agent(
+        args, call, "name the recipient and give the letter: postbag send codex TEXT, or send claude TEXT"
+    )
     if args.text is None:
-        call.mistake(W.GIVE_THE_LETTER.format(peer=recipient))
+        call.mistake(f"give the letter: postbag send {recipient} TEXT, or send {recipient} - to read it from stdin")
     sender = other(recipient)
-    require_inside(sender, W.SEND_TO.format(peer=recipient), here.env)
+    require_inside(sender, f"send {recipient}", here.env)
     body = _body(args.text, here.stdin)
     # Handed over: from then on an interrupt could only make a lie of the outcome.
     sent = verbs.send(here, sender, recipient, body, handed_over=call.handed_over)
@@ -68,9 +69,9 @@ def read(args, here, call):
     from postbag.ledger import not_there
     from postbag.refusal import say
 
-    count = number(call, args.count, W.THE_NUMBER_OF_RECORDS)
+    count = number(call, args.count, "the number of records")
     on_a_terminal = not args.json and here.stdout is not None and here.stdout.isatty()
-    waiting = lambda: say(W.WAITING_FOR_A_SEND, here.stderr)  # noqa: E731
+    waiting = lambda: say("waiting for a send in progress to finish", here.stderr)  # noqa: E731
     status = on_a_terminal and not args.follow
     named = _chosen(args, here)
     shot = verbs.snapshot(here, count, on_wait=waiting, following=args.follow, location=named)
@@ -79,7 +80,7 @@ def read(args, here, call):
         if not args.follow:
             return 0
     elif shot.location.repository is not None and not status:  # the status line names it where there is one
-        say(W.READ_FROM.format(ledger=shot.location.words()), here.stderr)
+        say(f"read {shot.location.words()}", here.stderr)
     # The lock was released before anything is written: what was read is a snapshot, and a
     # slow pager must not hold up the senders. A line that is not a record raises its
     # refusal once the records before it are written.
@@ -101,14 +102,14 @@ def receipts(args, here, call):
     from postbag.refusal import say
     from postbag.vendors import whose
 
-    count = number(call, args.count, W.THE_LAST_LETTERS)
+    count = number(call, args.count, "the number of letters")
     sender = whose(here.env)
     named = _chosen(args, here)
     stood = verbs.receipts(here, sender, count, location=named)
     if stood is None:
         say(not_there(named or locate(here)), here.stderr)
     elif not stood:  # news, not a receipt: a JSON Lines reader gets no line
-        say(W.NO_LETTER_SENT + (W.BY.format(peer=sender) if sender else ""), here.stderr)
+        say("no letter has been sent" + (f" by {sender}" if sender else ""), here.stderr)
     for letter, receipt in stood or ():
         shown = words.receipt_json(letter, receipt) if args.json else words.receipt_line(letter, receipt)
         words.tell(shown, here.stdout, here.stderr)
@@ -140,7 +141,12 @@ def serve_mcp(args, here, call):
     from postbag.refusal import say
 
     if here.stdin is not None and here.stdin.isatty():
-        say(W.THE_SERVER_HERE.format(clients=CLIENTS), here.stderr)
+        say(
+            f"this is postbag's MCP server, which {CLIENTS} start for a session and speak "
+            "to on stdin and stdout: a person need not run it (postbag setup registers it "
+            "with both). It ends at the end of its input: press Ctrl-D",
+            here.stderr,
+        )
     return mcp.serve(here)
 
 
@@ -161,15 +167,15 @@ def _body(text, stdin):
     if text != "-":
         return text
     if stdin is None:
-        raise Refusal(W.STDIN_CLOSED)
+        raise Refusal("send - reads the letter from stdin, and stdin is closed")
     try:
         raw = stdin.buffer.read()
     except OSError as error:
-        raise Refusal(W.STDIN_UNREAD.format(why=error.strerror)) from None
+        raise Refusal(f"cannot read the letter from stdin ({error.strerror})") from None
     try:
         body = raw.decode()
     except UnicodeDecodeError:
-        raise Refusal(W.NOT_UTF8) from None
+        raise Refusal("the letter is not valid UTF-8 text") from None
     return body.rstrip("\n")
 
 
@@ -178,7 +184,7 @@ def agent(args, call, missing):
     if args.peer is None:
         call.mistake(missing)
     if args.peer not in PEERS:
-        call.mistake(W.NO_SUCH_AGENT.format(peer=args.peer, agents=AGENTS))
+        call.mistake(f"there is no agent called {args.peer!r}; the agents are {AGENTS}")
     return args.peer
 
 
@@ -197,9 +203,9 @@ def number(call, text, what, most=None):
         except ValueError:
             number = 0
     if number < 1:
-        call.mistake(W.AT_LEAST_ONE.format(what=what, shown=shown))
+        call.mistake(f"{what} is a whole number of at least 1, not {shown}")
     if most is not None and number > most:
-        call.mistake(W.AT_MOST.format(what=what, most=most, shown=shown))
+        call.mistake(f"{what} is at most {most:,}, the most every reader of the ledger keeps exact, not {shown}")
     return number
 
 

@@ -4,7 +4,6 @@ imports only the table of sessions, whose rooms' packages name their sessions' v
 and import nothing themselves. A guardrail, not authentication, as guards.py says.
 """
 
-from postbag import wording as W
 from postbag.refusal import Refusal
 from postbag.vendors import VARIABLES
 
@@ -18,7 +17,7 @@ def require_human(verb, env):
     if found:
         names = " and ".join([", ".join(found[:-1]), found[-1]] if len(found) > 1 else found)
         marks = "marks" if len(found) == 1 else "mark"
-        raise Refusal(W.HUMANS_VERB.format(verb=verb, names=names, marks=marks))
+        raise Refusal(f"{verb} is the human's verb (this shell has {names}, which {marks} an agent's session)")
 
 
 def require_human_first(argv, env):

@@ -21,8 +21,6 @@ import json
 import json.scanner
 import re
 
-from postbag import wording as W
-
 LAYOUT_LOOKS = 64  # containers the layout is read from, at most: enough, and linear in the text
 # One token, after any space: a bracket, a comma or a colon, a string (no control
 # character, known escapes only), a number as JSON writes one, or a literal.
@@ -35,7 +33,7 @@ _TOKEN = re.compile(
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SPACES = re.compile(r"[ \t\r\n]*")
 # What an open container waits for next.
-_VALUE, _KEY, _COLON, _NEXT = W.A_VALUE, W.A_KEY, W.A_COLON, W.A_COMMA
+_VALUE, _KEY, _COLON, _NEXT = "a value", "a key in quotes", "a colon", "a comma"
 
 
 class NotJson(ValueError):
@@ -77,7 +75,7 @@ def parse(text, within=()):
     node, end = _walk(text, 0, within)
     rest = _skip(text, end)
     if rest != len(text):
-        raise _not_json(text, rest, W.NOTHING_AFTER)
+        raise _not_json(text, rest, "nothing after the value")
     return node
 
 
@@ -151,7 +149,7 @@ def _scalar_at(text, at):
 # json's scanner, reading JSON as JSON.parse does: numbers kept as their text (so that no
 # length is too long for an int), NaN and the infinities refused.
 def _refuse(constant):
-    raise ValueError(W.CONSTANT_NOT_JSON.format(constant=constant))
+    raise ValueError(f"{constant} is not JSON")
 
 
 _SCAN = json.scanner.make_scanner(json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=_refuse, strict=True))
@@ -219,11 +217,11 @@ def _not_json(text, at, stack):
         top = stack[-1]
         wanted = top.wants
         if top.may_close:
-            wanted += W.OR_THE_END.format(kind=top.node.kind)
+            wanted += f" or the end of the {top.node.kind}"
     line = len(_LINE_BREAK.findall(text, 0, at)) + 1
     column = at - max(text.rfind("\n", 0, at), text.rfind("\r", 0, at))
-    there = W.ITS_END if at >= len(text) else repr(text[at])
-    return NotJson(W.NOT_JSON_AT.format(line=line, column=column, there=there, wanted=wanted))
+    there = "its end" if at >= len(text) else repr(text[at])
+    return NotJson(f"at line {line} column {column}, {there} stands where JSON wants {wanted}")
 
 
 def leading_member(text, key):

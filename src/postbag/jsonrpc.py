@@ -6,8 +6,6 @@ reply, in this one place.
 
 import json
 
-from postbag import wording as W
-
 # The longest message read whole: a letter at its size cap, as escaped as JSON can make
 # it, with room to spare. A longer line is skipped, and answered as an invalid request,
 # with its id where the first HEAD_MOST bytes of it hold one.
@@ -39,7 +37,7 @@ def answer(line, methods, *, batches=False):
     answers its params with a result, or raises JsonRpcError. With `batches`, a line may
     hold a batch, an array of messages, answered by an array of replies."""
     if isinstance(line, TooLong):
-        too_long = JsonRpcError(INVALID_REQUEST, W.MESSAGE_AT_MOST.format(most=LONGEST))
+        too_long = JsonRpcError(INVALID_REQUEST, f"a message is at most {LONGEST:,} bytes")
         return _error(_id_at_the_start(line.head), too_long)
     try:
         message = _message(line, batches)
@@ -47,7 +45,7 @@ def answer(line, methods, *, batches=False):
         return _error(None, error)
     if isinstance(message, list):
         if not message:
-            return _error(None, JsonRpcError(INVALID_REQUEST, W.EMPTY_BATCH))
+            return _error(None, JsonRpcError(INVALID_REQUEST, "a batch holds at least one message"))
         replies = [reply for each in message if (reply := _one(each, methods)) is not None]
         return replies or None
     return _one(message, methods)
@@ -56,7 +54,7 @@ def answer(line, methods, *, batches=False):
 def _one(message, methods):
     """The reply to one `message` of a line or a batch, or None for a notification or a reply."""
     if not isinstance(message, dict):
-        return _error(None, JsonRpcError(INVALID_REQUEST, W.ONE_OBJECT.format(taken="")))
+        return _error(None, JsonRpcError(INVALID_REQUEST, "a message is one JSON object"))
     if "method" not in message:
         return None  # a reply: this server asks nothing, so it expects none
     if "id" not in message:
@@ -64,13 +62,13 @@ def _one(message, methods):
     asked, method, params = message["id"], message["method"], message.get("params", {})
     if type(asked) not in (str, int) or message.get("jsonrpc") != "2.0" or type(method) is not str:
         known = asked if type(asked) in (str, int) else None
-        return _error(known, JsonRpcError(INVALID_REQUEST, W.NOT_JSON_RPC))
+        return _error(known, JsonRpcError(INVALID_REQUEST, "not a JSON-RPC 2.0 request"))
     try:
         if not isinstance(params, dict):
-            raise JsonRpcError(INVALID_PARAMS, W.PARAMS_AN_OBJECT)
+            raise JsonRpcError(INVALID_PARAMS, "params must be an object")
         handler = methods.get(method)
         if handler is None:
-            raise JsonRpcError(METHOD_NOT_FOUND, W.METHOD_NOT_FOUND)
+            raise JsonRpcError(METHOD_NOT_FOUND, "method not found")
         return {"jsonrpc": "2.0", "id": asked, "result": handler(params)}
     except JsonRpcError as error:
         return _error(asked, error)
@@ -82,11 +80,14 @@ def _message(line, batches):
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
-        raise JsonRpcError(PARSE_ERROR, W.NOT_JSON_AT_ALL) from None
+        raise JsonRpcError(PARSE_ERROR, "not JSON") from None
     if isinstance(message, list) and batches:
         return message
     if not isinstance(message, dict):
-        raise JsonRpcError(INVALID_REQUEST, W.ONE_OBJECT.format(taken="" if batches else W.NO_BATCHES))
+        raise JsonRpcError(
+            INVALID_REQUEST,
+            f"a message is one JSON object{'' if batches else '; batches are not taken under this protocol version'}",
+        )
     return message
 
 

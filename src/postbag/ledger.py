@@ -15,7 +15,6 @@ import os
 import stat
 
 from postbag import ledger_file, records
-from postbag import wording as W
 from postbag.exchange import Exchange
 from postbag.ledger_index import LineIndex
 from postbag.refusal import Refusal
@@ -26,7 +25,7 @@ _OPEN_FIELDS = ("n", "at", "kind", "limit", "repository")
 
 
 def truncated(count, path):
-    return W.TRUNCATED.format(count=count, path=path)
+    return f"ledger is truncated after line {count} ({path})"
 
 
 def cut_short(count, path):
@@ -60,7 +59,7 @@ def set_aside(location, clock):
             raise
         damaged = refusal.fix == records.AFRESH
     else:
-        raise Refusal(W.NOT_DAMAGED.format(path=path))
+        raise Refusal(f"the ledger {path} is not damaged, so nothing was set aside: open it without --afresh")
     whose, why = ("damaged ledger", "damaged") if damaged else ("ledger of another repository", "another-repository")
     stamp = clock.stamp()[:19].replace(":", "")
     aside = f"{path}.{why}-{stamp}"
@@ -74,7 +73,7 @@ def set_aside(location, clock):
         os.rename(path, aside)
         sync_directory(os.path.dirname(path))
     except OSError as error:
-        raise Refusal(W.CANNOT_SET_ASIDE.format(why=error.strerror, path=path)) from None
+        raise Refusal(f"cannot set the ledger aside ({error.strerror}: {path})") from None
     return f"set the {whose} aside, whole and private, as {aside} (postbag read --ledger {aside} reads it)"
 
 
@@ -100,8 +99,8 @@ def another_repositorys(path, found, repository):
 
 def not_there(location):
     """What a reader says where there is no ledger yet at `location` (a Location)."""
-    whose = W.THE_REPOSITORYS.format(top=location.repository.main_tree) if location.repository is not None else ""
-    return W.NO_LEDGER_YET.format(path=location.path, whose=whose)
+    whose = f", the repository {location.repository.main_tree}'s" if location.repository is not None else ""
+    return f"there is no ledger at {location.path}{whose} yet"
 
 
 class Ledger:
@@ -154,7 +153,7 @@ class Ledger:
                 self._cut_unfinished_line()
         except OSError as error:
             self.close()
-            raise Refusal(W.CANNOT_WRITE_AT.format(why=error.strerror, path=path)) from None
+            raise Refusal(f"cannot write the ledger ({error.strerror}: {path})") from None
         except BaseException:  # a refusal, or what no one foresaw: never a lock left held
             self.close()
             raise
@@ -335,7 +334,10 @@ class Ledger:
 
         os.ftruncate(self.fd, self._index.size)
         flush(self.fd)
-        self.news.append(W.UNFINISHED_REMOVED.format(line=self.unfinished))
+        self.news.append(
+            f"an interrupted send left an unfinished record after line {self.unfinished}; "
+            "it was removed, and its letter may have been delivered"
+        )
         self.unfinished, self.cut = None, False  # cut: a reader met a last line cut short, not by postbag
 
     def _latest(self, token, accept, before=None):

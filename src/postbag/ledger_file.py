@@ -9,7 +9,6 @@ import fcntl
 import os
 import stat
 
-from postbag import wording as W
 from postbag.refusal import Refusal
 
 # What only a writer needs, signals held back and names made durable (signals.py,
@@ -23,7 +22,7 @@ def open_to_follow(path):
     except FileNotFoundError:
         return None
     except OSError as error:
-        raise Refusal(W.CANNOT_OPEN.format(why=_open_failure(error, path))) from None
+        raise Refusal(f"cannot open the ledger ({_open_failure(error, path)})") from None
 
 
 def read_from(fd, offset):
@@ -47,26 +46,26 @@ def open_checked(path, *, write, create, sandbox):
     except FileNotFoundError:
         if not create:
             return None, None, None
-        no_directory = W.NO_SUCH_DIRECTORY.format(directory=os.path.dirname(path))
-        raise Refusal(W.CANNOT_OPEN.format(why=no_directory)) from None
+        no_directory = f"no such directory: {os.path.dirname(path)}"
+        raise Refusal(f"cannot open the ledger ({no_directory})") from None
     except OSError as error:
         if error.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a socket
-            raise Refusal(W.NOT_A_REGULAR_FILE.format(path=path)) from None
-        reason = W.CANNOT_OPEN.format(why=_open_failure(error, path))
+            raise Refusal(f"the ledger is not a regular file ({path})") from None
+        reason = f"cannot open the ledger ({_open_failure(error, path)})"
         if sandbox is not None and error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-            reason += W.SANDBOX_KEEPS.format(sandbox=sandbox.name, allow=sandbox.allow_writing)
+            reason += f"; {sandbox.name} keeps it from being written. {sandbox.allow_writing}"
         raise Refusal(reason) from None
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
-            raise Refusal(W.NOT_A_REGULAR_FILE.format(path=path))
+            raise Refusal(f"the ledger is not a regular file ({path})")
         if status.st_uid != os.geteuid():
             # Root writing its session token into a file that another user can read, or
             # changing that user's file, would be worse than refusing.
-            raise Refusal(W.ANOTHER_USERS.format(user=_user_name(status.st_uid), path=path))
+            raise Refusal(f"the ledger belongs to another user, {_user_name(status.st_uid)} ({path})")
     except OSError as error:
         os.close(fd)
-        raise Refusal(W.CANNOT_OPEN.format(why=W.WHY_AT.format(why=error.strerror, path=path))) from None
+        raise Refusal(f"cannot open the ledger ({f'{error.strerror}: {path}'})") from None
     except Refusal:
         os.close(fd)
         raise
@@ -106,13 +105,13 @@ def _user_name(uid):
     try:
         return pwd.getpwuid(uid).pw_name
     except KeyError:
-        return W.UID.format(uid=uid)
+        return f"uid {uid}"
 
 
 def _open_failure(error, path):
     if error.errno == errno.ELOOP or (error.errno == errno.EMLINK and os.path.islink(path)):
-        return W.A_SYMBOLIC_LINK.format(path=path)
-    return W.WHY_AT.format(why=error.strerror, path=path)
+        return f"it is a symbolic link: {path}"
+    return f"{error.strerror}: {path}"
 
 
 def _make_private_directories(path):
@@ -150,7 +149,7 @@ def lock(fd, write, path, on_wait):
                 on_wait()
             fcntl.flock(fd, kind)
     except OSError as error:  # ENOLCK on some network file systems
-        raise Refusal(W.CANNOT_LOCK.format(why=error.strerror, path=path)) from None
+        raise Refusal(f"cannot lock the ledger ({error.strerror}: {path})") from None
 
 
 def append_whole(fd, line, size):
@@ -177,7 +176,7 @@ def _write_durably(fd, line):
     # takes the lock never sees half of it, and one that follows without it (read --follow,
     # ledger_position.py) waits for the line's newline.
     if os.write(fd, line) != len(line):
-        raise OSError(errno.EIO, W.PART_OF_THE_RECORD)
+        raise OSError(errno.EIO, "the disk took only part of the record")
     flush(fd)
 
 

@@ -9,7 +9,6 @@ Nothing here knows what a record is: only bytes, newlines and offsets.
 
 import os
 
-from postbag import wording as W
 from postbag.refusal import Refusal
 
 # Bytes read at a time. A verb that needs only the end of the file passes over the rest in
@@ -197,14 +196,14 @@ class LineIndex:
 
     def _pread(self, size, offset):
         if self.fd is None:
-            raise ValueError(W.LEDGER_CLOSED)
+            raise ValueError("the ledger was closed: nothing more can be read from it")
         try:
             return os.pread(self.fd, size, offset)
         except OSError as error:
             raise self._unreadable(error) from None
 
     def _unreadable(self, error):
-        return Refusal(W.CANNOT_READ_LEDGER.format(why=error.strerror, path=self.path))
+        return Refusal(f"cannot read the ledger ({error.strerror}: {self.path})")
 
 
 def _block_start(offset, block):

@@ -5,7 +5,6 @@ import os
 import time
 
 from postbag import ledger_file, records
-from postbag import wording as W
 from postbag.refusal import Refusal
 
 
@@ -45,7 +44,7 @@ class Position:
                 os.close(fd)
 
     def _moved(self):
-        return Refusal(W.MOVED_WHILE_FOLLOWED.format(path=self.path))
+        return Refusal(f"the ledger was moved or replaced while read followed it ({self.path})")
 
     def _check_followed(self, fd, identity, offset):
         try:
@@ -55,4 +54,4 @@ class Position:
         if at_the_path is None or (at_the_path.st_dev, at_the_path.st_ino) != identity:
             raise self._moved()
         if os.fstat(fd).st_size < offset:
-            raise Refusal(W.CUT_WHILE_FOLLOWED.format(path=self.path))
+            raise Refusal(f"the ledger was cut short while read followed it ({self.path})")

@@ -18,7 +18,6 @@ import os
 import signal
 
 from postbag import __version__, jsonrpc, verbs, words
-from postbag import wording as W
 from postbag.escape import shown
 from postbag.guards import caller_of_mcp
 from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
@@ -110,11 +109,13 @@ def _read(here, meta, arguments, sessions):
     shot = verbs.snapshot(place, arguments.get("count", READ_DEFAULT), location=location)
     if not shot.found:
         return not_there(shot.location)
-    shown = "".join(map(words.human_line, shot.records)) or W.NO_RECORDS_YET  # a damaged line: its refusal alone
+    shown = (
+        "".join(map(words.human_line, shot.records)) or "the ledger holds no records yet"
+    )  # a damaged line: its refusal alone
     if shot.news is not None:
         shown = shown.rstrip("\n") + "\n" + told(shot.news)
     if shot.location.repository is not None:  # which repository's, as read says it on the command line
-        shown = shown.rstrip("\n") + "\n" + told(W.READ_FROM.format(ledger=shot.location.words()))
+        shown = shown.rstrip("\n") + "\n" + told(f"read {shot.location.words()}")
     return shown
 
 
@@ -126,10 +127,10 @@ def _status(here, meta, arguments, sessions):
         lines += [reach] if reach else []
         stood = verbs.receipts(place, peer, location=location) or []
         if not stood:
-            lines.append(W.NO_LETTER_SENT_YET)
+            lines.append("you have sent no letter")
         else:
             letter, receipt = stood[-1]
-            lines.append(W.YOUR_LAST_LETTER.format(number=letter["n"], peer=letter["to"], receipt=receipt.words()))
+            lines.append(f"your last letter, {letter['n']} to {letter['to']}: {receipt.words()}")
     return "\n".join(map(shown, lines))
 
 
@@ -283,7 +284,7 @@ def _call_tool(params, here, sessions):
     name = params.get("name")
     tool = TOOLS.get(name) if type(name) is str else None
     if tool is None:
-        raise JsonRpcError(INVALID_PARAMS, W.UNKNOWN_TOOL.format(tools=", ".join(TOOLS)))
+        raise JsonRpcError(INVALID_PARAMS, f"unknown tool; the tools are {', '.join(TOOLS)}")
     arguments = params.get("arguments")
     arguments = tool.fitted({} if arguments is None else arguments)
     if arguments is None:
@@ -293,9 +294,9 @@ def _call_tool(params, here, sessions):
     except Refusal as refusal:
         return _refused(refusal)
     except OSError as error:  # what no verb foresaw still fails closed, as on the command line
-        return _refused(Refusal(error.strerror or W.SYSTEM_REFUSED))
+        return _refused(Refusal(error.strerror or "the system refused an operation"))
     except Exception as error:
-        return _refused(Refusal(W.TOOL_FAILED.format(tool=tool.name, error=type(error).__name__)))
+        return _refused(Refusal(f"the {tool.name} tool failed unexpectedly ({type(error).__name__})"))
 
 
 def _refused(refusal):

@@ -13,7 +13,6 @@ The readers know the formats of the versions the real-client tier proves them ag
 outside them.
 """
 
-from postbag import wording as W
 from postbag.signals import start_beside
 from postbag.times import moment
 from postbag.vendor_files import find_back, quoted
@@ -42,18 +41,18 @@ class Receipt:
         return Receipt(ANSWERED, self.why, self.at, answered_by=answer)
 
     def words(self):
-        why = W.WHY_AFTER.format(why=self.why) if self.why else ""
+        why = f" ({self.why})" if self.why else ""
         if self.state == TAKEN:
-            return W.TAKEN_AT.format(at=self.at) + why
+            return f"taken at {self.at}" + why
         if self.state == ANSWERED:
-            return W.ANSWERED.format(number=self.answered_by, at=self.at) + why
-        return W.STATE.format(state=self.state, why=self.why)
+            return f"answered by letter {self.answered_by}, taken at {self.at}" + why
+        return f"{self.state}: {self.why}"
 
     def noting(self, words):
         """This receipt, or, when it is UNKNOWN and `words` says more, one whose why adds them."""
         if self.state != UNKNOWN or not words:
             return self
-        return Receipt(UNKNOWN, W.NOTED.format(why=self.why, words=words))
+        return Receipt(UNKNOWN, f"{self.why}; {words}")
 
     def as_json(self):
         shown = {"state": self.state, "at": self.at, "answered_by": self.answered_by, "why": self.why or None}
@@ -112,7 +111,7 @@ def taken_in(path, what, letter, took, clock):
         return Receipt(UNKNOWN, unreadable)
     if found is None:
         return None
-    return Receipt(TAKEN, at=clock.local(found.get("timestamp")) or W.NO_TIME)
+    return Receipt(TAKEN, at=clock.local(found.get("timestamp")) or "a time its record does not give")
 
 
 def unproven(client, version, proven):
@@ -123,7 +122,7 @@ def unproven(client, version, proven):
     if found is None or numbers(proven[0]) <= found <= numbers(proven[1]):
         return None
     oldest, newest = proven
-    return W.UNPROVEN.format(client=client, version=quoted(version), oldest=oldest, newest=newest)
+    return f"{client} {quoted(version)} wrote these records, and postbag is proven on {client} {oldest} to {newest}"
 
 
 def numbers(version):

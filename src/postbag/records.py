@@ -5,7 +5,6 @@ can carry: a door field with a NUL, or a lone surrogate in any field.
 """
 
 from postbag import json_values
-from postbag import wording as W
 from postbag.doors import is_door_field, is_text
 from postbag.refusal import Refusal
 from postbag.vendors import PEERS, door_fields
@@ -30,11 +29,11 @@ def line_start(number):
 
 
 # What a person does about a damaged ledger: the one way to start afresh without an editor.
-AFRESH = W.AFRESH
+AFRESH = "run postbag open --afresh to set it aside, whole, and start a new one, which both agents then join"
 
 
 def not_a_record(number, path):
-    return Refusal(W.NOT_A_RECORD.format(number=number, path=path), AFRESH)
+    return Refusal(f"ledger line {number} is not a record ({path})", AFRESH)
 
 
 def from_bytes(data, number, path):

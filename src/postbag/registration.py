@@ -9,13 +9,12 @@ Both rooms make these and the verbs above read them; nothing here knows a vendor
 import abc
 
 from postbag import processes
-from postbag import wording as W
 from postbag.escape import shell_word
 from postbag.refusal import Refusal
 
 COMMAND_TIMEOUT = 60.0  # seconds one of a client's own commands may take: they start a whole client
 OK, FIX, NOTE = "ok", "fix", "note"  # a check: fine; blocks a first exchange, with its one fix; worth knowing
-RUN_SETUP = W.RUN_SETUP  # the fix for whatever setup puts right
+RUN_SETUP = "run postbag setup"  # the fix for whatever setup puts right
 CLIENT_SAID = 240  # characters of a client's own message shown: its error and cause, not its backtrace
 
 
@@ -141,7 +140,7 @@ def command(client, env, does, argv):
         if status != 0:
             raise failed(shown, status, err)
 
-    return Change(W.COMMAND_SHOWN.format(does=does, command=shown), make, shown=shown)
+    return Change(f"{does}: {shown}", make, shown=shown)
 
 
 def failed(shown, status, err):
@@ -152,10 +151,10 @@ def failed(shown, status, err):
     from postbag.escape import without_credentials
     from postbag.vendor_files import quoted
 
-    why = W.NO_ANSWER_WITHIN.format(seconds=COMMAND_TIMEOUT) if status is None else W.EXIT.format(status=status)
+    why = f"no answer within {COMMAND_TIMEOUT:g} s" if status is None else f"exit {status}"
     lines = [" ".join(line.split()) for line in err.splitlines()]  # a caret's padding is no word
     message = without_credentials(" / ".join(line for line in lines if line and not line.lower().startswith("warning")))
-    return Refusal(W.FAILED.format(command=shown, why=why, said=quoted(message or W.SAID_NOTHING, CLIENT_SAID)))
+    return Refusal(f"{shown} failed ({why}): {quoted(message or 'it said nothing', CLIENT_SAID)}")
 
 
 def registration_from(command, args, env):
@@ -175,15 +174,15 @@ def version_check(client, installed, proven, installing):
     from postbag.receipts import numbers
 
     oldest, newest = proven
-    within = W.RANGE.format(oldest=oldest, newest=newest)
-    get = W.INSTALL_A_PROVEN_ONE.format(installing=installing)
+    within = f"{oldest} to {newest}"
+    get = f"install a proven one with {installing}"
     if numbers(installed or "") is None:
-        return Check(NOTE, client.name, W.VERSION_UNTOLD.format(range=within))
+        return Check(NOTE, client.name, f"its version cannot be told; postbag is proven on {within}")
     if numbers(installed) < numbers(oldest):
-        return Check(FIX, client.name, W.TOO_OLD.format(installed=installed, range=within, get=get))
+        return Check(FIX, client.name, f"{installed} is older than postbag works with ({within}): {get}")
     if numbers(installed) > numbers(newest):
-        return Check(NOTE, client.name, W.TOO_NEW.format(installed=installed, range=within, get=get))
-    return Check(OK, client.name, W.WITHIN.format(installed=installed, range=within))
+        return Check(NOTE, client.name, f"{installed} is newer than postbag is proven on ({within}): {get}")
+    return Check(OK, client.name, f"{installed}, within the versions postbag is proven on ({within})")
 
 
 def version_words(client, env):

@@ -12,7 +12,6 @@ own file is changed first, so that a write the disk refuses leaves everything as
 `--remove` takes out what setup puts in.
 """
 
-from postbag import wording as W
 from postbag.envelope import program_of
 from postbag.escape import shell_word
 from postbag.human_verbs import require_human
@@ -26,7 +25,7 @@ from postbag.verbs import Done
 
 # How a registration of postbag stands against this postbag, as `registration_standing` tells.
 NONE, ANOTHER, ELSEWHERE, THIS = "none", "another program", "another ledger", "this postbag"
-EACH_OWN = W.EACH_OWN  # a registration that names none
+EACH_OWN = "each session's own ledger (its repository's, or the default)"  # a registration that names none
 
 
 class Plan:
@@ -64,7 +63,7 @@ def ledger_of(registration, here):
 
 def ledger_words(path):
     """The ledger `path` (ledger_of's) as words name it."""
-    return EACH_OWN if path is None else W.THE_LEDGER.format(path=path)
+    return EACH_OWN if path is None else f"the ledger {path}"
 
 
 def registration_standing(registered, wanted, here):
@@ -83,38 +82,36 @@ def setup(here, *, removing=False, dry_run=False):
     wanted = registration_of(here)
     rooms = [(its_room, its_room.installation()) for its_room in (room(peer, here) for peer in PEERS)]
     found = [(its_room, installed) for its_room, installed in rooms if installed.client.program is not None]
-    absent = [
-        W.NOT_INSTALLED.format(client=i.client.name, why=i.client.missing) for _, i in rooms if not i.client.program
-    ]
+    absent = [f"{i.client.name} is not installed here ({i.client.missing})" for _, i in rooms if not i.client.program]
     if not found:
-        raise Refusal(W.INSTALL_THEM.format(absent="; ".join(absent)))
+        raise Refusal(f"{'; '.join(absent)}: install them, then run postbag setup again")
     plans = [(its_room, _plan(its_room, installed, wanted, here, removing)) for its_room, installed in found]
     blocked = [plan.blocked for _, plan in plans if plan.blocked]
     if blocked:
-        raise Refusal(W.CHANGED_NOTHING.format(why="; ".join(blocked)))
+        raise Refusal(f"setup changed nothing: {'; '.join(blocked)}")
     changes = [(its_room.NAME, change) for its_room, plan in plans for change in plan.changes]
-    notes = [W.LEFT_ALONE.format(line=line) for line in absent]
+    notes = [f"{line}: setup leaves it alone" for line in absent]
     notes += [_version_note(its_room, installed) for its_room, installed in found]
     notes += [note for _, plan in plans for note in plan.notes]
     notes += list(dict.fromkeys(news for _, change in changes for news in change.news))  # moving says it twice
     if not changes:
-        return Done(W.NOTHING_TO_TAKE_OUT if removing else W.NOTHING_TO_CHANGE, *notes)
-    steps = [W.STEP.format(peer=peer, does=change.does) for peer, change in changes]
-    many = W.THIS_CHANGE if len(changes) == 1 else W.THESE_CHANGES.format(count=len(changes))
+        return Done("setup finds nothing to take out" if removing else "setup finds nothing to change", *notes)
+    steps = [f"{peer:<7}{change.does}" for peer, change in changes]
+    many = "this change" if len(changes) == 1 else f"these {len(changes)} changes"
     if dry_run:
-        return Done("\n".join([*steps, W.WOULD_MAKE.format(many=many)]), *notes)
+        return Done("\n".join([*steps, f"setup would make {many} (--dry-run: nothing was changed)"]), *notes)
     _make_all([change for _, change in changes], here)
     changed = list(dict.fromkeys(its_room.CLIENT for its_room, plan in plans if plan.changes))
-    reads = W.EACH_READS if len(changed) > 1 else W.IT_READS
-    restart = W.RESTART.format(clients=" and ".join(changed), reads=reads)
-    return Done("\n".join([*steps, W.MADE.format(many=many, restart=restart)]), *notes)
+    reads = "each reads its" if len(changed) > 1 else "it reads its"
+    restart = f"start {' and '.join(changed)} again: {reads} MCP servers as it starts"
+    return Done("\n".join([*steps, f"setup made {many}; {restart}"]), *notes)
 
 
 def _version_note(its_room, installed):
     """What setup says of the version `installed` (an Installation of `its_room`'s client)
     is, where doctor would not call it ok; else None."""
     check = version_check(installed.client, installed.version(), its_room.PROVEN, installed.installing)
-    return None if check.state == OK else W.CLIENTS_VERSION.format(client=installed.client.name, finding=check.finding)
+    return None if check.state == OK else f"{installed.client.name}: {check.finding}"
 
 
 def _make_all(changes, here):
@@ -131,11 +128,11 @@ def _make_all(changes, here):
                 made.append(change)
                 change.make()
     except Refusal as failed:
-        raise Refusal(W.UNDONE_AFTER.format(failed=failed, undone=_undone(made[:-1]))) from None
+        raise Refusal(f"{failed}; {_undone(made[:-1])}") from None
     except (KeyboardInterrupt, Stopped) as stopped:
         with Held():  # nothing stops the undoing
             undone = _undone(made[:-1], under_way=made[-1])
-        say(W.INTERRUPTED.format(undone=undone), here.stderr)
+        say(f"setup was interrupted; {undone}", here.stderr)
         if isinstance(stopped, Stopped):
             stopped.end()
         raise
@@ -154,8 +151,8 @@ def _undone(made, under_way=None):
         try:
             change.undo()
         except Refusal as failed:
-            return W.UNDOING_FAILED.format(count=len(made), failed=failed)
-    return W.NOTHING_CHANGED
+            return f"the {len(made)} before it were made, and undoing them failed ({failed})"
+    return "nothing was changed"
 
 
 def _plan(its_room, installed, wanted, here, removing):
@@ -170,12 +167,12 @@ def _plan(its_room, installed, wanted, here, removing):
     if state == ANOTHER:
         starts = quoted(registered.words(), 200)
         if removing:
-            left = W.ANOTHER_LEFT.format(client=its_room.CLIENT, starts=starts)
+            left = f"{its_room.CLIENT}'s MCP server postbag starts {starts}, not this postbag: left"
             return Plan([allowing], notes=[left, *installed.notes(removing=True)])
         return Plan(
-            blocked=W.ANOTHER_BLOCKS.format(
-                client=its_room.CLIENT, starts=starts, command=installed.unregistering().shown
-            )
+            blocked=f"{its_room.CLIENT}'s MCP server postbag starts {starts}, not this postbag: take "
+            f"it out with {installed.unregistering().shown}, or run setup from the postbag "
+            "it starts"
         )
     if removing:
         taking_out = None
@@ -217,10 +214,13 @@ def _moving(installed, registered, wanted, here):
 
     target = ledger_of(wanted, here)
     if target is None:
-        does = W.FINDS_EACH_OWN.format(ledger=shell_word(ledger_of(registered, here)))
+        does = (
+            "lets postbag's MCP server find each session's own ledger (its repository's, "
+            f"or the default), where it named {shell_word(ledger_of(registered, here))}"
+        )
     else:
-        does = W.POINTS_AT.format(ledger=shell_word(target))
-    moves = W.MOVES.format(does=does, out=out.shown, back_in=back_in.shown)
+        does = f"points postbag's MCP server at the ledger this terminal names, {shell_word(target)}"
+    moves = f"{does}: {out.shown}, then {back_in.shown}"
     return Change(moves, make, undo=undo, news=[*out.news, *back_in.news])
 
 

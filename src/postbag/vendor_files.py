@@ -19,7 +19,6 @@ import os
 import stat
 
 from postbag import json_values
-from postbag import wording as W
 from postbag.escape import one_line
 from postbag.whole_file import open_regular
 
@@ -53,7 +52,7 @@ def read_regular(path, limit=LIMIT):
     finally:
         os.close(fd)
     if size > limit:
-        raise OSError(errno.EFBIG, W.LONGER_THAN_READ)
+        raise OSError(errno.EFBIG, "it is longer than postbag reads")
     return b"".join(pieces)
 
 
@@ -63,7 +62,7 @@ def json_of(data):
     try:
         return json_values.loads(data)
     except RecursionError:
-        raise ValueError(W.NESTED_TOO_DEEP) from None
+        raise ValueError("nested too deep") from None
 
 
 def read_json(path, limit=LIMIT):
@@ -113,7 +112,7 @@ def find_back(path, what, needle, accept, since, look_back=LOOK_BACK):  # noqa: 
     try:
         fd = open_regular(path)
     except OSError as error:
-        return None, W.CANNOT_READ_FILE.format(what=what, why=error.strerror)
+        return None, f"cannot read {what} ({error.strerror})"
     try:
         end = os.fstat(fd).st_size
         needles = needle if isinstance(needle, tuple) else (needle,)
@@ -142,9 +141,9 @@ def find_back(path, what, needle, accept, since, look_back=LOOK_BACK):  # noqa: 
             if start == lowest:
                 break
             end, size = start + cut, _BLOCK
-        return None, (W.LONGER_THAN_READ_BACK.format(what=what) if lowest else None)
+        return None, (f"{what} is longer than postbag reads back" if lowest else None)
     except OSError as error:
-        return None, W.CANNOT_READ_FILE.format(what=what, why=error.strerror)
+        return None, f"cannot read {what} ({error.strerror})"
     finally:
         os.close(fd)
 

@@ -10,7 +10,6 @@ its room (rooms.py), which the exchange's switches go to.
 import os
 
 from postbag import ledger
-from postbag import wording as W
 from postbag.escape import as_text, masked, one_line, shell_word
 from postbag.exchange import CLOSED, NOT_OPENED, SPENT
 from postbag.human_verbs import require_human
@@ -26,9 +25,17 @@ from postbag.words import counted
 # joining peer's room alone (claude's reads its session file). read imports none.
 
 # What each verb says of an exchange that takes no more letters, by Exchange.barred.
-SEND_REFUSED = {NOT_OPENED: W.NO_EXCHANGE, CLOSED: W.HUMAN_CLOSED, SPENT: W.SPENT}
-NOTHING_CLOSED = {NOT_OPENED: W.NOTHING_TO_CLOSE, CLOSED: W.ALREADY_CLOSED, SPENT: W.ALREADY_SPENT}
-STANDING = {CLOSED: W.CLOSED_BY_THE_HUMAN, SPENT: W.SPENT_STANDING}
+SEND_REFUSED = {
+    NOT_OPENED: "no exchange is open",
+    CLOSED: "the human closed the exchange",
+    SPENT: "the exchange's letters are spent",
+}
+NOTHING_CLOSED = {
+    NOT_OPENED: "no exchange is open; nothing was closed",
+    CLOSED: "the exchange is already closed; nothing was recorded",
+    SPENT: "the exchange's letters are already spent; nothing was recorded",
+}
+STANDING = {CLOSED: "closed by the human", SPENT: "spent"}
 # What a join records besides the door: the fields that name the session are the door's.
 JOIN_FIELDS = ("n", "at", "kind", "peer", "cwd", "repository")
 RECENT = 24 * 3600  # seconds: a join this recent in another ledger is named where open finds nobody joined
@@ -53,11 +60,11 @@ def which_ledger(bag, where, *, always=False):
     verbs, name the ledger they acted on); else None. `where` is where the ledger was found
     (a location.Location)."""
     if bag.made is not None:
-        made = W.CREATED.format(path=bag.path)
+        made = f"created the ledger {bag.path}"
         if where.repository is not None:
-            made += W.FOR_THE_REPOSITORY.format(top=where.repository.main_tree)
-        return made + (W.AND_THE_DIRECTORY.format(directory=bag.made.directory) if bag.made.directory else "")
-    return W.WROTE_TO.format(ledger=where.words()) if where.named or always else None
+            made += f" for the repository {where.repository.main_tree}"
+        return made + (f", and the directory {bag.made.directory} for it" if bag.made.directory else "")
+    return f"wrote to {where.words()}" if where.named or always else None
 
 
 def _elsewhere(where):
@@ -71,7 +78,10 @@ def _no_exchange(location):
     repository's, what the human runs and where."""
     if location.repository is None:
         return SEND_REFUSED[NOT_OPENED] + _elsewhere(location)
-    return W.NO_EXCHANGE_IN_REPOSITORY.format(top=location.repository.main_tree)
+    return (
+        f"no exchange is open in the ledger of the repository {location.repository.main_tree} "
+        "(the human runs postbag open there)"
+    )
 
 
 def join(here, peer, door, *, again=True, location=None):
@@ -83,10 +93,10 @@ def join(here, peer, door, *, again=True, location=None):
     with _ledger(here, where, write=True, create=True) as bag:
         before = bag.latest_join(peer)
         if not again and _is_latest(before, door):
-            return Done(W.JOINED_ALREADY.format(peer=peer), *bag.news)
+            return Done(f"{peer} was joined already: letters to {peer} reach this session", *bag.news)
         _write_record(bag, "join", peer=peer, **door, **_directory(here), **_repository_fields(where))
     replaced = _replaced_session(peer, before, door)
-    return Done(W.JOINED.format(peer=peer), *bag.news, which_ledger(bag, where), replaced)
+    return Done(f"{peer} joined", *bag.news, which_ledger(bag, where), replaced)
 
 
 def _directory(here):
@@ -109,8 +119,8 @@ def _replaced_session(peer, before, door):
     if before is None or all(before.get(field) == door.get(field) for field in door_fields(peer)):
         return None
     where = before.get("cwd")
-    whence = W.FROM.format(where=where) if type(where) is str else ""
-    return W.REPLACES_SESSION.format(peer=peer, at=before["at"], whence=whence)
+    whence = f" from {where}" if type(where) is str else ""
+    return f"this replaces the {peer} session that joined at {before['at']}{whence}: letters to {peer} now come here"
 
 
 def open_exchange(here, limit, chosen=None, *, afresh=False):
@@ -129,7 +139,7 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
     absent = [peer for peer, joined in joins.items() if joined is None]
     doors = [reach(peer, joined, here, exchange).words for peer, joined in joins.items() if joined is not None]
     switched = [switch.opened for switch in SWITCHES if switch.set_in(chosen)]
-    opened = ", ".join([W.OPENED.format(letters=counted(limit, "letter")), *switched])
+    opened = ", ".join([f"exchange open: {counted(limit, 'letter')}", *switched])
     wrote = which_ledger(bag, where, always=True)
     elsewhere = _joined_elsewhere(here, where, limit) if len(absent) == len(PEERS) else []
     return Done(opened, aside, *bag.news, wrote, replaced, _not_joined(absent), *elsewhere, *doors)
@@ -173,7 +183,9 @@ class Joined:
 
     def whence(self):
         """Where the joins came from, in words: the directory of the one, or of the latest."""
-        return (W.ONE_FROM if len(self.joins) == 1 else W.LATEST_FROM).format(directory=self.directory)
+        return ("from {directory}" if len(self.joins) == 1 else "the latest from {directory}").format(
+            directory=self.directory
+        )
 
 
 def recent_joins(here, path):
@@ -203,7 +215,9 @@ def _replaced(exchange):
     """What a new open says of the exchange it replaces, where that one still had letters."""
     if exchange.barred:
         return None
-    return W.REPLACES_EXCHANGE.format(left=exchange.left, letters=counted(exchange.granted, "letter"))
+    return (
+        f"this replaces the open exchange, which still had {exchange.left} of its {counted(exchange.granted, 'letter')}"
+    )
 
 
 def reach(peer, joined, here, exchange):
@@ -215,7 +229,7 @@ def reach(peer, joined, here, exchange):
     try:
         return room(peer, here, exchange).reachability(joined)
     except OSError as error:  # a record that cannot be read is something not known, not a failure
-        return Reach(CANNOT_TELL, W.REACH_UNREAD.format(peer=peer, why=error.strerror))
+        return Reach(CANNOT_TELL, f"whether {peer} can take a letter now cannot be told ({error.strerror})")
 
 
 def reach_of(here, peer, location=None):
@@ -225,15 +239,15 @@ def reach_of(here, peer, location=None):
         if bag.fd is None:
             return None
         joined, exchange = bag.latest_join(peer), bag.exchange()
-    return W.NOT_JOINED.format(peer=peer) if joined is None else reach(peer, joined, here, exchange).words
+    return f"{peer} has not joined" if joined is None else reach(peer, joined, here, exchange).words
 
 
 def _not_joined(absent):
     if not absent:
         return None
     if len(absent) == len(PEERS):
-        return W.NEITHER_JOINED
-    return W.ONE_NOT_JOINED.format(peer=absent[0])
+        return "neither agent has joined yet: no letter can reach them until each joins from its own session"
+    return f"{absent[0]} has not joined yet: no letter can reach it until it joins from its own session"
 
 
 def close_exchange(here):
@@ -242,10 +256,10 @@ def close_exchange(here):
     with _ledger(here, location, write=True) as bag:
         exchange = bag.exchange()
         if exchange.barred:
-            looked = None if location.is_default else W.LOOKED_IN.format(ledger=location.words())
+            looked = None if location.is_default else f"looked in {location.words()}"
             return Done(NOTHING_CLOSED[exchange.barred], *bag.news, looked)
         _write_record(bag, "close")
-    closed = W.CLOSED.format(sent=exchange.sent, letters=counted(exchange.granted, "letter"))
+    closed = f"exchange closed: {exchange.sent} of {counted(exchange.granted, 'letter')} sent"
     return Done(closed, *bag.news, which_ledger(bag, location, always=True))
 
 
@@ -273,7 +287,7 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None, l
         joins = bag.latest_joins((recipient, sender))
         joined = joins[recipient]
         if joined is None:
-            raise Refusal(W.NOT_JOINED.format(peer=recipient) + _elsewhere(where))
+            raise Refusal(f"{recipient} has not joined" + _elsewhere(where))
         _require_the_joined_session(sender, joins[sender], door, where)
         recipient_room = room(recipient, here, exchange)
         _require_working_here(recipient, joined, where, here, recipient_room)
@@ -293,13 +307,16 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None, l
             try:
                 bag.append("letter", **{"from": sender, "to": recipient, "body": body}, **post.recorded())
             except OSError as error:
-                raise Refusal(W.NOT_RECORDED.format(number=number, peer=recipient, why=error.strerror)) from None
+                raise Refusal(
+                    f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
+                    f"do not resend before checking {recipient}'s session"
+                ) from None
         except Refusal as refused:
             post.finish()  # what it reads ends before the refusal does: no thread outlives it into shutdown
             # A client's own words may quote a door field: each one the ledger holds is hidden.
             secrets = bag.door_values() | {value for value in (door or {}).values() if type(value) is str}
             raise Refusal(masked(str(refused), secrets), refused.fix) from None
-    delivered = rejoined + W.DELIVERED.format(number=number, peer=recipient, left=left)
+    delivered = rejoined + f"letter {number} delivered to {recipient}, {left} left"
     return Done(delivered + _after(post), *bag.news, which_ledger(bag, where))
 
 
@@ -382,7 +399,7 @@ def _after(post):
         said = None
     finally:
         post.finish()
-    return W.CAVEAT.format(caveat=said) if said else ""
+    return f"; {said}" if said else ""
 
 
 def receipts(here, sender=None, count=None, location=None):
@@ -410,7 +427,7 @@ def receipt_of(letter, joined, here, exchange):
     from postbag.rooms import room
 
     if joined is None:
-        return Receipt(UNKNOWN, W.NO_JOIN_BEFORE.format(peer=letter["to"]))
+        return Receipt(UNKNOWN, f"no join of {letter['to']} comes before it in the ledger")
     return room(letter["to"], here, exchange).receipt(letter, joined)
 
 
@@ -441,7 +458,10 @@ def snapshot(here, count=None, *, on_wait=None, following=False, location=None):
 
 def unfinished_words(line, path):
     """What a reader says of a last record left unfinished after `line`, which the next writer removes."""
-    return W.UNFINISHED.format(line=ledger.truncated(line, path))
+    return (
+        f"{ledger.truncated(line, path)}: its last record is unfinished, most likely from "
+        "an interrupted send, and the next send, join or open removes it"
+    )
 
 
 def status(here, location=None):
@@ -457,27 +477,27 @@ def status_line(bag, location):
     names it), the exchange, and who has joined since when."""
     exchange = bag.exchange()
     if exchange.barred == NOT_OPENED:
-        state = W.NO_EXCHANGE_OPENED
+        state = "no exchange opened"
     else:
-        state = W.EXCHANGE_OF.format(letters=counted(exchange.granted, "letter"), sent=exchange.sent)
-        state += STANDING.get(exchange.barred) or W.LEFT.format(left=exchange.left)
-        state += "".join(W.SWITCHED.format(standing=s.standing) for s in SWITCHES if s.set_in(exchange.switches))
+        state = f"exchange of {counted(exchange.granted, 'letter')}, {exchange.sent} sent, "
+        state += STANDING.get(exchange.barred) or f"{exchange.left} left"
+        state += "".join(f", {s.standing}" for s in SWITCHES if s.set_in(exchange.switches))
     peers = [_joined_words(peer, joined) for peer, joined in bag.latest_joins().items()]
-    return W.STATUS.format(ledger=ledger_called(location), state=state, peers=", ".join(peers))
+    return f"{ledger_called(location)}: {state}; {', '.join(peers)}"
 
 
 def _joined_words(peer, joined):
     """How the status line says when `peer` joined, and from where, or that it has not."""
     if joined is None:
-        return W.NOT_JOINED.format(peer=peer)
-    return W.JOINED_AT.format(peer=peer, at=one_line(joined["at"])) + one_line(_from(joined))
+        return f"{peer} has not joined"
+    return f"{peer} joined {one_line(joined['at'])}" + one_line(_from(joined))
 
 
 def ledger_called(location):
     """The ledger at `location` as a status line names it: its path, and why it is that one."""
     if location.repository is not None:
-        return W.LEDGER_OF_REPOSITORY.format(path=location.path, top=location.repository.main_tree)
-    return W.LEDGER_AT.format(path=location.path) + (W.NAMED if location.named else "")
+        return f"ledger {location.path}, of the repository {location.repository.main_tree}"
+    return f"ledger {location.path}" + (", which POSTBAG_LEDGER names" if location.named else "")
 
 
 def _is_latest(joined, door):
@@ -499,4 +519,4 @@ def _write_record(bag, kind, **fields):
     try:
         bag.append(kind, **fields)
     except OSError as error:
-        raise Refusal(W.CANNOT_WRITE_LEDGER.format(why=error.strerror)) from None
+        raise Refusal(f"cannot write the ledger ({error.strerror})") from None

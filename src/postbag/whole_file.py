@@ -18,7 +18,6 @@ import fcntl
 import os
 import stat
 
-from postbag import wording as W
 from postbag.escape import shell_word
 from postbag.refusal import Refusal
 
@@ -80,7 +79,7 @@ def open_regular(path):
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, W.NOT_A_REGULAR_FILE_OF_THEIRS)
+            raise OSError(errno.EINVAL, "it is not a regular file")
     except OSError:
         os.close(fd)
         raise
@@ -92,7 +91,7 @@ def found_or_refusal(path):
     try:
         return found(path)
     except OSError as error:
-        raise Refusal(W.CANNOT_READ.format(path=shell_word(path), why=error.strerror)) from None
+        raise Refusal(f"cannot read {shell_word(path)} ({error.strerror})") from None
 
 
 def writing(path, work):
@@ -100,7 +99,7 @@ def writing(path, work):
     try:
         work()
     except OSError as error:
-        raise Refusal(W.CANNOT_WRITE.format(path=shell_word(path), why=error.strerror)) from None
+        raise Refusal(f"cannot write {shell_word(path)} ({error.strerror})") from None
 
 
 def put_back(path, was):

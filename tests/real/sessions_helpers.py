@@ -4,7 +4,6 @@ import clients
 
 from postbag.claude.acceptance import NOTICE_SINCE
 from postbag.codex import wake
-from postbag.codex import wording as codex_wording
 from postbag.receipts import numbers
 
 LAST = (
@@ -29,7 +28,8 @@ UNWOKEN = (
     if WAKES
     else (
         f"the codex that wrote its rollout, {clients.PAIR['codex']}, cannot wake a thread (codex queue --resume came "
-        f"in Codex {wake.WAKES_SINCE}): it is taken when the thread is resumed ({codex_wording.RESUMED_WHERE})"
+        f"in Codex {wake.WAKES_SINCE}): it is taken when the thread is resumed (in the "
+        "app or editor, or with codex resume)"
     )
 )
 WAITS = f"but it waits in codex's queue: no running codex has the thread loaded, and {SENT_UNWOKEN}"

@@ -25,7 +25,6 @@ is whether a letter gets in while crossSessionInbound is unset.
 
 import os
 
-from postbag.claude import wording
 from postbag.claude.files import mode_at
 from postbag.receipts import numbers
 from postbag.room import CANNOT_TELL
@@ -45,29 +44,39 @@ MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan
 BYPASSES = "bypassPermissions"
 PLANS = "plan"  # planning: of the bypass class when bypassing was on offer as the session started
 SETTING = "crossSessionInbound"
-LETTING_IN = wording.LETTING_IN  # the setting by which a person lets every letter in
+LETTING_IN = (
+    "crossSessionInbound to accept in claude's settings.json"  # the setting by which a person lets every letter in
+)
 NOTICE_SINCE = "2.1.333"  # from here, Claude tells the session of a held letter that expired unanswered
 
 # Claude Code's acceptance policy, as the versions room.PROVEN names apply it, each rule a row:
 # crossSessionInbound where it is set (a value it does not know holds, as HOLD does), the
 # policy and why; else the session's permission class (None: not known), the policy and why.
 BY_SETTING = {
-    REFUSE: (REFUSE, wording.SETTING_REFUSES),
-    HOLD: (HOLD, wording.SETTING_HOLDS),
-    ACCEPT: (ACCEPT, wording.SETTING_ACCEPTS),
+    REFUSE: (REFUSE, "its settings refuse letters from other sessions (crossSessionInbound refuse)"),
+    HOLD: (HOLD, "its settings hold letters from other sessions (crossSessionInbound hold)"),
+    ACCEPT: (ACCEPT, "its settings let letters from other sessions in (crossSessionInbound accept)"),
 }
 BY_CLASS = {
-    BYPASS: (HOLD, wording.CLASS_BYPASSES),
-    PROMPTING: (ACCEPT, wording.CLASS_PROMPTS),
-    None: (CANNOT_TELL, wording.CLASS_UNKNOWN),
+    BYPASS: (
+        HOLD,
+        "it bypasses permission prompts ({how}), and a letter from postbag claims no "
+        "permission mode, which such a session holds while crossSessionInbound is unset",
+    ),
+    PROMPTING: (ACCEPT, "it prompts for permissions ({how}), so letters get in while crossSessionInbound is unset"),
+    None: (
+        CANNOT_TELL,
+        "while crossSessionInbound is unset it holds letters if it bypasses permission "
+        "prompts, and whether it does is not known: {how}",
+    ),
 }
 # How the person lets letters in where Claude may not, by who set what keeps them out
 # (Settings.inbound's `where`; None: the class, nothing set).
 REMEDIES = {
-    "managed": wording.ADMINISTRATOR_DECIDES,
-    "project": wording.PROJECT_DECIDES,
-    "person": wording.LETS_IN,
-    None: wording.LETS_IN,
+    "managed": "only an administrator can change the managed settings that say so",
+    "project": "the person can let letters in by taking crossSessionInbound out of the project's .claude settings",
+    "person": "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json",
+    None: "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json",
 }
 # What a held letter waits for, by the app the session runs in (its file's "entrypoint",
 # as it begins), from the version where that was seen (None: every version postbag is
@@ -75,15 +84,29 @@ REMEDIES = {
 # terminal, and any app not named here, asks the person in the session.
 ASKED, BUTTONS, UNASKED = "asked", "buttons", "unasked"
 HELD_IN = (
-    ("claude-desktop", None, UNASKED, wording.NO_DIALOG),  # no dialog: anthropics/claude-code#92027
-    ("sdk-", None, UNASKED, wording.NO_SCREEN),  # claude -p, the SDK: no screen to ask on
-    ("claude-vscode", NOTICE_SINCE, BUTTONS, wording.VS_CODE_BUTTONS),  # Deliver and Deny beside it
+    ("claude-desktop", None, UNASKED, "its app shows no dialog for it"),  # no dialog: anthropics/claude-code#92027
+    ("sdk-", None, UNASKED, "the session has no screen to ask a person on"),  # claude -p, the SDK: no screen to ask on
+    (
+        "claude-vscode",
+        NOTICE_SINCE,
+        BUTTONS,
+        "the person can deliver it with the Deliver button VS Code shows beside it, or drop it with Deny",
+    ),  # Deliver and Deny beside it
 )
 # The words for each, while dialogExpiry never ends, and once it does.
 WAITING = {
-    ASKED: (wording.ASKED_FOR_EVER, wording.ASKED_EXPIRES),
-    BUTTONS: (wording.BUTTONS_FOR_EVER, wording.BUTTONS_EXPIRE),
-    UNASKED: (wording.WAITS_FOR_EVER_UNASKED, wording.EXPIRES_UNASKED),
+    ASKED: (
+        "a held letter waits until a person answers it in that session (dialogExpiry {expiry})",
+        "unless a person approves it in that session within dialogExpiry ({expiry}), {dropped}",
+    ),
+    BUTTONS: (
+        "{buttons}; it waits until they do (dialogExpiry {expiry})",
+        "{buttons}; unanswered within dialogExpiry ({expiry}), {dropped}",
+    ),
+    UNASKED: (
+        "{where}, so it waits, undelivered, as long as the session lives, unless the person lets letters in",
+        "{where}, so unless the person lets letters in, it expires after dialogExpiry ({expiry}): {dropped}",
+    ),
 }
 
 
@@ -133,7 +156,7 @@ class Settings:
         """How long a held letter waits, in words and seconds (None: until answered)."""
         named = self._first("dialogExpiry")
         if type(named) is not str or named not in EXPIRIES:
-            return wording.DEFAULT_EXPIRY.format(expiry=DEFAULT_EXPIRY), EXPIRIES[DEFAULT_EXPIRY]
+            return f"{DEFAULT_EXPIRY}, the default", EXPIRIES[DEFAULT_EXPIRY]
         return named, EXPIRIES[named]
 
     def default_mode(self):
@@ -214,7 +237,7 @@ def _waiting(named, expiry, session):
     drops it, given dialogExpiry's name and seconds (`expiry`, None: never)."""
     place, words = _held_in(session)
     told = session is not None and _at_least(session.version, NOTICE_SINCE)
-    dropped = wording.DROPPED_AND_TOLD if told else wording.DROPPED_BY_CLAUDE
+    dropped = "Claude drops it and tells that session so" if told else "Claude drops it"
     for_ever, expires = WAITING[place]
     template = for_ever if expiry is None else expires
     return template.format(where=words, buttons=words, expiry=named, dropped=dropped)
@@ -234,11 +257,11 @@ def permission_class(settings, transcript, session, seconds=None):
     offered = None if flags is None else flags[1]
     mode, unread = mode_at(transcript, seconds) if transcript else (None, None)
     if mode is not None:
-        return _class_of(mode, offered, wording.TURN_MODE.format(mode=quoted(mode)))
+        return _class_of(mode, offered, f"its latest turn ran in permission mode {quoted(mode)}")
     if unread is not None:  # a turn may lie beyond what was read: the flags would be a guess
-        return None, wording.TURN_UNREAD.format(why=unread)
+        return None, f"the mode of its latest turn cannot be read: {unread}"
     if flags is None:
-        return None, wording.NO_TURN_NO_FLAGS
+        return None, "its transcript records no turn yet, and how its process was started cannot be read here"
     return _class_at_start(flags, settings)
 
 
@@ -249,13 +272,13 @@ def _class_at_start(flags, settings):
     """The class a session with no turn yet runs in: its flags', else its settings' mode."""
     started, offered = flags
     if started is _CONFLICTING:
-        return None, wording.CONFLICTING_FLAGS
+        return None, "it was started with --dangerously-skip-permissions and another --permission-mode"
     if started is not None:
-        return _class_of(started, offered, wording.STARTED_MODE.format(mode=quoted(started)))
+        return _class_of(started, offered, f"it was started in permission mode {quoted(started)}")
     mode = settings.default_mode()
     if mode is not None:
-        return _class_of(mode, offered, wording.SETTINGS_MODE.format(mode=quoted(mode)))
-    return PROMPTING, wording.NO_MODE
+        return _class_of(mode, offered, f"its settings' permissions.defaultMode is {quoted(mode)}")
+    return PROMPTING, "it was started with no permission mode, and its settings set none"
 
 
 def _class_of(mode, offered, how):
@@ -265,11 +288,11 @@ def _class_of(mode, offered, how):
         # Planning counts as bypassing where bypassing was on offer as the session
         # started, which only the flags it started with tell.
         if offered is None:
-            return None, wording.PLAN_OFFER_UNKNOWN.format(how=how)
-        return BYPASS, wording.PLAN_OFFERED.format(how=how)
+            return None, f"{how}, which bypasses prompts where bypassing was on offer, and whether it was is not known"
+        return BYPASS, f"{how}, bypassing on offer"
     if mode in MODES:
         return PROMPTING, how
-    return None, wording.MODE_UNKNOWN.format(how=how)
+    return None, f"{how}, which postbag does not know"
 
 
 def _flags(pid):

@@ -16,7 +16,6 @@ import os
 from postbag import repository
 from postbag.claude import CLIENT, PROGRAM
 from postbag.claude import permission as rule
-from postbag.claude import wording as W
 from postbag.claude.acceptance import (
     ACCEPT,
     BYPASSES,
@@ -65,7 +64,7 @@ class ClaudeInstallation(Installation):
     def find(self):
         program = which(PROGRAM, self.here.env.get("PATH", os.defpath))
         if program is None:
-            return Client(CLIENT, PROGRAM, missing=W.NOT_ON_PATH)
+            return Client(CLIENT, PROGRAM, missing="no claude on PATH")
         return Client(CLIENT, PROGRAM, self.here.absolute(program))
 
     def version(self):
@@ -82,29 +81,29 @@ class ClaudeInstallation(Installation):
         except FileNotFoundError:
             return None
         except OSError as error:
-            raise Refusal(W.CLAUDE_JSON_UNREAD.format(why=error.strerror or error)) from None
+            raise Refusal(f"Claude Code's .claude.json cannot be read ({error.strerror or error})") from None
         except ValueError as error:
             found = hasattr(error, "lineno")
-            why = W.NOT_JSON_AT.format(line=error.lineno, column=error.colno) if found else W.NOT_JSON
-            raise Refusal(W.CLAUDE_JSON_UNREAD.format(why=why)) from None
+            why = f"it is not JSON at line {error.lineno} column {error.colno}" if found else "it is not JSON"
+            raise Refusal(f"Claude Code's .claude.json cannot be read ({why})") from None
         entry = servers.get(SERVER_NAME)
         if entry is None:
             return None
         entry = record(entry)
         found = registration_from(text(entry, "command"), entry.get("args", []), table(entry, "env"))
         if found is None:
-            raise Refusal(W.UNKNOWN_SHAPE)
+            raise Refusal("Claude Code's MCP server postbag is of a shape postbag does not know")
         return found
 
     def registering(self, registration):
         env = [word for name, value in registration.env.items() for word in ("-e", f"{name}={value}")]
         add = ["mcp", "add", "--transport", "stdio", "--scope", "user", SERVER_NAME, *env, "--", *registration.argv]
-        return command(self.client, for_a_child(self.here.env), W.REGISTERS, add)
+        return command(self.client, for_a_child(self.here.env), "registers postbag's MCP server", add)
 
     def unregistering(self, removing=False):
         del removing  # .claude.json is Claude Code's record, not the person's: nothing of it is kept
         remove = ["mcp", "remove", SERVER_NAME, "-s", "user"]
-        return command(self.client, for_a_child(self.here.env), W.TAKES_OUT, remove)
+        return command(self.client, for_a_child(self.here.env), "takes out postbag's MCP server", remove)
 
     def allowing_tools(self, removing=False):
         held = [] if removing else rule.holding_back(settings_paths(self.here))
@@ -112,21 +111,23 @@ class ClaudeInstallation(Installation):
 
     def checks(self):
         """The permission rule, and what Claude Code does with letters from other sessions."""
-        here, what = self.here, W.THE_RULE
+        here, what = self.here, "the permission rule"
         try:
             allowed = rule.settings_at(settings_path(here.env)).allowed()
         except Refusal as refusal:
-            return [Check(FIX, what, W.MEND_THEN.format(refusal=refusal, fix=RUN_SETUP)), _acceptance(here)]
+            return [Check(FIX, what, f"{refusal}: mend it, then {RUN_SETUP}"), _acceptance(here)]
         held = rule.holding_back(settings_paths(here))
         denied = [each for each in held if each.kind == "deny"]
         if denied:
-            found = Check(FIX, what, W.DENY_STANDS.format(rule=denied[0].words()))
+            found = Check(
+                FIX, what, f"{denied[0].words()}: take it out there, if the agents are to write to each other"
+            )
         elif not allowed:
-            found = Check(FIX, what, W.WOULD_ASK.format(fix=RUN_SETUP))
+            found = Check(FIX, what, f"Claude Code would ask before each of postbag's tools: {RUN_SETUP}")
         elif held:
             found = Check(NOTE, what, held[0].words())
         else:
-            found = Check(OK, what, W.RUNS_UNASKED.format(rule=rule.RULE))
+            found = Check(OK, what, f"Claude Code runs postbag's tools without asking ({rule.RULE} is allowed)")
         return [found, _acceptance(here)]
 
     def notes(self, removing=False):
@@ -136,10 +137,10 @@ class ClaudeInstallation(Installation):
         left = rule.leftovers(settings_path(self.here.env), removing=removing)
         if removing:
             return left
-        held = [W.LEFT_TO_YOU.format(what=each.words()) for each in rule.holding_back(settings_paths(self.here))]
+        held = [f"{each.words()} (setup leaves that to you)" for each in rule.holding_back(settings_paths(self.here))]
         check = _acceptance(self.here)
-        about = W.ABOUT.format(what=check.what, finding=check.finding)
-        return held + ([] if check.state == OK else [W.LEFT_TO_YOU.format(what=about)]) + left
+        about = f"Claude Code and {check.what}: {check.finding}"
+        return held + ([] if check.state == OK else [f"{about} (setup leaves that to you)"]) + left
 
 
 def global_config(env):
@@ -176,12 +177,29 @@ def settings_paths(here):
 def _acceptance(here):
     settings = Settings(here, config_directory(here.env), None)
     value, _ = settings.inbound()
-    what = W.LETTERS
+    what = "letters from another session"
     if value == ACCEPT:
-        return Check(OK, what, W.LETS_THEM_IN)
+        return Check(OK, what, "Claude Code lets them in (crossSessionInbound accept)")
     if value in (HOLD, REFUSE):
-        does = W.HOLDS_THEM if value == HOLD else W.REFUSES_THEM
-        return Check(FIX, what, W.KEEPS_THEM_OUT.format(does=does, value=value))
+        does = "holds them for your review" if value == HOLD else "refuses them"
+        return Check(
+            FIX,
+            what,
+            f"Claude Code {does} (crossSessionInbound {value}): set crossSessionInbound to "
+            "accept in claude's settings.json",
+        )
     if settings.default_mode() == BYPASSES:
-        return Check(FIX, what, W.SESSIONS_BYPASS)
-    return Check(NOTE, what, W.PROMPTING_TAKES)
+        return Check(
+            FIX,
+            what,
+            "sessions start bypassing permission prompts (permissions.defaultMode), and such "
+            "a session holds postbag's letters for your review while crossSessionInbound "
+            "is unset: set crossSessionInbound to accept in claude's settings.json",
+        )
+    return Check(
+        NOTE,
+        what,
+        "a session that prompts for permissions takes them; one started with --dangerously-skip-permissions "
+        "holds each for your review, since postbag claims no permission mode: to let "
+        "them in, set crossSessionInbound to accept in claude's settings.json",
+    )

@@ -18,7 +18,6 @@ no sign of anything.
 
 import os
 
-from postbag.claude import wording as W
 from postbag.location import home_of
 from postbag.processes import PID_MOST, runs
 from postbag.receipts import SLACK, TAKEN, UNKNOWN, Receipt, is_the_letter, taken_in
@@ -27,7 +26,7 @@ from postbag.times import moment
 from postbag.vendor_files import find_back, read_json, record, text, whole
 
 ENDED = "ended"  # a session whose file says it runs no longer (else a Session, or CANNOT_TELL)
-THE_TRANSCRIPT = W.THE_TRANSCRIPT  # how a receipt names it: its file name holds the session id
+THE_TRANSCRIPT = "claude's transcript"  # how a receipt names it: its file name holds the session id
 _BLOCK_BACK = 1 << 20  # each line carries the version: the last megabyte holds one
 PATH_MOST = 4096  # characters of a path: Linux's PATH_MAX, past macOS's 1024
 
@@ -170,7 +169,7 @@ def taken_elsewhere(config, own, letter, clock, who):
                 continue
         except OSError:
             continue
-        taken = taken_in(path, W.ANOTHER_TRANSCRIPT, letter, took, clock)
+        taken = taken_in(path, "another claude transcript", letter, took, clock)
         if taken is not None and taken.state == TAKEN:
             taken.why = who[0]
             return taken

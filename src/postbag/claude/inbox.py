@@ -14,7 +14,6 @@ import errno
 import os
 
 from postbag import processes
-from postbag.claude import wording as W
 from postbag.doors import maybe_delivered, not_answered
 from postbag.json_values import dumps
 from postbag.refusal import Refusal
@@ -27,7 +26,14 @@ SOCKET_PATH_MOST_ELSEWHERE = 107
 HELD, REFUSED, DROPPED = "held", "refused", "dropped"
 _STATUSES = ("held", "denied", "expired", "delivered", "refused", "dropped")
 # Why Claude dropped a letter at its inbox, in the frame's "drop_reason".
-DROP_REASONS = W.DROP_REASONS
+DROP_REASONS = {
+    "rate-limited": "its limit of letters from one sender at a time",
+    "duplicate": "the same text from the same sender within 30 s",
+    "queue-full": "its queue of waiting letters was full",
+    "hop-loop": "a relay loop",
+    "hop-runaway": "a relay chain too long",
+    "unverified": "a sender it could not verify",
+}
 _FRAME_MOST = 64 << 10  # bytes of a frame read from Claude: a status is a few hundred
 # Claude Code takes about 30 letters at once from one sender, then one every two seconds,
 # and drops the rest at its inbox, saying nothing of them to a sender that names no
@@ -87,7 +93,8 @@ def knock(door, envelope, *, here, sandbox=None, hear=False):
         except OSError as error:
             if error.errno in (errno.EPERM, errno.EACCES) and sandbox is not None:
                 raise Refusal(
-                    W.SANDBOX_BLOCKS.format(sandbox=sandbox.name, why=error.strerror, allow=sandbox.allow_connecting)
+                    f"{sandbox.name} blocks the connection to claude's socket ({error.strerror}); "
+                    f"nothing was handed over. {sandbox.allow_connecting}"
                 ) from None
             raise not_answered("claude", _socket_failure(error)) from None
         try:
@@ -237,13 +244,13 @@ def _stream_socket():
 
 def _socket_failure(error):
     if isinstance(error, TimeoutError) or error.errno == errno.ETIMEDOUT:
-        return W.NO_ANSWER_WITHIN.format(seconds=processes.TIMEOUT)
+        return f"no answer within {processes.TIMEOUT:g} s"
     if isinstance(error, FileNotFoundError):
-        return W.SOCKET_GONE
+        return "its socket is gone"
     if error.errno == errno.ENOTSOCK:
-        return W.NOT_A_SOCKET
+        return "not a socket"
     if error.errno == errno.ECONNREFUSED:
-        return W.REFUSED_CONNECTION
+        return "connection refused"
     return error.strerror or str(error)
 
 
@@ -254,8 +261,10 @@ def require_a_socket(path):
     try:
         is_socket = stat.S_ISSOCK(os.stat(path).st_mode)
     except OSError as error:
-        why = W.DOES_NOT_EXIST if isinstance(error, FileNotFoundError) else error.strerror
+        why = "it does not exist" if isinstance(error, FileNotFoundError) else error.strerror
     else:
-        why = None if is_socket else W.IS_NOT_A_SOCKET
+        why = None if is_socket else "it is not a socket"
     if why is not None:
-        raise Refusal(W.NO_SUCH_INBOX.format(why=why))
+        raise Refusal(
+            f"Claude Code named an inbox socket that is not there ({why}); no letter could reach this session"
+        )

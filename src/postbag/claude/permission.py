@@ -28,7 +28,6 @@ import os
 import stat
 
 from postbag import json_text, whole_file
-from postbag.claude import wording as W
 from postbag.escape import shell_word
 from postbag.refusal import Refusal
 from postbag.registration import Change
@@ -69,12 +68,12 @@ class SettingsFile:
         try:
             self.root = json_text.parse(self.text, within=LOOKED_INTO)
         except json_text.NotJson as error:
-            raise Refusal(W.SETTINGS_NOT_JSON.format(why=error)) from None
+            raise Refusal(f"claude's settings.json is not JSON ({error})") from None
         if self.root.kind != "object":
-            raise Refusal(W.SETTINGS_NOT_AN_OBJECT)
+            raise Refusal("claude's settings.json is not an object of settings")
         self.permissions = json_text.member(self.root, "permissions")
         if self.permissions is not None and self.permissions.kind != "object":
-            raise Refusal(W.PERMISSIONS_NOT_AN_OBJECT)
+            raise Refusal("permissions in claude's settings.json is not an object")
         self.allow = _list(self, "allow")
 
     def rules(self, kind):
@@ -122,7 +121,7 @@ def _list(settings, kind):
     """The permissions.`kind` list of `settings` that counts, or None; a Refusal where it is no list."""
     found = json_text.member(settings.permissions, kind) if settings.permissions is not None else None
     if found is not None and found.kind != "array":
-        raise Refusal(W.RULES_NOT_A_LIST.format(kind=kind))
+        raise Refusal(f"permissions.{kind} in claude's settings.json is not a list")
     return found
 
 
@@ -134,7 +133,7 @@ def settings_at(path):
     except FileNotFoundError:
         return SettingsFile(None)
     except OSError as error:
-        raise Refusal(W.SETTINGS_UNREAD.format(why=error.strerror)) from None
+        raise Refusal(f"claude's settings.json cannot be read ({error.strerror})") from None
 
 
 class HoldingRule:
@@ -149,9 +148,13 @@ class HoldingRule:
     def words(self):
         """What it does, in words that say where it stands."""
         tool = self.rule.removeprefix(TOOL_RULE)
-        what = W.ALL_TOOLS if self.rule in RULES else W.ONE_TOOL.format(tool=tool)
-        where = W.RULE_STANDS.format(rule=self.rule, kind=self.kind, path=shell_word(self.path))
-        return (W.DENIED if self.kind == "deny" else W.ASKED_FIRST).format(what=what, where=where)
+        what = "postbag's tools" if self.rule in RULES else f"postbag's {tool} tool"
+        where = f"{self.rule} stands in permissions.{self.kind} of {shell_word(self.path)}"
+        return (
+            "Claude Code will not run {what}: {where}, and a deny wins over every allow"
+            if self.kind == "deny"
+            else "Claude Code asks before each call of {what}: {where}, and an ask wins over an allow"
+        ).format(what=what, where=where)
 
 
 def holding_back(paths):
@@ -221,7 +224,10 @@ def _checked(settings, text):
     data = settings.bom + text.encode("utf-8", "surrogateescape")
     json_text.parse(text, within=LOOKED_INTO)  # what an edit in place makes is JSON, or postbag's fault to fail on
     if len(data) > LIMIT:
-        raise Refusal(W.TOO_LONG.format(most=LIMIT, rule=RULE))
+        raise Refusal(
+            f"claude's settings.json would be longer than postbag reads back ({LIMIT:,} bytes) "
+            f"with {RULE} in it: add {RULE} to permissions.allow yourself"
+        )
     return data
 
 
@@ -238,10 +244,10 @@ def change(path, *, removing, unasked=True):
         return None
     copy = whole_file.free_copy(path, KEPT)
     if settings.data is None:
-        does = W.WRITES.format(path=shell_word(path), rule=RULE)
+        does = f"writes {shell_word(path)}, with {RULE} in permissions.allow"
     else:
-        does = W.ADDS.format(rule=RULE, path=shell_word(path), kept=os.path.basename(copy), older="")
-    return _change(W.RUNS_TOOLS.format(does=does) if unasked else does, path, copy, _put_in)
+        does = f"adds {RULE} to permissions.allow in {shell_word(path)}, kept as it was in {os.path.basename(copy)}"
+    return _change(f"lets postbag's tools run without asking: {does}" if unasked else does, path, copy, _put_in)
 
 
 def leftovers(path, *, removing):
@@ -277,16 +283,26 @@ def _require_a_changeable_file(path):
     except FileNotFoundError:
         if os.path.islink(path):
             target = shell_word(os.path.realpath(path))
-            raise Refusal(W.DANGLING_LINK.format(path=name, target=target)) from None
+            raise Refusal(
+                f"claude's settings.json, {name}, is a link to {target}, which is not there: create "
+                f"{target} (an empty object, {{}} is enough), or remove the link, then run postbag "
+                "setup again"
+            ) from None
         return
     except OSError as error:
-        raise Refusal(W.SETTINGS_UNREAD.format(why=error.strerror)) from None
+        raise Refusal(f"claude's settings.json cannot be read ({error.strerror})") from None
     if not stat.S_ISREG(status.st_mode):
         return  # read as settings, and refused there, in its own words
     if not status.st_mode & stat.S_IWUSR:
-        raise Refusal(W.READ_ONLY.format(path=name, mode=stat.S_IMODE(status.st_mode), rule=RULE))
+        raise Refusal(
+            f"claude's settings.json, {name}, is read-only (mode {stat.S_IMODE(status.st_mode):o}): "
+            f"make it writable (chmod u+w {name}), or add {RULE} to permissions.allow yourself"
+        )
     if status.st_nlink > 1:
-        raise Refusal(W.HARD_LINKED.format(path=name, names=status.st_nlink, rule=RULE))
+        raise Refusal(
+            f"claude's settings.json, {name}, has {status.st_nlink} names (hard links), which "
+            f"a rewrite would split: add {RULE} to permissions.allow yourself"
+        )
 
 
 def _taking_out(path, settings):
@@ -299,15 +315,25 @@ def _taking_out(path, settings):
         return None
     named = os.path.basename(copy)
     if kept.data not in (NO_FILE, NO_FOLDER) and kept.allowed():  # a file that allowed postbag already
-        return _change(W.DROPS_COPY.format(copy=named), path, copy, _drop_the_copy)
+        return _change(f"removes {named}, which setup kept", path, copy, _drop_the_copy)
     name = shell_word(path)
     if not settings.holds_the_rule():
-        return _change(W.DROPS_STALE_COPY.format(copy=named, path=name), path, copy, _drop_the_copy)
+        return _change(
+            f"removes {named}, setup's copy of {name} from before it, which no longer describes it",
+            path,
+            copy,
+            _drop_the_copy,
+        )
     if settings.data == with_rule(kept):
         if kept.made_by_setup() == FILE:
-            return _change(W.REMOVES_MADE.format(path=name), path, copy, _give_back)
-        return _change(W.GIVES_BACK.format(path=name, copy=named), path, copy, _give_back)
-    return _change(W.TAKES_RULE_OUT.format(rule=RULE, path=name, copy=named), path, copy, _take_out)
+            return _change(f"removes {name}, which setup made", path, copy, _give_back)
+        return _change(f"gives back {name} as it was before setup, from {named}", path, copy, _give_back)
+    return _change(
+        f"takes out {RULE} from permissions.allow in {name}, and removes {named}, which no longer describes it",
+        path,
+        copy,
+        _take_out,
+    )
 
 
 def _change(said, path, copy, work):

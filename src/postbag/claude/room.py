@@ -7,7 +7,6 @@ transcript and files (files.py), and from what Claude Code lets in from other se
 
 from postbag import claude
 from postbag.claude import DOOR_FIELDS, NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
-from postbag.claude import wording as W
 from postbag.claude.acceptance import HOLD, REFUSE, Settings, permission_class, verdict
 from postbag.claude.files import (
     ENDED,
@@ -57,13 +56,17 @@ class Claude(Room, vendor=claude):
         """Its socket and token, and its id, by which its transcript is found."""
         env = self.here.env
         if without_an_inbox(env):
-            raise Refusal(W.NO_INBOX)
+            raise Refusal(
+                "this Claude Code session has no inbox for letters: its cross-session messaging "
+                "is off (a --restricted session, or messaging switched off in this Claude Code), "
+                "so no letter can reach it"
+            )
         if not inside(env):
-            raise Refusal(W.JOIN_INSIDE)
+            raise Refusal("join claude from inside a claude session")
         door = {"socket": env[SOCKET], "token": env[TOKEN]}
         for field, name in (("socket", SOCKET), ("token", TOKEN)):
             if not is_door_field(door[field]):
-                raise Refusal(W.NOT_TEXT.format(variable=name))
+                raise Refusal(f"{name} is not valid text")
         door["socket"] = self.here.absolute(door["socket"])
         require_a_socket(door["socket"])
         session = env.get(SESSION)
@@ -103,7 +106,7 @@ class Claude(Room, vendor=claude):
     def receipt(self, letter, joined):
         session = _session_of(joined)
         if session is None:
-            return Receipt(UNKNOWN, W.NO_SESSION_TO_READ)
+            return Receipt(UNKNOWN, "claude's join names no session to look in (a join from before postbag 1.2)")
         config, clock = self.config, self.here.clock
         found = transcripts(config, session)
         taken = taken_in(newest(found), THE_TRANSCRIPT, letter, took, clock) if found else None
@@ -113,7 +116,20 @@ class Claude(Room, vendor=claude):
         if alive == ENDED:  # the socket's listener now may be another session, or this one after /clear
             now = listener(config, joined["socket"])
             cleared = now is not None and _is_the_joined_process(joined, now[1])
-            who = (W.TAKEN_AFTER_CLEAR, W.CLEAR_UNTOLD) if cleared else (W.TAKEN_BY_ANOTHER, W.ANOTHER_UNTOLD)
+            who = (
+                (
+                    "by the session that joined, in the transcript it began since under another session "
+                    "id, as /clear and /branch begin one",
+                    "the session that joined has begun another transcript since, as /clear and /branch "
+                    "do; whether it took the letter there is unknown: {why}",
+                )
+                if cleared
+                else (
+                    "by another claude session, which listens on the socket it went to: the session "
+                    "that joined has ended, and the new one has not joined",
+                    "claude's session has ended; whether another took the letter is unknown: {why}",
+                )
+            )
             elsewhere = taken_elsewhere(config, set(found), letter, clock, who)
             if elsewhere is not None:
                 return elsewhere
@@ -121,9 +137,14 @@ class Claude(Room, vendor=claude):
                 found = transcripts(config, now[0])
                 alive = now[1]
             elif now is not None:  # its transcript is written a moment after
-                return Receipt(UNKNOWN, W.NO_SIGN_YET_RESTARTED)
+                return Receipt(
+                    UNKNOWN,
+                    "claude's transcript holds no sign of the letter yet: the session that joined "
+                    "has ended, and another claude session, which has not joined, listens on its "
+                    "socket",
+                )
             else:
-                return Receipt(NOT_TAKEN, W.ENDED_WITHOUT_IT)
+                return Receipt(NOT_TAKEN, "claude's session has ended, and its transcript holds no sign of the letter")
         why = self._why_not(letter, alive, newest(found) if found else None)
         return why.noting(unproven(NAME, version_of(newest(found)), PROVEN)) if found else why
 
@@ -141,49 +162,85 @@ class Claude(Room, vendor=claude):
         # second); None where its time names no moment, and that cannot be told.
         changed = None if sent is None else settings.changed_since(sent + 1)
         if said == DROPPED:
-            return Receipt(NOT_TAKEN, W.DROPPED_AT_INBOX)
+            return Receipt(NOT_TAKEN, "claude dropped it at its inbox: it never reached the session")
         if said == REFUSED or (said is None and found.policy == REFUSE and changed is False):
-            refused = W.REFUSED_SINCE.format(why=found.why) if found.policy == REFUSE else W.REFUSED_IT
+            refused = f"claude refused it, since {found.why}" if found.policy == REFUSE else "claude refused it"
             return Receipt(NOT_TAKEN, refused)
         if said == HELD or (said is None and found.policy == HOLD and changed is False):
             return Receipt(NOT_TAKEN, _held(found, sent, settings.expiry(), self.here.clock.now()))
         if changed:
             value, _ = settings.inbound()
-            return Receipt(UNKNOWN, W.SETTINGS_CHANGED.format(value=quoted(value or "unset")))
+            return Receipt(
+                UNKNOWN,
+                "claude's transcript holds no sign of the letter, and claude's settings now "
+                f"say crossSessionInbound {quoted(value or 'unset')}, changed since it was sent: "
+                "what they said then is not recorded",
+            )
         if changed is None and found.policy in (REFUSE, HOLD):
-            return Receipt(UNKNOWN, W.NO_MOMENT.format(at=quoted(letter["at"])))
+            return Receipt(
+                UNKNOWN,
+                "claude's transcript holds no sign of the letter, and the ledger's time for "
+                f"it, {quoted(letter['at'])}, names no moment: whether claude's settings changed "
+                "since it was sent cannot be told",
+            )
         if found.policy == CANNOT_TELL:
-            return Receipt(UNKNOWN, W.LET_IN_UNTOLD.format(why=found.why))
-        return Receipt(UNKNOWN, W.NOTHING_SAID)
+            return Receipt(
+                UNKNOWN,
+                "claude's transcript holds no sign of the letter, and whether the session let "
+                f"it in cannot be told: {found.why}",
+            )
+        return Receipt(
+            UNKNOWN, "claude's transcript holds no sign of the letter (yet), and its records say nothing of why"
+        )
 
     def reachability(self, joined):
         session = _session_of(joined)
         if session is None:
-            return Reach(CANNOT_TELL, W.REACH_UNTOLD.format(why=W.NO_SESSION_NAMED))
+            return Reach(
+                CANNOT_TELL,
+                "whether claude can take a letter now cannot be told: its join names no session "
+                "(a join from before postbag 1.2)",
+            )
         alive = live_session(self.config, session)
         if alive != ENDED:
             return self._reach(session, alive)
         other = listener(self.config, joined["socket"])
         if other is None:
-            return Reach(WILL_NOT, W.ENDED)
+            return Reach(
+                WILL_NOT, "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
+            )
         reach = self._reach(*other)
         if _is_the_joined_process(joined, other[1]):  # the same session after /clear: nothing to mend
             return reach
-        return Reach(reach.state, W.RESTARTED_ON_ITS_SOCKET.format(reach=reach.words))
+        return Reach(
+            reach.state,
+            f"{reach.words} (the session that joined has ended, and another claude session, "
+            "which has not joined, listens on its socket: let it join, so that the ledger "
+            "names it)",
+        )
 
     def _reach(self, session, alive):
         """Whether the session `session`, which runs as `alive` says, can take a letter now: a Reach."""
         found = self._verdict(session, alive)
         if found.policy == REFUSE:
-            return Reach(WILL_NOT, W.WILL_NOT_TAKE.format(why=found.why, remedy=found.remedy))
+            return Reach(
+                WILL_NOT, f"claude will not take a letter now: it refuses each, since {found.why}; {found.remedy}"
+            )
         if found.policy == HOLD:
-            return Reach(WILL_NOT, W.WILL_HOLD.format(why=found.why, waits=found.waits, remedy=found.remedy))
+            return Reach(
+                WILL_NOT,
+                "claude will not act on a letter at once: it holds each for the person's review, "
+                f"since {found.why}; {found.waits}; {found.remedy}",
+            )
         if not isinstance(alive, Session):
-            return Reach(CANNOT_TELL, W.REACH_UNTOLD.format(why=W.NO_SESSION_FILES))
+            return Reach(
+                CANNOT_TELL,
+                "whether claude can take a letter now cannot be told: its client keeps no session files here",
+            )
         if found.policy == CANNOT_TELL:
-            untold = W.UNTOLD_WITH_REMEDY.format(why=found.why, remedy=found.remedy)
-            return Reach(CANNOT_TELL, W.REACH_UNTOLD.format(why=untold))
-        return Reach(TAKES, W.CAN_TAKE.format(why=found.why))
+            untold = f"{found.why}; {found.remedy}"
+            return Reach(CANNOT_TELL, f"whether claude can take a letter now cannot be told: {untold}")
+        return Reach(TAKES, f"claude can take a letter now: its session runs, and {found.why}")
 
     def _verdict(self, session, alive):
         """What Claude does now with a letter to `session`, which runs as `alive` says."""
@@ -229,18 +286,21 @@ class _Post(Post):
         found = self.found
         if self.word == HELD:
             if found is not None and found.policy == HOLD:
-                return W.BUT_HOLDS.format(why=found.why, waits=found.waits)
-            return W.BUT_HOLDS_UNSAID
+                return f"but claude holds it for the person's review, since {found.why}; {found.waits}"
+            return "but claude holds it for the person's review, for a reason its records do not show"
         if self.word == REFUSED:
             if found and found.policy == REFUSE:
-                return W.BUT_REFUSED_SINCE.format(why=found.why)
-            return W.BUT_REFUSED
+                return f"but claude refused it, since {found.why}"
+            return "but claude refused it"
         if self.word == DROPPED:
-            return W.BUT_DROPPED.format(why=self.reason or W.DROPPED_UNSAID)
+            return (
+                f"but claude dropped it at its inbox ({self.reason or 'for a reason it did not give'}): "
+                "it will not reach the session"
+            )
         if found is not None and found.policy == REFUSE:
-            return W.BUT_REFUSES.format(why=found.why)
+            return f"but claude refuses it, since {found.why}"
         if found is not None and found.policy == HOLD:
-            return W.BUT_HOLDS.format(why=found.why, waits=found.waits)
+            return f"but claude holds it for the person's review, since {found.why}; {found.waits}"
         return None
 
 
@@ -267,7 +327,21 @@ def _held(found, sent, expiry, now):
     named, seconds = expiry
     said = found.policy == HOLD
     if sent is not None and seconds is not None and now > sent + seconds:
-        unanswered = W.NOBODY_APPROVED if found.asked else W.NOBODY_ASKED
-        dropped = W.HELD_AND_DROPPED if said else W.HELD_UNSAID_AND_DROPPED
+        unanswered = "nobody approved it" if found.asked else "nobody could be asked to approve it there"
+        dropped = (
+            (
+                "claude held it for the person's review, since {why}, and {unanswered} within "
+                "dialogExpiry ({expiry}): Claude has dropped it"
+            )
+            if said
+            else (
+                "claude held it for the person's review, for a reason its records do not show, "
+                "and {unanswered} within dialogExpiry ({expiry}): Claude has dropped it"
+            )
+        )
         return dropped.format(why=found.why, unanswered=unanswered, expiry=named)
-    return (W.HOLDS_IT if said else W.HOLDS_IT_UNSAID).format(why=found.why, waits=found.waits)
+    return (
+        "claude holds it for the person's review, since {why}; {waits}"
+        if said
+        else "claude holds it for the person's review, for a reason its records do not show; {waits}"
+    ).format(why=found.why, waits=found.waits)

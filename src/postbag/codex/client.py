@@ -16,7 +16,6 @@ import os
 
 from postbag import processes, whole_file
 from postbag.codex import CLIENT, PROGRAM, config
-from postbag.codex import wording as W
 from postbag.codex.files import home_directory
 from postbag.codex.queue import find_codex
 from postbag.codex.wake import RUNS, STOPPED, daemon_runs
@@ -68,29 +67,29 @@ class CodexInstallation(Installation):
         if status != 0:
             if "no mcp server named" in err.lower():
                 return None
-            raise failed(W.GET_FAILED_SHOWN, status, err)
+            raise failed("codex mcp get postbag --json", status, err)
         try:
             shown = record(json_of(out))
         except ValueError:
-            raise Refusal(W.GET_UNKNOWN) from None
+            raise Refusal("codex mcp get postbag --json said what postbag does not know") from None
         transport = table(shown, "transport")
         found = registration_from(text(transport, "command"), transport.get("args") or [], table(transport, "env"))
         if found is None:
-            raise Refusal(W.UNKNOWN_SHAPE)
+            raise Refusal("Codex's MCP server postbag is of a shape postbag does not know")
         if shown.get("enabled", True) is False:
-            raise Refusal(W.DISABLED)
+            raise Refusal("Codex's MCP server postbag is disabled")
         return found
 
     def registering(self, registration):
         env = [word for name, value in registration.env.items() for word in ("--env", f"{name}={value}")]
         add = ["mcp", "add", SERVER_NAME, *env, "--", *registration.argv]
-        return self._keeping_the_file(self._command(W.REGISTERS, add))
+        return self._keeping_the_file(self._command("registers postbag's MCP server", add))
 
     def unregistering(self, removing=False):
         """Codex's own command, which writes config.toml whole; `removing`, the file given
         back instead where it is still as setup left it (config.py), the command run after
         only where the file given back names postbag too."""
-        take_out = self._command(W.TAKES_OUT, ["mcp", "remove", SERVER_NAME])
+        take_out = self._command("takes out postbag's MCP server", ["mcp", "remove", SERVER_NAME])
         path = config.config_path(self.here.env)
         if not removing:
             return self._keeping_the_file(take_out)
@@ -107,22 +106,51 @@ class CodexInstallation(Installation):
         """Codex's daemon, which wakes a thread nobody has loaded."""
         state = daemon_runs(home_directory(self.here.env))
         if state == RUNS:
-            return [Check(OK, W.WAKING, W.DAEMON_RUNS)]
+            return [
+                Check(
+                    OK,
+                    "waking a thread nobody has loaded",
+                    "Codex's daemon runs, and takes a letter for such a thread at once",
+                )
+            ]
         if state == STOPPED:
-            return [Check(NOTE, W.WAKING, W.DAEMON_STOPPED.format(which=W.SUCH_A_THREAD))]
-        return [Check(NOTE, W.WAKING, W.DAEMON_UNTOLD)]
+            return [
+                Check(
+                    NOTE,
+                    "waking a thread nobody has loaded",
+                    "Codex's daemon is not running, so such a thread keeps its letters until it "
+                    "runs: start it with codex app-server daemon start",
+                )
+            ]
+        return [
+            Check(
+                NOTE, "waking a thread nobody has loaded", "whether Codex's daemon runs cannot be told from its record"
+            )
+        ]
 
     def notes(self, removing=False):
         """What setup says of Codex's daemon, which it leaves to the person; `removing`, of a
         copy of config.toml that remove cannot give back."""
         if removing:
             path = config.config_path(self.here.env)
-            return [W.COPY_STAYS.format(copy=shell_word(copy)) for copy in whole_file.others_copies(path, config.KEPT)]
+            return [
+                f"{shell_word(copy)}, a copy of Codex's config.toml, stays: setup did not make "
+                "it, or the file has changed since it did, so remove does not give it back; compare "
+                "the two, take from the copy what you want back, then delete it"
+                for copy in whole_file.others_copies(path, config.KEPT)
+            ]
         state = daemon_runs(home_directory(self.here.env))
         if state == RUNS:
             return []
-        why = W.DAEMON_STOPPED.format(which=W.A_THREAD_UNLOADED) if state == STOPPED else W.DAEMON_UNTOLD
-        return [W.NO_DAEMON_STARTED.format(why=why)]
+        why = (
+            (
+                "Codex's daemon is not running, so a thread nobody has loaded keeps its letters "
+                "until it runs: start it with codex app-server daemon start"
+            )
+            if state == STOPPED
+            else "whether Codex's daemon runs cannot be told from its record"
+        )
+        return [f"{why} (setup starts no daemon)"]
 
     def _command(self, does, argv):
         return command(self.client, for_a_child(self.here.env), does, argv)
@@ -137,5 +165,8 @@ class CodexInstallation(Installation):
             others = [shell_word(each) for each in whole_file.others_copies(path, config.KEPT)]
             stay = "stay as they are" if len(others) > 1 else "stays as it is"
             older = f" ({', '.join(others)}, which setup did not make, {stay})" if others else ""
-            kept.news.append(W.KEEPS_THE_FILE.format(path=shell_word(path), copy=copy, older=older))
+            kept.news.append(
+                f"Codex's own command writes {shell_word(path)} whole again, so setup keeps the "
+                f"file as it found it, in {copy}{older}, for setup --remove to give back"
+            )
         return kept

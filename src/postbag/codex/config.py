@@ -13,7 +13,6 @@ else the copy stays, and setup names it, as it names every copy it did not make.
 import os
 
 from postbag import whole_file
-from postbag.codex import wording as W
 from postbag.codex.files import home_directory
 from postbag.escape import shell_word
 from postbag.registration import Change
@@ -67,7 +66,7 @@ def giving_back(path, take_out, names_postbag):
             take_out.make()
 
     shown = shell_word(copy or path + KEPT)
-    does = W.GIVES_BACK.format(does=take_out.does.partition(":")[0], path=shell_word(path), copy=shown)
+    does = f"{take_out.does.partition(':')[0]}: gives back {shell_word(path)} as setup found it, from {shown}"
     return Change(does, make, undo=before.put_back, shown=take_out.shown)
 
 

@@ -18,7 +18,6 @@ no sign of anything.
 
 import os
 
-from postbag.codex import wording as W
 from postbag.location import home_of
 from postbag.receipts import is_the_letter
 from postbag.vendor_files import find_back, is_regular, json_of, open_regular, record, table, text
@@ -37,7 +36,7 @@ _SETTINGS_NEEDLES = (b'"thread_settings_applied"', b'"turn_context"')
 _TURN_NEEDLES = (b'"task_started"', b'"task_complete"', b'"turn_aborted"', b"_call")
 _CALLS = ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output")
 _TURN_EDGES = ("task_started", "task_complete", "turn_aborted")
-THE_ROLLOUT = W.THE_ROLLOUT  # how a receipt names it: its file name holds the thread's id
+THE_ROLLOUT = "the thread's rollout"  # how a receipt names it: its file name holds the thread's id
 
 
 def home_directory(env):
@@ -112,13 +111,13 @@ def in_the_queue(home, thread, letter):  # noqa: PLR0911 - every way a live data
     try:
         import sqlite3
     except ImportError:
-        return QUEUE_UNREAD, W.NO_SQLITE
+        return QUEUE_UNREAD, "this Python has no sqlite3 to read codex's queue with"
     path = os.path.join(home, "queue_1.sqlite")
     if not os.path.lexists(path):
         return NOT_IN_THE_QUEUE, None  # nothing was ever queued here
     # SQLite opens the database and its journals by their names, where a pipe would hang it.
     if not all(is_regular(each) for each in (path, *_journals(path))):
-        return QUEUE_UNREAD, W.QUEUE_NOT_A_FILE
+        return QUEUE_UNREAD, "codex's queue is not a regular file"
     uri = "file:" + path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     for attempt in range(BUSY_TRIES):
         try:
@@ -128,11 +127,11 @@ def in_the_queue(home, thread, letter):  # noqa: PLR0911 - every way a live data
             return (IN_THE_QUEUE if found else NOT_IN_THE_QUEUE), None
         except sqlite3.OperationalError as error:
             if ("locked" not in str(error) and "busy" not in str(error)) or attempt == BUSY_TRIES - 1:
-                return QUEUE_UNREAD, W.QUEUE_UNREAD.format(why=error)
+                return QUEUE_UNREAD, f"cannot read codex's queue ({error})"
             time.sleep(BUSY_WAIT)
         except (sqlite3.DatabaseError, ValueError, OverflowError, MemoryError) as error:
-            return QUEUE_UNREAD, W.QUEUE_UNKNOWN.format(kind=type(error).__name__)
-    return QUEUE_UNREAD, W.QUEUE_LOCKED
+            return QUEUE_UNREAD, f"codex's queue is not a database postbag knows ({type(error).__name__})"
+    return QUEUE_UNREAD, "codex's queue stayed locked"
 
 
 def _journals(path):

@@ -9,7 +9,6 @@ import errno
 import os
 
 from postbag import processes
-from postbag.codex import wording as W
 from postbag.doors import maybe_delivered, not_answered
 from postbag.escape import without_credentials
 from postbag.refusal import Refusal
@@ -19,8 +18,8 @@ APP_CODEX = "/Applications/ChatGPT.app/Contents/Resources/codex"
 SAID_MOST = 160  # characters of codex's own words a refusal shows
 # What `codex queue` says on stderr of a thread it does not know, in our words.
 CODEX_SAYS = (
-    ("no rollout found", W.NO_SUCH_THREAD),
-    ("no active session found", W.NO_SUCH_THREAD),
+    ("no rollout found", "codex knows no such thread"),
+    ("no active session found", "codex knows no such thread"),
 )
 # What a codex from before `codex queue --resume` says of it: a usage error, exit 2, raised
 # before anything is stored, so the letter is knocked again without it.
@@ -53,14 +52,14 @@ def find_codex(here):
     if named:
         found = processes.which(here.absolute(named) if os.path.dirname(named) else named, search)
         if found is None:
-            raise Refusal(W.NO_CODEX_AT.format(path=named))
+            raise Refusal(f"no codex at {named}; set POSTBAG_CODEX")
         return here.absolute(found)
     app = here.system(APP_CODEX)
     if os.path.isfile(app) and os.access(app, os.X_OK):
         return app
     found = processes.which("codex", search)
     if found is None:
-        raise Refusal(W.NO_CODEX_ON_PATH)
+        raise Refusal("no codex on PATH; set POSTBAG_CODEX")
     return here.absolute(found)
 
 
@@ -78,13 +77,13 @@ def knock(codex, thread, envelope, env, *, resume):
     except OSError as error:
         raise _start_failure(error) from None
     if status is None:
-        raise maybe_delivered("codex", W.NO_ANSWER.format(seconds=processes.TIMEOUT))
+        raise maybe_delivered("codex", f"codex queue gave no answer within {processes.TIMEOUT:g} s")
     if status < 0:
-        raise maybe_delivered("codex", W.KILLED.format(signal=processes.signal_name(-status)))
+        raise maybe_delivered("codex", f"codex queue was killed by {processes.signal_name(-status)}")
     if status > 0:
         # codex queue stores the letter last, once the thread was found: a failure means
         # it took nothing, and what helps is a fresh door.
-        raise not_answered("codex", W.EXITED.format(status=status, said=_codex_said(err, thread)))
+        raise not_answered("codex", f"codex queue exited {status}{_codex_said(err, thread)}")
     if not resume:
         return None
     return Resume.UNSUPPORTED if older else resumed(err)
@@ -138,15 +137,15 @@ def _codex_said(stderr, thread):
     known here, and its own last line, with the id of `thread` written as words and every
     credential in it hidden (the verb hides every other door field the ledger holds)."""
     text = _without_colours(stderr.decode(errors="replace"))
-    meaning = next((W.MEANS.format(meaning=meaning) for words, meaning in CODEX_SAYS if words in text.lower()), "")
+    meaning = next((f": {meaning}" for words, meaning in CODEX_SAYS if words in text.lower()), "")
     lines = [line for line in text.splitlines() if line.strip() and not _is_quiet_log_line(line)]
     if not lines:
         return meaning
-    last = without_credentials(lines[-1].strip().replace(thread, W.THREAD_WORDS))
-    return meaning + W.SAYING.format(last=quoted(last, SAID_MOST))
+    last = without_credentials(lines[-1].strip().replace(thread, "<the thread's id>"))
+    return meaning + f', saying "{quoted(last, SAID_MOST)}"'
 
 
 def _start_failure(error):
     if error.errno == errno.E2BIG:
-        return Refusal(W.TOO_LONG_TO_PASS)
-    return Refusal(W.COULD_NOT_START.format(why=error.strerror))
+        return Refusal("the letter is too long for the system to pass to codex queue; shorten the letter")
+    return Refusal(f"codex queue could not start ({error.strerror}); set POSTBAG_CODEX to a working codex")

@@ -9,7 +9,6 @@ for a thread nobody has loaded, whether the letter wakes it (wake.py)."""
 
 from postbag import codex
 from postbag.codex import NAME, NO_WAKE, SESSION, THREAD, inside
-from postbag.codex import wording as W
 from postbag.codex.files import (
     IN_THE_QUEUE,
     THE_ROLLOUT,
@@ -40,8 +39,16 @@ PROVEN = ("0.153.0", "0.171.0")
 # namespace, the server registered under the name postbag (setup registers it so).
 SEND_TOOL = "the tool send of the mcp__postbag namespace"
 # What a send says of a thread nobody has loaded that the resume it asked for did not wake.
-RESUME_FAILED = {Resume.NO_DAEMON: W.DAEMON_DOWN, Resume.UNSUPPORTED: CODEX_WITHOUT_RESUME}
-GONE = W.GONE  # what a receipt says of a letter to a thread codex no longer has
+RESUME_FAILED = {
+    Resume.NO_DAEMON: "codex's daemon, which wakes it, is not running: once the human runs codex app-server "
+    "daemon start, the next letter wakes the thread, with any letters waiting for "
+    "it",
+    Resume.UNSUPPORTED: CODEX_WITHOUT_RESUME,
+}
+GONE = (
+    "codex no longer has the thread it went to (its rollout is gone), so nothing "
+    "will take it"
+)  # what a receipt says of a letter to a thread codex no longer has
 
 
 class Codex(Room, vendor=codex):
@@ -61,17 +68,17 @@ class Codex(Room, vendor=codex):
         """CODEX_THREAD_ID, else CODEX_SESSION_ID."""
         env = self.here.env
         if not inside(env):
-            raise Refusal(W.JOIN_INSIDE)
+            raise Refusal("join codex from inside a codex session")
         if THREAD in env:
             # CODEX_SESSION_ID can name a root shared by sub-agent threads, so a thread id that
             # is present but malformed is refused rather than silently replaced by the root.
             if not is_uuid(env[THREAD]):
-                raise Refusal(W.NOT_A_THREAD_ID.format(variable=THREAD))
+                raise Refusal(f"{THREAD} is not a thread id")
             name = THREAD
         else:
             name = SESSION
         if not is_door_field(env[name]):
-            raise Refusal(W.NOT_TEXT.format(variable=name))
+            raise Refusal(f"{name} is not valid text")
         return {"thread": env[name]}
 
     def calls(self, meta):
@@ -82,7 +89,7 @@ class Codex(Room, vendor=codex):
         """The thread of the threadId in the call's _meta."""
         thread = meta["threadId"]
         if type(thread) is not str or not is_uuid(thread):
-            raise Refusal(W.CALL_NOT_A_THREAD)
+            raise Refusal("the call's threadId is not a thread id")
         return {"thread": thread}
 
     def directory(self, door):
@@ -97,10 +104,10 @@ class Codex(Room, vendor=codex):
     def receipt(self, letter, joined):
         thread = _thread_of(joined)
         if thread is None:
-            return Receipt(UNKNOWN, W.NO_THREAD_TO_READ)
+            return Receipt(UNKNOWN, "codex's join names no thread id, only a session id")
         found = rollouts(self.home, thread)
         if found is None:
-            return Receipt(UNKNOWN, W.NO_SESSIONS_HERE)
+            return Receipt(UNKNOWN, "codex keeps no sessions here to read (CODEX_HOME)")
         rollout = newest(found) if found else None
         if rollout is not None:
             taken = taken_in(rollout, THE_ROLLOUT, letter, took, self.here.clock)
@@ -108,36 +115,57 @@ class Codex(Room, vendor=codex):
                 return taken
         place, unread = in_the_queue(self.home, thread, letter)
         if rollout is None:  # queued or not, no session of that thread will ever take it
-            return Receipt(UNKNOWN, unread) if unread else Receipt(NOT_TAKEN, W.GONE)
+            return (
+                Receipt(UNKNOWN, unread)
+                if unread
+                else Receipt(
+                    NOT_TAKEN,
+                    "codex no longer has the thread it went to (its rollout is gone), so nothing will take it",
+                )
+            )
         if place == IN_THE_QUEUE:
             return Receipt(WAITING, self._who_takes_it(thread, rollout))
-        unknown = Receipt(UNKNOWN, unread or W.NEITHER_HOLDS_IT)
+        unknown = Receipt(UNKNOWN, unread or "neither codex's queue nor the thread's rollout holds it")
         return unknown.noting(unproven(NAME, version_of(rollout), PROVEN))
 
     def reachability(self, joined):
         thread = _thread_of(joined)
         if thread is None:
-            return Reach(CANNOT_TELL, W.REACH_UNTOLD.format(why=W.ITS_NO_THREAD))
+            return Reach(
+                CANNOT_TELL,
+                "whether codex can take a letter now cannot be told: its join names no thread id, only a session id",
+            )
         found = rollouts(self.home, thread)
         if found == []:
-            return Reach(WILL_NOT, W.THREAD_GONE)
+            return Reach(
+                WILL_NOT,
+                "codex cannot take a letter: codex no longer has the thread it joined with (its "
+                "rollout is gone); it must join again from a live session",
+            )
         state = is_loaded(self.home, thread, self.here.platform) if found else None
         if state == LOADED:
-            return Reach(TAKES, W.CAN_TAKE_LOADED.format(turn=_turn(newest(found))))
+            return Reach(
+                TAKES, f"codex can take a letter now: a running codex has its thread loaded, and {_turn(newest(found))}"
+            )
         if state == NOT_LOADED:
             prospect, words = unloaded(self.home, newest(found), self.wakes)
             if prospect == WILL_WAKE:
-                return Reach(TAKES, W.CAN_TAKE_UNLOADED.format(words=words))
-            return Reach(WILL_NOT, W.WILL_WAIT.format(words=words))
-        return Reach(CANNOT_TELL, W.REACH_UNTOLD.format(why=W.LOADED_UNTOLD))
+                return Reach(TAKES, f"codex can take a letter now: no running codex has its thread loaded, and {words}")
+            return Reach(WILL_NOT, f"codex's letters will wait: no running codex has its thread loaded, and {words}")
+        return Reach(
+            CANNOT_TELL,
+            "whether codex can take a letter now cannot be told: whether a running codex "
+            "has its thread loaded is unknown here",
+        )
 
     def _who_takes_it(self, thread, rollout):
         state = is_loaded(self.home, thread, self.here.platform)
         if state == LOADED:
-            return W.IN_QUEUE_LOADED.format(turn=_turn(rollout))
+            return f"in codex's queue for the thread, which a running codex has loaded: {_turn(rollout)}"
         if state == NOT_LOADED:
-            return W.IN_QUEUE_UNLOADED.format(why=unloaded(self.home, rollout, self.wakes)[1])
-        return W.IN_QUEUE_UNTOLD
+            _, why = unloaded(self.home, rollout, self.wakes)
+            return f"in codex's queue for the thread, which no running codex has loaded: {why}"
+        return "in codex's queue for the thread; whether a running codex has it loaded cannot be told here"
 
     def installation(self):
         from postbag.codex.client import CodexInstallation  # only the human's verbs ask it
@@ -170,7 +198,7 @@ class _Post(Post):
 
     def caveat(self):  # noqa: PLR0911 - one answer a case: gone, loaded, not to wake, woken, unclear, waiting
         if self.gone:
-            return W.BUT_GONE
+            return "but codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
         if self.loaded is None:
             return None
         state = self.loaded.found()
@@ -179,10 +207,19 @@ class _Post(Post):
         if not self.resume:
             return _waits(state, self.why_not)
         if self.answer == Resume.WOKEN:
-            return W.WOKEN
+            return "codex's daemon woke the thread to take it"
         if self.answer == Resume.UNCLEAR:
-            return W.WAKE_UNCLEAR
-        return _waits(state, RESUME_FAILED.get(self.answer, W.DAEMON_COULD_NOT))
+            return (
+                "but whether codex's daemon woke the thread is not known: codex queue said what postbag does not know"
+            )
+        return _waits(
+            state,
+            RESUME_FAILED.get(
+                self.answer,
+                "codex's daemon could not wake it: it is taken when the thread is resumed (in "
+                "the app or editor, or with codex resume)",
+            ),
+        )
 
     def finish(self):
         if self.loaded is not None:
@@ -198,13 +235,21 @@ def _turn(rollout):
     """What the loaded thread whose newest rollout is `rollout` is doing, and so when it takes a letter."""
     turn = turn_now(rollout)
     if turn == TURN_ENDED:
-        return W.IDLE
+        return "it takes the letter when it is idle"
     if turn == TURN_WORKING:
-        return W.WORKING
+        return "its turn is working, and it takes the letter when the turn ends"
     if approval_policy(rollout) == NEVER_ASKS:
-        return W.RUNNING_A_TOOL
-    return W.AT_A_CALL
+        return "its turn is running a tool call, and it takes the letter when the turn ends"
+    return (
+        "its turn has stopped at a tool call that has no result yet: a command still "
+        "running, or an approval nobody has given in that codex; it takes the letter "
+        "when the turn ends"
+    )
 
 
 def _waits(state, why):
-    return (W.WAITS_UNLOADED if state == NOT_LOADED else W.WAITS_UNTOLD).format(why=why)
+    return (
+        "but it waits in codex's queue: no running codex has the thread loaded, and {why}"
+        if state == NOT_LOADED
+        else "but whether a running codex has the thread loaded cannot be told here; if none has, it waits: {why}"
+    ).format(why=why)

@@ -14,7 +14,6 @@ whether it runs: its pid lives and, on Linux, /proc/N/stat gives the same start 
 
 import os
 
-from postbag.codex import wording as W
 from postbag.codex.files import approval_policy, version_of
 from postbag.processes import PID_MOST, runs
 from postbag.receipts import numbers
@@ -25,7 +24,11 @@ WAKES_SINCE = "0.166.0"  # the first Codex whose codex queue has --resume
 NEVER_ASKS = "never"  # the one approval policy under which a turn cannot stop to ask a person
 RUNS, STOPPED = "runs", "stopped"  # the daemon, else CANNOT_TELL
 WILL_WAKE, WAITS = "will wake", "waits"  # what becomes of a letter to a thread nobody has loaded
-CODEX_WITHOUT_RESUME = W.WITHOUT_RESUME.format(since=WAKES_SINCE)  # what a codex from before --resume waits for
+CODEX_WITHOUT_RESUME = (
+    "this codex cannot wake a thread (its codex queue has no --resume, which came "
+    f"in Codex {WAKES_SINCE}): it is taken when the thread is resumed (in the app "
+    "or editor, or with codex resume)"
+)  # what a codex from before --resume waits for
 
 
 def why_not_woken(rollout, wakes):
@@ -34,12 +37,24 @@ def why_not_woken(rollout, wakes):
     turn has nobody to answer an approval: codex holds it there unseen, and every later
     letter behind it, so a thread whose policy may ask for one is not woken."""
     if not wakes:
-        return W.OPENED_WITHOUT_WAKING
+        return (
+            "this exchange wakes no thread (it was opened with --no-wake): it is taken when "
+            "the thread is resumed (in the app or editor, or with codex resume)"
+        )
     policy = approval_policy(rollout)
     if policy is None:
-        return W.POLICY_UNSTATED
+        return (
+            "postbag does not wake it, since its rollout does not say whether a woken turn "
+            "could stop for an approval: it is taken when the thread is resumed (in the app "
+            "or editor, or with codex resume)"
+        )
     if policy != NEVER_ASKS:
-        return W.ASKS_FOR_APPROVALS.format(policy=quoted(policy) if type(policy) is str else W.GRANULAR)
+        named = quoted(policy) if type(policy) is str else "granular"
+        return (
+            f"postbag does not wake it: the thread asks for approvals (approval_policy {named}), "
+            "and nobody could give one to a woken turn; it is taken when the thread is resumed "
+            "where a person can approve (in the app or editor, or with codex resume)"
+        )
     return None
 
 
@@ -51,10 +66,18 @@ def unloaded(home, rollout, wakes):
         return WAITS, why_not
     wrote = version_of(rollout)
     if numbers(wrote) is not None and numbers(wrote) < numbers(WAKES_SINCE):
-        return WAITS, W.OLD_WRITER.format(wrote=wrote, since=WAKES_SINCE)
+        return WAITS, (
+            f"the codex that wrote its rollout, {wrote}, cannot wake a thread (codex queue "
+            f"--resume came in Codex {WAKES_SINCE}): it is taken when the thread is resumed "
+            "(in the app or editor, or with codex resume)"
+        )
     if daemon_runs(home) == STOPPED:
-        return WAITS, W.DAEMON_DOWN
-    return WILL_WAKE, W.NEXT_LETTER_WAKES
+        return WAITS, (
+            "codex's daemon, which wakes it, is not running: once the human runs codex app-server "
+            "daemon start, the next letter wakes the thread, with any letters waiting for "
+            "it"
+        )
+    return WILL_WAKE, "the next letter wakes it through codex's daemon, with any letters waiting for it"
 
 
 def daemon_runs(home):
