@@ -93,9 +93,10 @@ def journey(env, claude, codex, model, work):
 
     # 3. README's open command.
     opened = postbag(*shlex.split(quick_start("open"))[1:])
-    # The repository's ledger is named by nobody; each door says, from its client's records, that it takes letters.
+    # open names the repository's ledger it acted on; each door says, from its client's records, that it takes letters.
     assert (opened.stdout, opened.stderr) == (
         "exchange open: 6 letters\n",
+        f"postbag: wrote to the ledger of the repository {work}\n"
         "postbag: claude can take a letter now: its session runs, and it prompts for permissions (its latest turn ran "
         "in permission mode default), so letters get in while crossSessionInbound is unset\n"
         "postbag: codex can take a letter now: a running codex has its thread loaded, and it takes the letter when "

@@ -52,9 +52,10 @@ def test_a_letter_each_way_and_a_real_answer_through_the_reply_command(real, cla
 
 def test_a_last_letter_is_not_answered(real, claude, codex_home, model):
     session = claude()
-    join_both(real, session, codex_home.new_thread(real.env))
+    thread = codex_home.new_thread(real.env)
+    join_both(real, session, thread)
     real.open("--limit", "1")
-    real.ok("send", "claude", "That settles it. Thanks.", env={"CODEX_THREAD_ID": str(uuid.uuid4())})
+    real.ok("send", "claude", "That settles it. Thanks.", env={"CODEX_THREAD_ID": thread})  # the thread that joined
     session.wait_for(lambda: len(model.requests) >= 1 and session.process.poll() is None, "the model's turn")
     session.wait_for(lambda: any(e.get("type") == "result" for e in session.stream()), "the end of its turn")
     assert real.ledger_bytes().count(b"\n") == 4  # no reply was sent
