@@ -13,9 +13,29 @@ from helpers import line
 from written import Claude, now, write_lines
 
 SESSION = "9e8d7c6b-5a49-4838-9726-151413121110"
-# Claude's words, checked by their template in the room's wording and the facts each is
-# given (what dialogExpiry is, which mode a turn ran in), not word by word.
-WAITS = "unless a person approves it in that session within dialogExpiry (5m, the default), Claude drops it"
+# What becomes of a letter a session holds on permission classes, asked in its dialog, by
+# the default dialogExpiry; open says it of any letter, a receipt of one, by when it went.
+WAITS = (
+    "unless a person approves it in that session's dialog, it expires unanswered 300 s after it arrives "
+    "(dialogExpiry 5m, the default)"
+)
+# What becomes of a letter a session's settings hold.
+STAYS = (
+    "it waits, undelivered, until the person lets letters in or the session ends "
+    "(a hold its settings make does not expire)"
+)
+
+
+def waits(postbag, seconds=300, by="dialogExpiry 5m, the default", asked="approves it in that session's dialog"):
+    """What a receipt, and a send, say becomes of the ledger's last letter, held `seconds`."""
+    from postbag.times import Clock, moment
+
+    at = Clock().stamp(moment(postbag.records()[-1]["at"]) + seconds)
+    if asked is None:
+        return f"nobody can be asked there, so it expires unanswered at {at} ({by})"
+    return f"unless a person {asked}, it expires unanswered at {at} ({by})"
+
+
 LETS_IN = "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json"
 HOLDS = "its settings hold letters from other sessions (crossSessionInbound hold)"
 REFUSES = "its settings refuse letters from other sessions (crossSessionInbound refuse)"
@@ -41,8 +61,8 @@ def running(exchange, tmp_path):
     ("where", "inbound", "why"),
     [
         ("user", "refuse", f"claude refused it, since {REFUSES}"),
-        ("project", "hold", f"claude holds it for the person's review, since {HOLDS}; {WAITS}"),
-        ("user", "sometimes", f"claude holds it for the person's review, since {HOLDS}; {WAITS}"),  # unknown: holds
+        ("project", "hold", f"claude holds it for the person's review, since {HOLDS}; {STAYS}"),
+        ("user", "sometimes", f"claude holds it for the person's review, since {HOLDS}; {STAYS}"),  # unknown: holds
     ],
 )
 def test_a_letter_claudes_settings_keep_out_is_not_taken_with_that_reason(  # noqa: PLR0917
@@ -190,7 +210,7 @@ def test_open_says_of_claudes_door_whether_it_can_take_a_letter_now(postbag, run
     )
     claude.settings(str(tmp_path / "repo" / ".claude"), "hold")  # the project tightens the person's setting
     assert postbag.door_now("claude") == (
-        f"claude will not act on a letter at once: it holds each for the person's review, since {HOLDS}; {WAITS}; "
+        f"claude will not act on a letter at once: it holds each for the person's review, since {HOLDS}; {STAYS}; "
         "the person can let letters in by taking crossSessionInbound out of the project's .claude settings"
     )
     claude.settings(claude.config, "refuse")
@@ -220,15 +240,13 @@ def test_a_session_that_bypasses_prompts_holds_postbags_letter_and_every_word_sa
     )
     inbox.says = {"status": "held", "reason": "held for the recipient user's approval"}
     sent = postbag.ok("send", "claude", "Are you there?", inside="codex")  # open granted 3 letters again
-    held = f"claude holds it for the person's review, since {BYPASSES}; {WAITS}"
+    held = f"claude holds it for the person's review, since {BYPASSES}; {waits(postbag)}"
     assert sent == f"letter 7 delivered to claude, 2 left; but {held}\n"
     letter = postbag.records()[-1]
     assert letter["recipient_said"] == "held"  # Claude's own word, kept with the letter
     _, frame = inbox.wait_for(2)[-1]
     assert frame["from"].startswith("uds:") and not os.path.exists(frame["from"][4:])  # heard, and gone
-    assert postbag.receipts(inside="codex") == [
-        f"letter 7 codex -> claude: not taken: claude holds it for the person's review, since {BYPASSES}; {WAITS}"
-    ]
+    assert postbag.receipts(inside="codex") == [f"letter 7 codex -> claude: not taken: {held}"]
     claude.settings(claude.config, "accept", since_sent=True)  # the person lets letters in
     assert postbag.door_now("claude") == (
         "claude can take a letter now: its session runs, and its settings let letters from other sessions in "
@@ -270,8 +288,8 @@ def test_claudes_word_is_heard_among_lines_a_newer_claude_writes_and_whatever_it
         },
         {"type": "keep_alive"},
     ]
-    held = f"claude holds it for the person's review, since {BYPASSES}; {WAITS}"
     sent = postbag.ok("send", "claude", "Are you there?", inside="codex")
+    held = f"claude holds it for the person's review, since {BYPASSES}; {waits(postbag)}"
     assert sent == f"letter 6 delivered to claude, 9 left; but {held}\n"
     assert postbag.records()[-1]["recipient_said"] == "held"  # heard, not only foretold
 
@@ -284,7 +302,7 @@ def test_where_claude_says_no_word_postbag_knows_the_send_says_what_its_records_
     claude.turn("bypassPermissions")
     inbox.says = says
     sent = postbag.ok("send", "claude", "Are you there?", inside="codex")
-    held = f"claude holds it for the person's review, since {BYPASSES}; {WAITS}"
+    held = f"claude holds it for the person's review, since {BYPASSES}; {waits(postbag)}"
     assert sent == f"letter 6 delivered to claude, 9 left; but {held}\n"
     assert "recipient_said" not in postbag.records()[-1]
 
@@ -298,15 +316,12 @@ def test_a_session_whose_latest_turn_prompts_takes_the_letter_and_nothing_waits_
     assert frame["message"]["content"].endswith("hello") and "from" not in frame  # no socket named: nothing to hear
 
 
-@pytest.mark.parametrize(
-    ("app", "unanswered"),
-    [(None, "nobody approved it"), ("claude-desktop", "nobody could be asked to approve it there")],
-    ids=["where it asks", "in the desktop app"],
-)
-def test_a_held_letter_nobody_approved_within_dialogexpiry_is_dropped(  # noqa: PLR0917
-    postbag, inbox, codex, tmp_path, app, unanswered
+@pytest.mark.parametrize("app", [None, "claude-desktop"], ids=["where it asks", "in the desktop app"])
+def test_a_held_letter_nobody_approved_within_dialogexpiry_is_said_to_have_expired_and_when(
+    postbag, inbox, codex, tmp_path, app
 ):
-    """The ledger says when the letter went; an hour on, a hold of 60 s has long expired."""
+    """The ledger says when the letter went; an hour on, a hold of 60 s has long expired,
+    and the receipt says when, never that it waits."""
     claude = Claude(postbag.env["HOME"], inbox.session)
     claude.runs(tmp_path / "repo", **({"entrypoint": app} if app else {}))
     claude.settings(claude.config, dialogExpiry="60s")
@@ -318,11 +333,12 @@ def test_a_held_letter_nobody_approved_within_dialogexpiry_is_dropped(  # noqa: 
         + line(n=3, at=an_hour_ago, kind="open", limit=3)
         + line(**{"n": 4, "at": an_hour_ago, "kind": "letter", "from": "codex", "to": "claude", "body": "hi"})
     )
+    from postbag.times import Clock, moment
+
+    expired = Clock().stamp(moment(an_hour_ago) + 60)
     assert postbag.receipts(inside="codex") == [
-        "letter 4 codex -> claude: not taken: claude held it for the person's review, since it bypasses permission "
-        "prompts (its latest turn ran in permission mode bypassPermissions), and a letter from postbag claims no "
-        f"permission mode, which such a session holds while crossSessionInbound is unset, and {unanswered} "
-        "within dialogExpiry (60s): Claude has dropped it"
+        f"letter 4 codex -> claude: not taken: claude held it for the person's review, since {BYPASSES}, and nobody "
+        f"let it in within dialogExpiry 60s: it expired unanswered at {expired}"
     ]
 
 
@@ -487,29 +503,24 @@ def test_after_clear_a_letter_the_session_took_in_its_new_transcript_is_taken_by
 
 
 # What a person can do with a held letter, by the app the session runs in and its version
+# What becomes of a letter held on permission classes, by the app and version the session's
+# file names: where a person approves it, or nobody can be asked; and whether it expires
+# by the default dialogExpiry (300 s) or waits until answered (from 2.1.336 where a person
+# can be asked), as open says it of any letter.
+ANSWERED = "it waits until a person answers it in that session's dialog (no dialogExpiry is set)"
 HELD_IN = {
-    "a terminal": ("cli", "2.1.332", WAITS),
-    "a terminal, from 2.1.333": ("cli", "2.1.336", f"{WAITS} and tells that session so"),
-    "VS Code": ("claude-vscode", "2.1.332", WAITS),
+    "a terminal": ("cli", "2.1.332", "approves it in that session's dialog", 300),
+    "a terminal, from 2.1.336": ("cli", "2.1.336", "approves it in that session's dialog", None),
+    "VS Code": ("claude-vscode", "2.1.332", "approves it in that session's dialog", 300),
     "VS Code, from 2.1.333": (
         "claude-vscode",
-        "2.1.336",
-        "the person can deliver it with the Deliver button VS Code shows beside it, or drop it with Deny; "
-        "unanswered within dialogExpiry (5m, the default), Claude drops it and tells that session so",
+        "2.1.333",
+        "approves it with the Deliver button VS Code shows beside it",
+        300,
     ),
-    "the desktop app": (
-        "claude-desktop",
-        "2.1.336",
-        "its app shows no dialog for it, so unless the person lets letters in, it expires after dialogExpiry (5m, "
-        "the default): Claude drops it and tells that session so",
-    ),
-    "no screen": (
-        "sdk-cli",
-        "2.1.332",
-        "the session has no screen to ask a person on, so unless the person lets letters in, it expires after "
-        "dialogExpiry (5m, the default): Claude drops it",
-    ),
-    "an app its file does not name": (None, "2.1.332", WAITS),
+    "the desktop app": ("claude-desktop", "2.1.336", None, 300),
+    "no screen": ("sdk-cli", "2.1.337", None, 300),
+    "an app its file does not name": (None, "2.1.332", "approves it in that session's dialog", 300),
 }
 
 
@@ -518,13 +529,21 @@ def test_what_a_person_can_do_with_a_held_letter_is_said_for_the_app_the_session
     postbag, exchange, tmp_path, where
 ):
     claude, *_ = exchange
-    app, version, waits = HELD_IN[where]
+    app, version, asked, seconds = HELD_IN[where]
     claude.runs(tmp_path / "repo", **({"entrypoint": app} if app else {}), version=version)
     claude.turn("bypassPermissions")
-    held = f"claude holds it for the person's review, since {BYPASSES}; {waits}"
+    expiry = "it expires unanswered 300 s after it arrives (dialogExpiry 5m, the default)"
+    if seconds is None:
+        foretold = ANSWERED
+    elif asked is None:
+        foretold = f"nobody can be asked there, so {expiry}"
+    else:
+        foretold = f"unless a person {asked}, {expiry}"
     opened = f"claude will not act on a letter at once: it holds each for the person's review, since {BYPASSES}"
-    assert postbag.door_now("claude") == f"{opened}; {waits}; {LETS_IN}"  # and grants letter 7 on
+    assert postbag.door_now("claude") == f"{opened}; {foretold}; {LETS_IN}"  # and grants letter 7 on
     sent = postbag.ok("send", "claude", "Are you there?", inside="codex")
+    fate = ANSWERED if seconds is None else waits(postbag, asked=asked)
+    held = f"claude holds it for the person's review, since {BYPASSES}; {fate}"
     assert sent == f"letter 7 delivered to claude, 2 left; but {held}\n"
     assert postbag.receipts(inside="codex") == [f"letter 7 codex -> claude: not taken: {held}"]
 
@@ -578,3 +597,52 @@ def test_settings_nested_deeper_than_jsons_recursion_still_say_what_claude_lets_
     postbag.ok("join", "claude", inside="claude")
     refuses = "claude will not take a letter now: it refuses each, since its settings"
     assert postbag.door_now("claude").startswith(refuses)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/environ"), reason="reads a process's environment from /proc")
+@pytest.mark.parametrize(
+    ("value", "state", "said"),
+    [
+        (
+            "3000",
+            "not taken",
+            "claude held it for the person's review, since {why}, and nobody let it in within "
+            "CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS 3000 in its environment: it expired unanswered at {at}",
+        ),
+        (
+            "soon",
+            "unknown",
+            "claude held it for the person's review, since {why}; nobody let it in within "
+            "dialogExpiry 5m, the default: it expired unanswered at {at}; where CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS in "
+            "the session's environment sets another time, that one holds: its environment sets "
+            "CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS to what postbag does not know",
+        ),
+    ],
+    ids=["a time it sets", "a value not known here"],
+)
+def test_the_sessions_own_timeout_decides_when_a_held_letter_expires_or_the_receipt_says_it_cannot_tell(  # noqa: PLR0917
+    postbag, inbox, codex, tmp_path, value, state, said
+):
+    """CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS in the session's environment wins over dialogExpiry:
+    read from its process, where it is a number; else the receipt says what cannot be told."""
+    session = subprocess.Popen(["sleep", "60"], env={"CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS": value})
+    try:
+        claude = Claude(postbag.env["HOME"], inbox.session)
+        claude.runs(tmp_path / "repo", pid=session.pid, entrypoint="sdk-cli", version="2.1.337")
+        claude.turn("bypassPermissions", at="2026-12-01T00:00:00.000Z")
+        an_hour_ago = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time() - 3600))
+        postbag.write_ledger(
+            line(n=1, at=an_hour_ago, kind="join", peer="claude", **inbox.door())
+            + line(n=2, at=an_hour_ago, kind="join", peer="codex", thread=codex.thread)
+            + line(n=3, at=an_hour_ago, kind="open", limit=3)
+            + line(**{"n": 4, "at": an_hour_ago, "kind": "letter", "from": "codex", "to": "claude", "body": "hi"})
+        )
+        from postbag.times import Clock, moment
+
+        at = Clock().stamp(moment(an_hour_ago) + (3 if value == "3000" else 300))
+        assert postbag.receipts(inside="codex") == [
+            f"letter 4 codex -> claude: {state}: {said.format(why=BYPASSES, at=at)}"
+        ]
+    finally:
+        session.kill()
+        session.wait()

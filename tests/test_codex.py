@@ -240,3 +240,71 @@ def test_the_probe_asks_which_lock_would_block_and_takes_none(tmp_path):
     assert _blocked(str(tmp_path / "gone.lock"), layout) == CANNOT_TELL
     os.mkfifo(tmp_path / "pipe.lock")  # a lock file that is no file: opened without waiting, and not asked
     assert _blocked(str(tmp_path / "pipe.lock"), layout) == CANNOT_TELL
+
+
+# A thread codex exec made and runs, on Codex 0.171.0 (openai/codex#41060, open).
+EXEC_RUNS = (
+    "codex exec runs its turn, and Codex takes no letter into such a turn: when it ends, Codex begins a turn for the "
+    "first letter queued and interrupts it as exec exits, so that letter is read by no model, or lost "
+    "(openai/codex#41060)"
+)
+INTERRUPTED = (
+    "its last turn was interrupted, and Codex runs no queued letter in such a thread, loaded again or woken, until "
+    "someone starts a turn in it"
+)
+
+
+def _user(envelope):
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": envelope}]}
+
+
+def test_a_letter_to_a_thread_codex_exec_runs_waits_and_every_word_says_why(postbag, exchange):
+    from written import Codex
+
+    codex = Codex(postbag.env["HOME"], postbag.codex.thread, source="exec")
+    codex.turn(trigger="exec")  # exec's own turn, working
+    holder = held(codex.lock_file())  # the codex exec process has the thread loaded
+    try:
+        assert postbag.door_now("codex") == (
+            f"codex will not take a letter now: a running codex has its thread loaded, but {EXEC_RUNS}"
+        )
+        sent = postbag.ok("send", "codex", "Anyone?", inside="claude")
+        assert sent == f"letter 7 delivered to codex, 2 left; but {EXEC_RUNS}\n"
+    finally:
+        holder.communicate(b"")
+
+
+def test_a_letter_whose_turn_was_interrupted_before_the_model_read_it_is_not_taken(postbag, exchange):
+    from written import Codex
+
+    *_, to_codex = exchange
+    codex = Codex(postbag.env["HOME"], postbag.codex.thread, source="exec")
+    codex.turn(trigger="exec", ended=True)
+    codex.turn(_user(to_codex), trigger="queue", interrupted=True)  # begun for the letter, aborted as exec exited
+    assert postbag.receipts(inside="claude") == [
+        "letter 5 claude -> codex: not taken: the thread's rollout holds it, but the turn Codex began for it was "
+        "interrupted before the model read it (as the end of a codex exec run interrupts one: openai/codex#41060)"
+    ]
+
+
+def test_after_an_interrupted_turn_a_letter_is_lost_or_waits_until_someone_starts_a_turn(postbag, exchange):
+    from written import Codex
+
+    _, _, _, _ = exchange
+    codex = Codex(postbag.env["HOME"], postbag.codex.thread, source="exec")
+    codex.settings("never")
+    codex.turn(trigger="exec", ended=True)
+    codex.turn(_user("queued-A"), trigger="queue", interrupted=True)  # another letter's turn, aborted
+    codex.lock_file()  # loaded once; nobody has it loaded now
+    assert postbag.receipts(inside="claude") == [
+        "letter 5 claude -> codex: unknown: neither codex's queue nor the thread's rollout holds it; the thread's last "
+        "turn, which Codex began for a queued letter, was interrupted, and the letter of such a turn is at times lost "
+        "(openai/codex#41060)"
+    ]
+    codex.daemon()  # its daemon runs: a thread so interrupted is not woken all the same
+    sent = postbag.ok("send", "codex", "Anyone?", inside="claude")
+    assert sent == (
+        "letter 6 delivered to codex, 9 left; but it waits in codex's queue: no running codex has the thread loaded, "
+        f"and {INTERRUPTED}: it is taken when a person starts one (a prompt in codex resume)\n"
+    )
+    assert not any(postbag.codex.resumed())

@@ -79,11 +79,13 @@ class Claude:
 class Codex:
     """Codex's records for the fake codex's thread, under the test's HOME."""
 
-    def __init__(self, home, thread):
+    def __init__(self, home, thread, source=None):
+        """`source`: what made the thread, as its first record says ("exec": codex exec)."""
         self.home, self.thread = os.path.join(home, ".codex"), thread
         name = f"rollout-2026-12-02T02-30-40-{thread}.jsonl"
         self.rollout = os.path.join(self.home, "sessions", "2026", "12", "02", name)
-        write_lines(self.rollout, [{"timestamp": WHEN, "type": "session_meta", "payload": {"id": thread}}])
+        meta = {"id": thread, **({"source": source, "originator": f"codex_{source}"} if source else {})}
+        write_lines(self.rollout, [{"timestamp": WHEN, "type": "session_meta", "payload": meta}])
 
     def took(self, envelope, at=WHEN):
         payload = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": envelope}]}
@@ -110,11 +112,20 @@ class Codex:
         payload = {"turn_id": "t1", "cwd": "/work", "approval_policy": approval_policy, "model": "stand-in"}
         write_lines(self.rollout, [{"timestamp": WHEN, "type": "turn_context", "payload": payload}])
 
-    def turn(self, *items, ended=False):
-        """A turn of the thread: its start, `items` (response_item payloads), and its end if `ended`."""
-        records = [{"type": "event_msg", "payload": {"type": "task_started"}}]
+    def turn(self, *items, ended=False, trigger=None, interrupted=False):
+        """A turn of the thread: its start (begun by `trigger`: "exec", "queue", "user"),
+        `items` (response_item payloads), and its end if `ended`, or, `interrupted`, its
+        abort, as Codex 0.171.0 writes one (openai/codex#41060)."""
+        started = {"type": "task_started", **({"turn_attribution": {"turn_trigger": trigger}} if trigger else {})}
+        records = [{"type": "event_msg", "payload": started}]
         records += [{"type": "response_item", "payload": item} for item in items]
         records += [{"type": "event_msg", "payload": {"type": "task_complete"}}] if ended else []
+        if interrupted:
+            marker = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<turn_aborted>"}]}
+            records += [
+                {"type": "response_item", "payload": marker},
+                {"type": "event_msg", "payload": {"type": "turn_aborted", "reason": "interrupted"}},
+            ]
         write_lines(self.rollout, [{"timestamp": WHEN, **record} for record in records])
 
     def daemon(self, pid=None):

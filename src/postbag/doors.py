@@ -68,8 +68,8 @@ class Post(abc.ABC):
         """What the letter's record keeps of the door's answer, as fields: none by default."""
         return {}
 
-    def caveat(self):
-        """What the send adds to its receipt, in words, or None."""
+    def caveat(self, letter):
+        """What the send adds, in words, once `letter` (its record) is recorded, or None."""
         return None
 
     def finish(self):

@@ -305,7 +305,7 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None, l
             if handed_over is not None:
                 handed_over()
             try:
-                bag.append("letter", **{"from": sender, "to": recipient, "body": body}, **post.recorded())
+                letter = bag.append("letter", **{"from": sender, "to": recipient, "body": body}, **post.recorded())
             except OSError as error:
                 raise Refusal(
                     f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
@@ -317,7 +317,7 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None, l
             secrets = bag.door_values() | {value for value in (door or {}).values() if type(value) is str}
             raise Refusal(masked(str(refused), secrets), refused.fix) from None
     delivered = rejoined + f"letter {number} delivered to {recipient}, {left} left"
-    return Done(delivered + _after(post), *bag.news, which_ledger(bag, where))
+    return Done(delivered + _after(post, letter), *bag.news, which_ledger(bag, where))
 
 
 def _require_the_joined_session(peer, joined, door, where):
@@ -390,11 +390,11 @@ def _require_working_here(peer, joined, where, here, its_room):
         )
 
 
-def _after(post):
-    """What a send adds once its letter is recorded, from what its post found; nothing
-    where that fails, for the letter is delivered and must be said to be."""
+def _after(post, letter):
+    """What a send adds once `letter` is recorded, from what its post found; nothing where
+    that fails, for the letter is delivered and must be said to be."""
     try:
-        said = post.caveat()
+        said = post.caveat(letter)
     except Exception:
         said = None
     finally:

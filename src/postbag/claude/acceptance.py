@@ -25,7 +25,7 @@ is whether a letter gets in while crossSessionInbound is unset.
 
 import os
 
-from postbag.claude.files import mode_at
+from postbag.claude.files import DIALOG_TIMEOUT, dialog_timeout, mode_at
 from postbag.receipts import numbers
 from postbag.room import CANNOT_TELL
 from postbag.vendor_files import LIMIT, json_of, quoted, read_regular, record, table, text
@@ -47,7 +47,6 @@ SETTING = "crossSessionInbound"
 LETTING_IN = (
     "crossSessionInbound to accept in claude's settings.json"  # the setting by which a person lets every letter in
 )
-NOTICE_SINCE = "2.1.333"  # from here, Claude tells the session of a held letter that expired unanswered
 
 # Claude Code's acceptance policy, as the versions room.PROVEN names apply it, each rule a row:
 # crossSessionInbound where it is set (a value it does not know holds, as HOLD does), the
@@ -78,49 +77,96 @@ REMEDIES = {
     "person": "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json",
     None: "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json",
 }
-# What a held letter waits for, by the app the session runs in (its file's "entrypoint",
-# as it begins), from the version where that was seen (None: every version postbag is
-# proven on): where nobody is asked, the words for why; else how the person answers. A
-# terminal, and any app not named here, asks the person in the session.
-ASKED, BUTTONS, UNASKED = "asked", "buttons", "unasked"
-HELD_IN = (
-    ("claude-desktop", None, UNASKED, "its app shows no dialog for it"),  # no dialog: anthropics/claude-code#92027
-    ("sdk-", None, UNASKED, "the session has no screen to ask a person on"),  # claude -p, the SDK: no screen to ask on
-    (
-        "claude-vscode",
-        NOTICE_SINCE,
-        BUTTONS,
-        "the person can deliver it with the Deliver button VS Code shows beside it, or drop it with Deny",
-    ),  # Deliver and Deny beside it
+# What a person can do with a letter Claude holds on permission classes, by the app the
+# session runs in (its file's "entrypoint", as it begins), from the version where that was
+# seen (None: every version postbag is proven on): where they answer it, or None where
+# nobody can be asked. Any other app, a terminal among them, asks in a dialog.
+ASKED_IN = (
+    ("claude-desktop", None, None),  # no dialog: anthropics/claude-code#92027
+    ("sdk-", None, None),  # claude -p, the SDK: no screen to ask on
+    ("claude-vscode", "2.1.333", "with the Deliver button VS Code shows beside it"),
 )
-# The words for each, while dialogExpiry never ends, and once it does.
-WAITING = {
-    ASKED: (
-        "a held letter waits until a person answers it in that session (dialogExpiry {expiry})",
-        "unless a person approves it in that session within dialogExpiry ({expiry}), {dropped}",
-    ),
-    BUTTONS: (
-        "{buttons}; it waits until they do (dialogExpiry {expiry})",
-        "{buttons}; unanswered within dialogExpiry ({expiry}), {dropped}",
-    ),
-    UNASKED: (
-        "{where}, so it waits, undelivered, as long as the session lives, unless the person lets letters in",
-        "{where}, so unless the person lets letters in, it expires after dialogExpiry ({expiry}): {dropped}",
-    ),
-}
+# From this version, a session that can ask a person keeps such a letter until they answer
+# it, unless dialogExpiry or the session's DIALOG_TIMEOUT sets a time (the 2.1.336 and
+# 2.1.337 binaries' code; 2.1.271 drops it after the default, as every session that can ask
+# nobody does).
+UNTIL_ANSWERED_SINCE = "2.1.336"
+
+
+class Hold:
+    """What becomes of a letter Claude holds: `asked_in`, where a person answers it (None:
+    nobody can be asked); `seconds`, after which Claude drops it unanswered (None: never,
+    while the session lives), and `by`, what sets that, in words; `untold`, why another time
+    may apply that postbag cannot see, or None."""
+
+    __slots__ = ("asked_in", "by", "seconds", "untold")
+
+    def __init__(self, asked_in, seconds, by, untold=None):
+        self.asked_in, self.seconds, self.by, self.untold = asked_in, seconds, by, untold
+
+    def fate(self, sent, clock):
+        """What becomes of a letter held since `sent` (seconds since the epoch; None: any), in words."""
+        if self.seconds is None:
+            if self.asked_in is None:
+                fate = f"it waits, undelivered, until the person lets letters in or the session ends ({self.by})"
+            else:
+                fate = f"it waits until a person answers it {self.asked_in} ({self.by})"
+        else:
+            at = f"{self.seconds:g} s after it arrives" if sent is None else f"at {clock.stamp(sent + self.seconds)}"
+            if self.asked_in is None:
+                fate = f"nobody can be asked there, so it expires unanswered {at} ({self.by})"
+            else:
+                fate = f"unless a person approves it {self.asked_in}, it expires unanswered {at} ({self.by})"
+        return fate + self.caveat()
+
+    def ends(self, sent):
+        """When a letter held since `sent` expires unanswered: seconds since the epoch, or None."""
+        return None if self.seconds is None or sent is None else sent + self.seconds
+
+    def caveat(self):
+        """What a time postbag cannot see may change, in words that follow a fate; or nothing."""
+        if self.untold is None:
+            return ""
+        return f"; where {DIALOG_TIMEOUT} in the session's environment sets another time, that one holds: {self.untold}"
+
+
+def hold(settings, session, *, by_setting):
+    """The Hold of a letter Claude holds in `session` (a files.Session; None: not known),
+    given its `settings`. One its crossSessionInbound holds lasts as long as the session
+    (a notice, no dialog); one held on permission classes can be answered where the app asks
+    a person, and expires as the session's DIALOG_TIMEOUT, else dialogExpiry, else the
+    default says."""
+    if by_setting:
+        return Hold(None, None, "a hold its settings make does not expire")
+    asked_in, untold = _asked_in(session), None
+    try:
+        if session is None or session.pid is None:
+            raise ValueError("its process is not known")
+        timeout = dialog_timeout(session.pid)
+        if timeout is not None:
+            by = f"{DIALOG_TIMEOUT} {timeout} in its environment"
+            return Hold(asked_in, timeout / 1000 if timeout else None, by)
+    except ValueError as error:
+        untold = str(error)
+    named = settings.dialog_expiry()
+    if named is not None:
+        return Hold(asked_in, EXPIRIES[named], f"dialogExpiry {named}", untold)
+    version = session.version if session is not None else None
+    if asked_in is not None and _at_least(version, UNTIL_ANSWERED_SINCE):
+        return Hold(asked_in, None, "no dialogExpiry is set", untold)
+    return Hold(asked_in, EXPIRIES[DEFAULT_EXPIRY], f"dialogExpiry {DEFAULT_EXPIRY}, the default", untold)
 
 
 class Verdict:
     """What Claude does with a letter from postbag: `policy` (ACCEPT, HOLD, REFUSE or
-    CANNOT_TELL) and `why`, in words that follow "since"; what becomes of a letter held
-    there while it waits (`waits`, in words; `asked`, False where nobody can be asked to
-    approve it there); and, where it may not let a letter in, how the person lets letters
-    in (`remedy`)."""
+    CANNOT_TELL) and `why`, in words that follow "since"; what becomes of a letter it holds
+    (`hold`, a Hold); and, where it may not let a letter in, how the person lets letters in
+    (`remedy`)."""
 
-    __slots__ = ("asked", "policy", "remedy", "waits", "why")
+    __slots__ = ("hold", "policy", "remedy", "why")
 
-    def __init__(self, policy, why, *, waits=None, asked=True, remedy=None):
-        self.policy, self.why, self.waits, self.asked, self.remedy = policy, why, waits, asked, remedy
+    def __init__(self, policy, why, *, hold=None, remedy=None):
+        self.policy, self.why, self.hold, self.remedy = policy, why, hold, remedy
 
 
 class Settings:
@@ -152,12 +198,10 @@ class Settings:
                 value, where = tighter, "project"
         return value, where
 
-    def expiry(self):
-        """How long a held letter waits, in words and seconds (None: until answered)."""
+    def dialog_expiry(self):
+        """dialogExpiry, where the settings set it to a value Claude Code knows; else None."""
         named = self._first("dialogExpiry")
-        if type(named) is not str or named not in EXPIRIES:
-            return f"{DEFAULT_EXPIRY}, the default", EXPIRIES[DEFAULT_EXPIRY]
-        return named, EXPIRIES[named]
+        return named if type(named) is str and named in EXPIRIES else None
 
     def default_mode(self):
         """permissions.defaultMode, as the most particular settings file states it, or None."""
@@ -209,38 +253,25 @@ def verdict(settings, klass, session=None):
     `session`, the running session's files.Session where its file is read, says what a
     person can do with a letter held there. The rules are the tables above."""
     value, where = settings.inbound()
-    named, expiry = settings.expiry()
-    place, _ = _held_in(session)
-    held = {"waits": _waiting(named, expiry, session), "asked": place != UNASKED}
     if value is not None:
         policy, why = BY_SETTING[value]
-        return Verdict(policy, why, remedy=REMEDIES[where] if policy != ACCEPT else None, **held)
+        held = hold(settings, session, by_setting=True) if policy == HOLD else None
+        return Verdict(policy, why, hold=held, remedy=REMEDIES[where] if policy != ACCEPT else None)
     found, how = klass()
     policy, why = BY_CLASS[found]
-    return Verdict(policy, why.format(how=how), remedy=REMEDIES[None] if policy != ACCEPT else None, **held)
+    held = hold(settings, session, by_setting=False) if policy in (HOLD, CANNOT_TELL) else None
+    return Verdict(policy, why.format(how=how), hold=held, remedy=REMEDIES[None] if policy != ACCEPT else None)
 
 
-def _held_in(session):
-    """Where a letter held in `session` (a files.Session, or None: its app not known) waits,
-    by HELD_IN: ASKED, BUTTONS or UNASKED, and the row's words (None for ASKED)."""
+def _asked_in(session):
+    """Where a person answers a letter Claude holds in `session` (a files.Session, or None:
+    its app not known, which asks in a dialog), by ASKED_IN; None where nobody can be asked."""
     app = session.app if session is not None else None
     version = session.version if session is not None else None
-    for begins, since, place, words in HELD_IN:
+    for begins, since, asked_in in ASKED_IN:
         if app is not None and app.startswith(begins) and (since is None or _at_least(version, since)):
-            return place, words
-    return ASKED, None
-
-
-def _waiting(named, expiry, session):
-    """What becomes of a held letter in `session` (a files.Session, or None: its app and
-    version not known, which names no app): what a person can do there, and when Claude
-    drops it, given dialogExpiry's name and seconds (`expiry`, None: never)."""
-    place, words = _held_in(session)
-    told = session is not None and _at_least(session.version, NOTICE_SINCE)
-    dropped = "Claude drops it and tells that session so" if told else "Claude drops it"
-    for_ever, expires = WAITING[place]
-    template = for_ever if expiry is None else expires
-    return template.format(where=words, buttons=words, expiry=named, dropped=dropped)
+            return asked_in
+    return "in that session's dialog"
 
 
 def _at_least(version, since):

@@ -23,7 +23,7 @@ from postbag.processes import PID_MOST, runs
 from postbag.receipts import SLACK, TAKEN, UNKNOWN, Receipt, is_the_letter, taken_in
 from postbag.room import CANNOT_TELL
 from postbag.times import moment
-from postbag.vendor_files import find_back, read_json, record, text, whole
+from postbag.vendor_files import find_back, read_json, read_regular, record, text, whole
 
 ENDED = "ended"  # a session whose file says it runs no longer (else a Session, or CANNOT_TELL)
 THE_TRANSCRIPT = "claude's transcript"  # how a receipt names it: its file name holds the session id
@@ -122,6 +122,32 @@ def _running(path):
     session = Session(pid, cwd, text(found, "entrypoint"), text(found, "version"))
     session.socket = text(found, "messagingSocketPath")
     return [(found.get("sessionId"), session)]
+
+
+# The variable by which a session's own environment sets how long Claude holds a letter
+# before it drops it unanswered, in milliseconds, over dialogExpiry (read from the 2.1.271,
+# 2.1.336 and 2.1.337 binaries, and seen on each).
+DIALOG_TIMEOUT = "CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS"
+ENVIRON_MOST = 1 << 20  # bytes of a process's environment read: a few kilobytes, most often
+
+
+def dialog_timeout(pid):
+    """What the environment of the session's process `pid` sets DIALOG_TIMEOUT to: its
+    milliseconds, or None where it sets none; a ValueError, saying why, where that cannot be
+    told (no /proc here, as on macOS; another user's process; a value Claude Code takes in a
+    way not known here). Only that variable is looked at, never shown: the rest of the
+    environment holds the session's token."""
+    try:
+        data = read_regular(f"/proc/{pid}/environ", ENVIRON_MOST)
+    except OSError as error:
+        raise ValueError(f"its process's environment cannot be read here ({error.strerror})") from None
+    wanted = DIALOG_TIMEOUT.encode() + b"="
+    found = next((entry[len(wanted) :] for entry in data.split(b"\0") if entry.startswith(wanted)), None)
+    if found is None:
+        return None
+    if not (found.isdigit() and len(found) < 16):
+        raise ValueError(f"its environment sets {DIALOG_TIMEOUT} to what postbag does not know")
+    return int(found)
 
 
 def took(entry, letter):

@@ -167,7 +167,7 @@ class Claude(Room, vendor=claude):
             refused = f"claude refused it, since {found.why}" if found.policy == REFUSE else "claude refused it"
             return Receipt(NOT_TAKEN, refused)
         if said == HELD or (said is None and found.policy == HOLD and changed is False):
-            return Receipt(NOT_TAKEN, _held(found, sent, settings.expiry(), self.here.clock.now()))
+            return _held(found, sent, self.here.clock)
         if changed:
             value, _ = settings.inbound()
             return Receipt(
@@ -227,10 +227,11 @@ class Claude(Room, vendor=claude):
                 WILL_NOT, f"claude will not take a letter now: it refuses each, since {found.why}; {found.remedy}"
             )
         if found.policy == HOLD:
+            fate = found.hold.fate(None, self.here.clock)
             return Reach(
                 WILL_NOT,
                 "claude will not act on a letter at once: it holds each for the person's review, "
-                f"since {found.why}; {found.waits}; {found.remedy}",
+                f"since {found.why}; {fate}; {found.remedy}",
             )
         if not isinstance(alive, Session):
             return Reach(
@@ -282,11 +283,11 @@ class _Post(Post):
     def recorded(self):
         return {} if self.word is None else {"recipient_said": self.word}
 
-    def caveat(self):  # noqa: PLR0911 - Claude's own word first, then what its records foretold
+    def caveat(self, letter):  # noqa: PLR0911 - Claude's own word first, then what its records foretold
         found = self.found
         if self.word == HELD:
             if found is not None and found.policy == HOLD:
-                return f"but claude holds it for the person's review, since {found.why}; {found.waits}"
+                return f"but claude holds it for the person's review, since {found.why}; {self._fate(letter)}"
             return "but claude holds it for the person's review, for a reason its records do not show"
         if self.word == REFUSED:
             if found and found.policy == REFUSE:
@@ -300,8 +301,12 @@ class _Post(Post):
         if found is not None and found.policy == REFUSE:
             return f"but claude refuses it, since {found.why}"
         if found is not None and found.policy == HOLD:
-            return f"but claude holds it for the person's review, since {found.why}; {found.waits}"
+            return f"but claude holds it for the person's review, since {found.why}; {self._fate(letter)}"
         return None
+
+    def _fate(self, letter):
+        # Parsed only here: a letter let in at once has no expiry to tell, nor a datetime to load.
+        return self.found.hold.fate(moment(letter["at"]), self.room.here.clock)
 
 
 def _session_of(joined):
@@ -320,28 +325,17 @@ def _if_running(alive):
     return alive if isinstance(alive, Session) else None
 
 
-def _held(found, sent, expiry, now):
-    """What became of a letter Claude held, sent at `sent` (seconds since the epoch), given
-    the settings' `expiry` (its name, and its seconds or None), as it stands `now`: waiting
-    for the person, or, unanswered within dialogExpiry, dropped."""
-    named, seconds = expiry
-    said = found.policy == HOLD
-    if sent is not None and seconds is not None and now > sent + seconds:
-        unanswered = "nobody approved it" if found.asked else "nobody could be asked to approve it there"
-        dropped = (
-            (
-                "claude held it for the person's review, since {why}, and {unanswered} within "
-                "dialogExpiry ({expiry}): Claude has dropped it"
-            )
-            if said
-            else (
-                "claude held it for the person's review, for a reason its records do not show, "
-                "and {unanswered} within dialogExpiry ({expiry}): Claude has dropped it"
-            )
-        )
-        return dropped.format(why=found.why, unanswered=unanswered, expiry=named)
-    return (
-        "claude holds it for the person's review, since {why}; {waits}"
-        if said
-        else "claude holds it for the person's review, for a reason its records do not show; {waits}"
-    ).format(why=found.why, waits=found.waits)
+def _held(found, sent, clock):
+    """The Receipt of a letter Claude held, sent at `sent` (seconds since the epoch): while it
+    waits, not taken, and when it expires; once its time has passed, expired unanswered, or,
+    where a time postbag cannot see may apply, unknown."""
+    if found.policy != HOLD:  # Claude's own word, which its records do not explain
+        return Receipt(NOT_TAKEN, "claude holds it for the person's review, for a reason its records do not show")
+    held, ends = found.hold, found.hold.ends(sent)
+    if ends is None or clock.now() < ends:
+        fate = held.fate(sent, clock)
+        return Receipt(NOT_TAKEN, f"claude holds it for the person's review, since {found.why}; {fate}")
+    expired = f"nobody let it in within {held.by}: it expired unanswered at {clock.stamp(ends)}"
+    if held.untold is not None:
+        return Receipt(UNKNOWN, f"claude held it for the person's review, since {found.why}; {expired}{held.caveat()}")
+    return Receipt(NOT_TAKEN, f"claude held it for the person's review, since {found.why}, and {expired}")

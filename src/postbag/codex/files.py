@@ -36,6 +36,7 @@ _SETTINGS_NEEDLES = (b'"thread_settings_applied"', b'"turn_context"')
 _TURN_NEEDLES = (b'"task_started"', b'"task_complete"', b'"turn_aborted"', b"_call")
 _CALLS = ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output")
 _TURN_EDGES = ("task_started", "task_complete", "turn_aborted")
+_EDGE_NEEDLES = tuple(f'"{edge}"'.encode() for edge in _TURN_EDGES)
 THE_ROLLOUT = "the thread's rollout"  # how a receipt names it: its file name holds the thread's id
 
 
@@ -170,6 +171,71 @@ def _settings_of(entry):
         return payload
     if entry.get("type") == "event_msg" and payload.get("type") == "thread_settings_applied":
         return table(payload, "thread_settings")
+    return None
+
+
+# What Codex 0.171.0 does with a queued letter when a turn of `codex exec` ends, which
+# openai/codex#41060 reports (open): it begins a turn for the first queued letter, and
+# aborts it as exec exits ("turn_aborted", reason "interrupted"), the letter recorded
+# unread or lost; and a thread whose last turn was so interrupted runs no queued letter,
+# loaded again or woken, until someone starts a turn in it (seen on 0.171.0).
+INTERRUPTED = "interrupted"
+
+
+def last_turn(path):
+    """The latest turn of the rollout at `path`, as (its trigger, how it ended): the trigger
+    Codex recorded as it began ("exec", "queue", "user"...; None where not recorded), and
+    "working" while it runs, "ended", or INTERRUPTED; (None, None) where no turn is found."""
+    found = {}
+
+    def edge(entry):
+        payload = table(entry, "payload")
+        kind = payload.get("type") if entry.get("type") == "event_msg" else None
+        if kind in ("task_complete", "turn_aborted") and "ended" not in found:
+            found["ended"] = INTERRUPTED if text(payload, "reason") == INTERRUPTED else "ended"
+        elif kind == "task_started":
+            found["trigger"] = text(table(payload, "turn_attribution"), "turn_trigger")
+            return True
+        return False
+
+    if find_back(path, THE_ROLLOUT, _EDGE_NEEDLES, edge, None, TURN_BACK)[0] is None:
+        return None, None
+    return found["trigger"], found.get("ended", "working")
+
+
+def read_before_its_turn_ended(path, letter):
+    """Whether the model read `letter`, which the rollout at `path` holds: False where the
+    turn Codex began for it was aborted before any answer or call of the model's; True where
+    one came, or the turn ended as turns do; None where the rollout cannot tell (still
+    working, or not read far enough)."""
+    try:
+        fd = open_regular(path)
+    except OSError:
+        return None
+    try:
+        end = os.fstat(fd).st_size
+        data = os.pread(fd, min(end, TURN_BACK), max(0, end - TURN_BACK))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    seen = False
+    for line in data.split(b"\n"):
+        try:
+            entry = record(json_of(line))
+        except ValueError:
+            continue
+        if not seen:
+            seen = took(entry, letter)
+            continue
+        payload = table(entry, "payload")
+        answering = payload.get("role") == "assistant" or payload.get("type") in _CALLS
+        if entry.get("type") == "response_item" and answering:
+            return True
+        if entry.get("type") == "event_msg" and payload.get("type") == "turn_aborted":
+            return False
+        if entry.get("type") == "event_msg" and payload.get("type") in ("task_complete", "task_started"):
+            return True
     return None
 
 

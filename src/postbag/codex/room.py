@@ -11,12 +11,15 @@ from postbag import codex
 from postbag.codex import NAME, NO_WAKE, SESSION, THREAD, inside
 from postbag.codex.files import (
     IN_THE_QUEUE,
+    INTERRUPTED,
     THE_ROLLOUT,
     TURN_ENDED,
     TURN_WORKING,
     approval_policy,
     home_directory,
     in_the_queue,
+    last_turn,
+    read_before_its_turn_ended,
     rollouts,
     took,
     turn_now,
@@ -26,7 +29,7 @@ from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
 from postbag.codex.queue import Resume, find_codex, knock
 from postbag.codex.wake import CODEX_WITHOUT_RESUME, NEVER_ASKS, WILL_WAKE, unloaded, why_not_woken
 from postbag.doors import Post, is_door_field, is_uuid
-from postbag.receipts import NOT_TAKEN, UNKNOWN, WAITING, Beside, Receipt, taken_in, unproven
+from postbag.receipts import NOT_TAKEN, TAKEN, UNKNOWN, WAITING, Beside, Receipt, taken_in, unproven
 from postbag.refusal import Refusal
 from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Reach, Room
 from postbag.vendor_files import newest
@@ -108,23 +111,46 @@ class Codex(Room, vendor=codex):
         found = rollouts(self.home, thread)
         if found is None:
             return Receipt(UNKNOWN, "codex keeps no sessions here to read (CODEX_HOME)")
-        rollout = newest(found) if found else None
-        if rollout is not None:
-            taken = taken_in(rollout, THE_ROLLOUT, letter, took, self.here.clock)
-            if taken is not None:
-                return taken
+        if not found:
+            return self._gone(thread, letter)
+        rollout = newest(found)
+        taken = self._read_in(rollout, letter)
+        if taken is not None:
+            return taken
         place, unread = in_the_queue(self.home, thread, letter)
-        if rollout is None:  # queued or not, no session of that thread will ever take it
-            return (
-                Receipt(UNKNOWN, unread)
-                if unread
-                else Receipt(
-                    NOT_TAKEN,
-                    "codex no longer has the thread it went to (its rollout is gone), so nothing will take it",
-                )
-            )
         if place == IN_THE_QUEUE:
             return Receipt(WAITING, self._who_takes_it(thread, rollout))
+        return self._missing(rollout, unread)
+
+    def _gone(self, thread, letter):
+        """Queued or not, no session of a thread whose rollout is gone will ever take a letter."""
+        _, unread = in_the_queue(self.home, thread, letter)
+        if unread:
+            return Receipt(UNKNOWN, unread)
+        return Receipt(
+            NOT_TAKEN, "codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
+        )
+
+    def _read_in(self, rollout, letter):
+        """What the rollout says of the letter, or None where it does not hold it."""
+        taken = taken_in(rollout, THE_ROLLOUT, letter, took, self.here.clock)
+        if taken is not None and taken.state == TAKEN and read_before_its_turn_ended(rollout, letter) is False:
+            return Receipt(
+                NOT_TAKEN,
+                "the thread's rollout holds it, but the turn Codex began for it was interrupted before the model "
+                "read it (as the end of a codex exec run interrupts one: openai/codex#41060)",
+            )
+        return taken
+
+    def _missing(self, rollout, unread):
+        """A letter neither the queue nor the live thread's rollout holds."""
+        if not unread and last_turn(rollout) == ("queue", INTERRUPTED):
+            return Receipt(
+                UNKNOWN,
+                "neither codex's queue nor the thread's rollout holds it; the thread's last turn, which Codex began "
+                "for a queued letter, was interrupted, and the letter of such a turn is at times lost "
+                "(openai/codex#41060)",
+            )
         unknown = Receipt(UNKNOWN, unread or "neither codex's queue nor the thread's rollout holds it")
         return unknown.noting(unproven(NAME, version_of(rollout), PROVEN))
 
@@ -143,20 +169,27 @@ class Codex(Room, vendor=codex):
                 "rollout is gone); it must join again from a live session",
             )
         state = is_loaded(self.home, thread, self.here.platform) if found else None
-        if state == LOADED:
+        if state not in (LOADED, NOT_LOADED):
             return Reach(
-                TAKES, f"codex can take a letter now: a running codex has its thread loaded, and {_turn(newest(found))}"
+                CANNOT_TELL,
+                "whether codex can take a letter now cannot be told: whether a running codex "
+                "has its thread loaded is unknown here",
             )
-        if state == NOT_LOADED:
-            prospect, words = unloaded(self.home, newest(found), self.wakes)
-            if prospect == WILL_WAKE:
-                return Reach(TAKES, f"codex can take a letter now: no running codex has its thread loaded, and {words}")
-            return Reach(WILL_NOT, f"codex's letters will wait: no running codex has its thread loaded, and {words}")
-        return Reach(
-            CANNOT_TELL,
-            "whether codex can take a letter now cannot be told: whether a running codex "
-            "has its thread loaded is unknown here",
-        )
+        return self._reach_of(state, newest(found))
+
+    def _reach_of(self, state, rollout):
+        if state == LOADED:
+            why_not = stalled(rollout)
+            if why_not is not None:
+                return Reach(
+                    WILL_NOT, f"codex will not take a letter now: a running codex has its thread loaded, but {why_not}"
+                )
+            turn = _turn(rollout)
+            return Reach(TAKES, f"codex can take a letter now: a running codex has its thread loaded, and {turn}")
+        prospect, words = unloaded(self.home, rollout, self.wakes)
+        if prospect == WILL_WAKE:
+            return Reach(TAKES, f"codex can take a letter now: no running codex has its thread loaded, and {words}")
+        return Reach(WILL_NOT, f"codex's letters will wait: no running codex has its thread loaded, and {words}")
 
     def _who_takes_it(self, thread, rollout):
         state = is_loaded(self.home, thread, self.here.platform)
@@ -182,6 +215,7 @@ class _Post(Post):
     def __init__(self, room, joined):
         self.room, self.thread = room, joined["thread"]
         self.resume, self.gone, self.loaded, self.why_not, self.answer = False, False, None, None, None
+        self.stalled = None
         home = room.home
         found = rollouts(home, self.thread)
         if found == []:  # codex queue stores it all the same
@@ -191,19 +225,20 @@ class _Post(Post):
             self.loaded = Beside(lambda: is_loaded(home, self.thread, system))
             self.why_not = why_not_woken(newest(found), room.wakes)
             self.resume = self.why_not is None
+            self.stalled = stalled(newest(found))
 
     def knock(self, envelope, sandbox):
         here = self.room.here
         self.answer = knock(find_codex(here), self.thread, envelope, for_a_child(here.env), resume=self.resume)
 
-    def caveat(self):  # noqa: PLR0911 - one answer a case: gone, loaded, not to wake, woken, unclear, waiting
+    def caveat(self, letter):  # noqa: PLR0911 - one answer a case: gone, loaded, not to wake, woken, unclear, waiting
         if self.gone:
             return "but codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
         if self.loaded is None:
             return None
         state = self.loaded.found()
         if state == LOADED or self.answer == Resume.LOADED_ELSEWHERE:
-            return None  # a running codex has it loaded, and takes it when idle
+            return None if self.stalled is None else f"but {self.stalled}"  # else it takes it when idle
         if not self.resume:
             return _waits(state, self.why_not)
         if self.answer == Resume.WOKEN:
@@ -231,8 +266,28 @@ def _thread_of(joined):
     return thread if type(thread) is str and is_uuid(thread) else None
 
 
+def stalled(rollout):
+    """Why the thread whose newest rollout is `rollout` takes no queued letter, loaded as it
+    may be (openai/codex#41060, and what follows it on 0.171.0), in words; else None."""
+    trigger, ended = last_turn(rollout)
+    if trigger == "exec" and ended == "working":
+        return (
+            "codex exec runs its turn, and Codex takes no letter into such a turn: when it ends, Codex begins a turn "
+            "for the first letter queued and interrupts it as exec exits, so that letter is read by no model, or "
+            "lost (openai/codex#41060)"
+        )
+    if ended == INTERRUPTED:
+        return (
+            "its last turn was interrupted, and Codex runs no queued letter in such a thread, loaded again or woken, "
+            "until someone starts a turn in it (a prompt in codex resume)"
+        )
+    return None
+
+
 def _turn(rollout):
     """What the loaded thread whose newest rollout is `rollout` is doing, and so when it takes a letter."""
+    if stalled(rollout) is not None:
+        return stalled(rollout)
     turn = turn_now(rollout)
     if turn == TURN_ENDED:
         return "it takes the letter when it is idle"
