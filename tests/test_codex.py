@@ -274,6 +274,27 @@ def test_a_letter_to_a_thread_codex_exec_runs_waits_and_every_word_says_why(post
         holder.communicate(b"")
 
 
+def test_a_thread_whose_exec_was_killed_mid_turn_takes_letters_once_another_codex_loads_it(postbag, exchange):
+    """Killed, exec leaves its turn begun and never ended; the codex that loads the thread
+    after it applies the thread's settings again, and takes queued letters as any does."""
+    from written import Codex
+
+    codex = Codex(postbag.env["HOME"], postbag.codex.thread, source="exec")
+    codex.turn(trigger="exec")
+    codex.settings("never")  # exec's own, as its turn began
+    codex.settings("never")  # the codex that loaded the thread after exec was killed
+    holder = held(codex.lock_file())
+    try:
+        taken = (
+            "codex can take a letter now: a running codex has its thread loaded, "
+            "and it takes the letter when it is idle"
+        )
+        assert postbag.door_now("codex") == taken
+        assert postbag.ok("send", "codex", "Anyone?", inside="claude") == "letter 7 delivered to codex, 2 left\n"
+    finally:
+        holder.communicate(b"")
+
+
 def test_a_letter_whose_turn_was_interrupted_before_the_model_read_it_is_not_taken(postbag, exchange):
     from written import Codex
 
@@ -290,7 +311,6 @@ def test_a_letter_whose_turn_was_interrupted_before_the_model_read_it_is_not_tak
 def test_after_an_interrupted_turn_a_letter_is_lost_or_waits_until_someone_starts_a_turn(postbag, exchange):
     from written import Codex
 
-    _, _, _, _ = exchange
     codex = Codex(postbag.env["HOME"], postbag.codex.thread, source="exec")
     codex.settings("never")
     codex.turn(trigger="exec", ended=True)

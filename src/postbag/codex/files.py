@@ -36,7 +36,7 @@ _SETTINGS_NEEDLES = (b'"thread_settings_applied"', b'"turn_context"')
 _TURN_NEEDLES = (b'"task_started"', b'"task_complete"', b'"turn_aborted"', b"_call")
 _CALLS = ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output")
 _TURN_EDGES = ("task_started", "task_complete", "turn_aborted")
-_EDGE_NEEDLES = tuple(f'"{edge}"'.encode() for edge in _TURN_EDGES)
+_EDGE_NEEDLES = (*(f'"{edge}"'.encode() for edge in _TURN_EDGES), b'"thread_settings_applied"')
 THE_ROLLOUT = "the thread's rollout"  # how a receipt names it: its file name holds the thread's id
 
 
@@ -180,19 +180,26 @@ def _settings_of(entry):
 # unread or lost; and a thread whose last turn was so interrupted runs no queued letter,
 # loaded again or woken, until someone starts a turn in it (seen on 0.171.0).
 INTERRUPTED = "interrupted"
+# A turn of `codex exec` that neither ended nor was interrupted, and after whose start
+# another codex applied the thread's settings as it loaded the thread (exec applies them
+# once, as its turn begins): the exec was killed, and the codex that has the thread now
+# takes queued letters as any does (seen on 0.171.0).
+LEFT = "left"
 
 
 def last_turn(path):
     """The latest turn of the rollout at `path`, as (its trigger, how it ended): the trigger
     Codex recorded as it began ("exec", "queue", "user"...; None where not recorded), and
-    "working" while it runs, "ended", or INTERRUPTED; (None, None) where no turn is found."""
-    found = {}
+    "working" while it runs, "ended", INTERRUPTED or LEFT; (None, None) where no turn is found."""
+    found = {"applied": 0}
 
     def edge(entry):
         payload = table(entry, "payload")
         kind = payload.get("type") if entry.get("type") == "event_msg" else None
         if kind in ("task_complete", "turn_aborted") and "ended" not in found:
             found["ended"] = INTERRUPTED if text(payload, "reason") == INTERRUPTED else "ended"
+        elif kind == "thread_settings_applied":
+            found["applied"] += 1
         elif kind == "task_started":
             found["trigger"] = text(table(payload, "turn_attribution"), "turn_trigger")
             return True
@@ -200,7 +207,9 @@ def last_turn(path):
 
     if find_back(path, THE_ROLLOUT, _EDGE_NEEDLES, edge, None, TURN_BACK)[0] is None:
         return None, None
-    return found["trigger"], found.get("ended", "working")
+    if "ended" in found:
+        return found["trigger"], found["ended"]
+    return found["trigger"], LEFT if found["trigger"] == "exec" and found["applied"] > 1 else "working"
 
 
 def read_before_its_turn_ended(path, letter):

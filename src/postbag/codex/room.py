@@ -12,6 +12,7 @@ from postbag.codex import NAME, NO_WAKE, SESSION, THREAD, inside
 from postbag.codex.files import (
     IN_THE_QUEUE,
     INTERRUPTED,
+    LEFT,
     THE_ROLLOUT,
     TURN_ENDED,
     TURN_WORKING,
@@ -288,6 +289,8 @@ def _turn(rollout):
     """What the loaded thread whose newest rollout is `rollout` is doing, and so when it takes a letter."""
     if stalled(rollout) is not None:
         return stalled(rollout)
+    if last_turn(rollout)[1] == LEFT:  # its exec is gone: the codex that loaded the thread since runs no turn of it
+        return "it takes the letter when it is idle"
     turn = turn_now(rollout)
     if turn == TURN_ENDED:
         return "it takes the letter when it is idle"
