@@ -30,10 +30,10 @@ def waits(postbag, seconds=300, by="dialogExpiry 5m, the default", asked="approv
     """What a receipt, and a send, say becomes of the ledger's last letter, held `seconds`."""
     from postbag.times import Clock, moment
 
-    at = Clock().stamp(moment(postbag.records()[-1]["at"]) + seconds)
+    at = Clock().stamp(moment(postbag.records()[-1]["at"]) + seconds + 2)  # the stamp's second and Claude's lag
     if asked is None:
-        return f"nobody can be asked there, so it expires unanswered at {at} ({by})"
-    return f"unless a person {asked}, it expires unanswered at {at} ({by})"
+        return f"nobody can be asked there, so it expires unanswered by {at} ({by})"
+    return f"unless a person {asked}, it expires unanswered by {at} ({by})"
 
 
 LETS_IN = "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json"
@@ -335,10 +335,10 @@ def test_a_held_letter_nobody_approved_within_dialogexpiry_is_said_to_have_expir
     )
     from postbag.times import Clock, moment
 
-    expired = Clock().stamp(moment(an_hour_ago) + 60)
+    expired = Clock().stamp(moment(an_hour_ago) + 62)
     assert postbag.receipts(inside="codex") == [
         f"letter 4 codex -> claude: not taken: claude held it for the person's review, since {BYPASSES}, and nobody "
-        f"let it in within dialogExpiry 60s: it expired unanswered at {expired}"
+        f"let it in within dialogExpiry 60s: it expired unanswered by {expired}"
     ]
 
 
@@ -607,13 +607,13 @@ def test_settings_nested_deeper_than_jsons_recursion_still_say_what_claude_lets_
             "3000",
             "not taken",
             "claude held it for the person's review, since {why}, and nobody let it in within "
-            "CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS 3000 in its environment: it expired unanswered at {at}",
+            "CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS 3000 in its environment: it expired unanswered by {at}",
         ),
         (
             "soon",
             "unknown",
             "claude held it for the person's review, since {why}; nobody let it in within "
-            "dialogExpiry 5m, the default: it expired unanswered at {at}; where CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS in "
+            "dialogExpiry 5m, the default: it expired unanswered by {at}; where CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS in "
             "the session's environment sets another time, that one holds: its environment sets "
             "CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS to what postbag does not know",
         ),
@@ -639,7 +639,7 @@ def test_the_sessions_own_timeout_decides_when_a_held_letter_expires_or_the_rece
         )
         from postbag.times import Clock, moment
 
-        at = Clock().stamp(moment(an_hour_ago) + (3 if value == "3000" else 300))
+        at = Clock().stamp(moment(an_hour_ago) + (3 if value == "3000" else 300) + 2)
         assert postbag.receipts(inside="codex") == [
             f"letter 4 codex -> claude: {state}: {said.format(why=BYPASSES, at=at)}"
         ]

@@ -2,9 +2,8 @@
 
 import clients
 
-from postbag.claude.acceptance import NOTICE_SINCE
 from postbag.codex import wake
-from postbag.receipts import numbers
+from postbag.times import Clock, moment
 
 LAST = (
     "It is the last letter of the exchange; do not reply.\n"
@@ -33,13 +32,24 @@ UNWOKEN = (
     )
 )
 WAITS = f"but it waits in codex's queue: no running codex has the thread loaded, and {SENT_UNWOKEN}"
-# What becomes of a letter a session of this tier holds: its session file says it runs with
-# no screen (entrypoint "sdk-cli", as `claude -p` does), where nobody can be asked to
-# approve it; from NOTICE_SINCE, Claude tells the session of one that expired.
-TOLD = " and tells that session so" if numbers(clients.PAIR["claude"]) >= numbers(NOTICE_SINCE) else ""
-HELD_WAITS = (
-    "the session has no screen to ask a person on, so unless the person lets letters in, it expires after "
-    f"dialogExpiry (5m, the default): Claude drops it{TOLD}"
+# What becomes of a letter a session of this tier holds on its permission mode: its session
+# file says it runs with no screen (entrypoint "sdk-cli", as `claude -p` does), where nobody
+# can be asked to approve it, so it expires as dialogExpiry's default says. `open` says so of
+# any letter; a send and a receipt say by when, of one (held_waits).
+HELD_WAITS = "nobody can be asked there, so it expires unanswered 300 s after it arrives (dialogExpiry 5m, the default)"
+
+
+def held_waits(letter, seconds=300, by="dialogExpiry 5m, the default"):
+    """What a send and a receipt say becomes of `letter` (its ledger record), held `seconds`:
+    it has surely expired two seconds past them, as the ledger stamps it to the second."""
+    at = Clock().stamp(moment(letter["at"]) + seconds + 2)
+    return f"nobody can be asked there, so it expires unanswered by {at} ({by})"
+
+
+# What becomes of a letter a session's settings hold (crossSessionInbound hold).
+STAYS = (
+    "it waits, undelivered, until the person lets letters in or the session ends (a hold its settings make does "
+    "not expire)"
 )
 
 

@@ -5,10 +5,13 @@ bypasses permission prompts with crossSessionInbound unset holds the letter; wit
 accept, or in a session that prompts, it takes it. And Claude's inbound limit, which
 postbag's knocks keep to."""
 
+import time
+
 import pytest
-from sessions_helpers import HELD_WAITS, join_both
+from sessions_helpers import HELD_WAITS, held_waits, join_both
 
 from postbag.claude.room import HOLDS_SINCE
+from postbag.times import Clock, moment
 
 BYPASS = ["--dangerously-skip-permissions"]
 AS_ROOT = {"IS_SANDBOX": "1"}  # Claude Code lets root bypass prompts only with this set
@@ -61,7 +64,7 @@ def test_what_claude_does_with_a_letter_is_what_postbag_says_at_every_step(  # n
     sent = real.ok("send", "claude", "Are you there?", env=inside_codex)
     letter = real.records()[-1]
     if door.startswith("claude will not act"):  # held: Claude said so at once, and keeps it from the model
-        held = f"claude holds it for the person's review, since {BYPASSES}; {WAITS}"
+        held = f"claude holds it for the person's review, since {BYPASSES}; {held_waits(letter)}"
         assert sent == f"letter 4 delivered to claude, 2 left; but {held}\n"
         assert letter["recipient_said"] == "held"
         holds = [e for e in session.stream() if e.get("subtype") == "peer_message_hold"]
@@ -74,6 +77,37 @@ def test_what_claude_does_with_a_letter_is_what_postbag_says_at_every_step(  # n
         assert sent == "letter 4 delivered to claude, 2 left\n" and "recipient_said" not in letter
         session.wait_for(session.letters, "the letter's enqueue")
         assert real.ok("receipts", env=inside_codex).startswith("letter 4 codex -> claude: ")
+
+
+@HOLDING
+def test_a_held_letter_nobody_lets_in_expires_by_the_time_postbag_named_and_its_receipt_says_so(
+    real, claude, codex_home
+):
+    """The session's own CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS, read from its process, sets the
+    time: while it runs the letter is held, not waiting; once it has passed, the receipt says
+    the letter expired unanswered, and by when. Claude's stream, where it tells holds,
+    shows the expiry came before that time."""
+    session = claude(args=BYPASS, env={**AS_ROOT, "CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS": "3000"})
+    thread = codex_home.new_thread(real.env)
+    join_both(real, session, thread)
+    real.ok("open", "3", env={"HOME": session.home})
+    inside_codex = {"CODEX_THREAD_ID": thread, "HOME": session.home}
+    sent = real.ok("send", "claude", "Are you there?", env=inside_codex)
+    letter = real.records()[-1]
+    by = "CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS 3000 in its environment"
+    held = f"claude holds it for the person's review, since {BYPASSES}; {held_waits(letter, 3, by)}"
+    assert sent == f"letter 4 delivered to claude, 2 left; but {held}\n"
+    assert real.ok("receipts", env=inside_codex) == f"letter 4 codex -> claude: not taken: {held}\n"
+    ends = moment(letter["at"]) + 3 + 2
+    session.wait_for(lambda: time.time() >= ends, "the time postbag named", timeout=10)
+    expired = f"nobody let it in within {by}: it expired unanswered by {Clock().stamp(ends)}"
+    told = f"claude held it for the person's review, since {BYPASSES}, and {expired}"
+    assert real.ok("receipts", env=inside_codex) == f"letter 4 codex -> claude: not taken: {told}\n"
+    holds = {e.get("state"): e for e in session.stream() if e.get("subtype") == "peer_message_hold"}
+    if holds:  # the versions that tell a hold in the stream tell its end
+        assert holds["dropped"]["outcome"] == "expired", holds
+        assert moment(holds["dropped"]["written_at"]) <= ends, holds
+        assert session.letters() == []
 
 
 def test_a_process_that_knocks_more_than_claude_takes_at_once_paces_its_letters_and_none_is_dropped(real, claude):

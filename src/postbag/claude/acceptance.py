@@ -112,7 +112,7 @@ class Hold:
             else:
                 fate = f"it waits until a person answers it {self.asked_in} ({self.by})"
         else:
-            at = f"{self.seconds:g} s after it arrives" if sent is None else f"at {clock.stamp(sent + self.seconds)}"
+            at = f"{self.seconds:g} s after it arrives" if sent is None else f"by {clock.stamp(self.ends(sent))}"
             if self.asked_in is None:
                 fate = f"nobody can be asked there, so it expires unanswered {at} ({self.by})"
             else:
@@ -120,8 +120,10 @@ class Hold:
         return fate + self.caveat()
 
     def ends(self, sent):
-        """When a letter held since `sent` expires unanswered: seconds since the epoch, or None."""
-        return None if self.seconds is None or sent is None else sent + self.seconds
+        """When a letter stamped `sent` has surely expired unanswered: seconds since the epoch,
+        or None. The ledger stamps a letter to the second, just after Claude took it in, and
+        Claude's timer fires a little late (0.1 s seen): two seconds cover both."""
+        return None if self.seconds is None or sent is None else sent + self.seconds + 2
 
     def caveat(self):
         """What a time postbag cannot see may change, in words that follow a fate; or nothing."""

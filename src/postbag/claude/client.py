@@ -1,6 +1,6 @@
-"""What setup and doctor know of Claude Code (observed on 2.1.248 to 2.1.336):
+"""What setup and doctor know of Claude Code (observed on 2.1.248 to 2.1.337):
 
-- the claude program on PATH, whose `claude --version` says "2.1.336 (Claude Code)";
+- the claude program on PATH, whose `claude --version` says "2.1.337 (Claude Code)";
 - the MCP servers it starts in every project, under "mcpServers" in .claude.json (in
   CLAUDE_CONFIG_DIR, else the home directory), {"type": "stdio", "command", "args",
   "env"}, which `claude mcp add --scope user NAME -e K=V -- COMMAND ARGS` writes and

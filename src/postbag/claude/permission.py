@@ -1,6 +1,6 @@
 """The rule that lets postbag's tools run in Claude Code without asking: "mcp__postbag"
 in permissions.allow of the person's settings.json, which setup puts in and setup
---remove takes out (observed on 2.1.248 to 2.1.336); and what the settings at every
+--remove takes out (observed on 2.1.248 to 2.1.337); and what the settings at every
 level say of postbag's tools, deny and ask rules among them, which setup never changes.
 
 settings.json is the person's file, and is treated so:

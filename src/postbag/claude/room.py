@@ -335,7 +335,7 @@ def _held(found, sent, clock):
     if ends is None or clock.now() < ends:
         fate = held.fate(sent, clock)
         return Receipt(NOT_TAKEN, f"claude holds it for the person's review, since {found.why}; {fate}")
-    expired = f"nobody let it in within {held.by}: it expired unanswered at {clock.stamp(ends)}"
+    expired = f"nobody let it in within {held.by}: it expired unanswered by {clock.stamp(ends)}"
     if held.untold is not None:
         return Receipt(UNKNOWN, f"claude held it for the person's review, since {found.why}; {expired}{held.caveat()}")
     return Receipt(NOT_TAKEN, f"claude held it for the person's review, since {found.why}, and {expired}")
