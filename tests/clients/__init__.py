@@ -14,7 +14,7 @@ from clients.pins import (
     sdk_directory,
     too_old,
 )
-from clients.sessions import ClaudeSession, CodexHome, CodexSession, Pair
+from clients.sessions import ClaudeScreen, ClaudeSession, CodexHome, CodexSession, Pair
 from clients.standins import Agent, ClaudeModel, CodexModel, ToolCall, claude_news, codex_news, reply_to
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "PINS",
     "Agent",
     "ClaudeModel",
+    "ClaudeScreen",
     "ClaudeSession",
     "CodexHome",
     "CodexModel",

@@ -6,6 +6,7 @@ import contextlib
 import glob
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -297,6 +298,8 @@ class ClaudeSession(_Session):
     session exports to its commands, then runs the commands `at_start`."""
 
     name = "claude"
+    mode = ("-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose")
+    output_name = "stream.jsonl"
 
     def __init__(
         self, home, workdir, namespace, model, env, *, settings=None, at_start=(), mcp=None, socket_dir=None, args=()
@@ -332,14 +335,13 @@ class ClaudeSession(_Session):
             settings.setdefault("permissions", {}).setdefault("allow", []).append(MCP_PERMISSION)
         with open(path, "w") as file:
             json.dump(settings, file)
-        argv = [claude_binary(), "-p", "--input-format", "stream-json", "--output-format", "stream-json"]
-        argv += ["--verbose", "--allowedTools", "Bash", "--messaging-socket-path", self.socket, *args]
-        self.output = open(os.path.join(home, "stream.jsonl"), "wb")  # noqa: SIM115 (closed in stop)
+        argv = [claude_binary(), *self.mode, "--allowedTools", "Bash", "--messaging-socket-path", self.socket, *args]
+        self.output = open(os.path.join(home, self.output_name), "wb")  # noqa: SIM115 (closed in stop)
         # A session restarted on another's socket finds what that one exported: its own is waited for.
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.exported)
         self.process = subprocess.Popen(
-            namespace.inside(argv),
+            self.wrapped(namespace.inside(argv)),
             env=full,
             cwd=workdir,
             stdin=subprocess.PIPE,
@@ -349,11 +351,18 @@ class ClaudeSession(_Session):
         )
         # Started when it has said what it exports, listens, and has written the file of a
         # running session (what receipts read).
-        own = os.path.join(home, ".claude", "sessions", f"{self.process.pid}.json")
         self.wait_for(
-            lambda: os.path.exists(self.exported) and os.path.exists(own) and _answers(self.socket),
+            lambda: os.path.exists(self.exported) and self._own_file() and _answers(self.socket),
             "the session's socket and its file",
         )
+
+    def wrapped(self, argv):
+        return argv
+
+    def _own_file(self):
+        """The file of its running session, once written; None before."""
+        own = os.path.join(self.home, ".claude", "sessions", f"{self.process.pid}.json")
+        return own if os.path.exists(own) else None
 
     def say(self, text):
         """The person types `text` into the session."""
@@ -411,6 +420,71 @@ class ClaudeSession(_Session):
         """Stopped, and its socket's directory gone."""
         self.stop()
         shutil.rmtree(self.socket_dir, ignore_errors=True)
+
+
+class ClaudeScreen(ClaudeSession):
+    """A real Claude Code session as a person runs it, in a terminal: in a tmux of its own
+    (which reads Claude's screen as a terminal shows it; Claude redraws only what changed),
+    attached on a pseudo-terminal util-linux's `script` opens, typed into through tmux, in
+    a home whose onboarding is done and whose working folder is trusted."""
+
+    mode = ()
+    output_name = "screen.raw"
+
+    def __init__(self, home, workdir, *args, **options):
+        os.makedirs(home, exist_ok=True)
+        state = {
+            "hasCompletedOnboarding": True,
+            "customApiKeyResponses": {"approved": [CLAUDE_OFFLINE["ANTHROPIC_API_KEY"]], "rejected": []},
+            "projects": {workdir: {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}},
+        }
+        with open(os.path.join(home, ".claude.json"), "w") as file:
+            json.dump(state, file)
+        self.tmux = [shutil.which("tmux"), "-L", f"postbag-{os.getpid()}-{id(self)}", "-f", os.devnull]
+        super().__init__(home, workdir, *args, **options)
+        # Its prompt's footer: "? for shortcuts" until 2.1.27x, the permission mode's hint after.
+        hints = ("for shortcuts", "shift+tab to cycle")
+        self.wait_for(lambda: any(hint in self.shown() for hint in hints), "its prompt")
+
+    def wrapped(self, argv):
+        attached = shlex.join([*self.tmux, "new-session", "-s", "claude", "-x", "160", "-y", "50", shlex.join(argv)])
+        return [shutil.which("script"), "-qfec", f"TERM=xterm-256color {attached}", os.devnull]
+
+    def type(self, text):
+        """The person types `text`."""
+        subprocess.run([*self.tmux, "send-keys", "-t", "claude", "-l", text], check=True)
+
+    def press(self, key):
+        """The person presses `key`, by tmux's name for it: Enter, Up, C-u."""
+        subprocess.run([*self.tmux, "send-keys", "-t", "claude", key], check=True)
+
+    def say(self, text):
+        self.type(text)
+        self.press("Enter")
+
+    def shown(self):
+        """What the terminal shows now, its lines joined by spaces."""
+        screen = subprocess.run([*self.tmux, "capture-pane", "-p", "-t", "claude"], capture_output=True, text=True)
+        return " ".join(screen.stdout.split())
+
+    def running_id(self):
+        """The session id its session file names now."""
+        with open(self._own_file()) as file:
+            return json.load(file)["sessionId"]
+
+    def _own_file(self):
+        # Claude runs under tmux's server, not as this process's child: its home's one file.
+        found = glob.glob(os.path.join(self.home, ".claude", "sessions", "*.json"))
+        return found[0] if found else None
+
+    def kill(self):
+        subprocess.run([*self.tmux, "kill-server"], check=False, capture_output=True)
+        super().kill()
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.kill()
+        self.output.close()
 
 
 # README's registration of the MCP server in Claude Code, and the rule that lets its tools run.

@@ -64,10 +64,11 @@ def real(postbag, codex_home, tmp_path):
 def claude(real, model, namespace, tmp_path):
     sessions = []
 
-    def start(at_start=(), mcp=None, home=None, socket_dir=None, args=(), env=None, **settings):  # noqa: PLR0917
+    def start(at_start=(), mcp=None, home=None, socket_dir=None, args=(), env=None, screen=False, **settings):  # noqa: PLR0917
         """A Claude session in a home of its own, or in `home`, as a restart starts it (on
-        the socket in `socket_dir`, if given), started with `args` and `env` besides."""
-        session = clients.ClaudeSession(
+        the socket in `socket_dir`, if given), started with `args` and `env` besides; with
+        `screen`, in a terminal, as a person runs it."""
+        session = (clients.ClaudeScreen if screen else clients.ClaudeSession)(
             home or str(tmp_path / f"claude-home-{len(sessions)}"),
             str(tmp_path / "work"),
             namespace,

@@ -3,16 +3,18 @@ Claude Code and Codex keep, and the formats those readers rely on, pinned to the
 tests/clients installs: a pin moved to a version that writes them otherwise fails here,
 by name."""
 
+import glob
 import json
 import os
 import re
+import shutil
 import sqlite3
 import sys
 
 import clients
 import pytest
 from helpers import TIMESTAMP
-from sessions_helpers import HELD_WAITS, SENT_UNWOKEN, UNWOKEN, claude_variables, join_both
+from sessions_helpers import SENT_UNWOKEN, STAYS, UNWOKEN, claude_variables, join_both
 
 from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
 from postbag.codex.room import GONE
@@ -21,7 +23,7 @@ CLAUDE, CODEX = (f"{name}@{version}" for name, version in (clients.PINS["claude"
 HOLDS = "its settings hold letters from other sessions (crossSessionInbound hold)"
 LETS_IN = "the person can let letters in by setting crossSessionInbound to accept in claude's settings.json"
 # What Claude says at once of a letter it holds or refuses, which the knock hears, and then the receipt.
-HELD = f"claude holds it for the person's review, since {HOLDS}; {HELD_WAITS}"
+HELD = f"claude holds it for the person's review, since {HOLDS}; {STAYS}"
 REFUSED = "claude refused it, since its settings refuse letters from other sessions (crossSessionInbound refuse)"
 WAITS = f"in codex's queue for the thread, which no running codex has loaded: {UNWOKEN}"
 
@@ -194,7 +196,7 @@ def test_open_names_each_doors_state_from_the_real_clients_records(real, claude,
     join_both(real, session, thread)
     person = {"HOME": session.home}  # the person's own home, where Claude keeps its records
     said = real.run("open", "2", env=person).stderr.splitlines()
-    held = f"it holds each for the person's review, since {HOLDS}; {HELD_WAITS}; {LETS_IN}"
+    held = f"it holds each for the person's review, since {HOLDS}; {STAYS}; {LETS_IN}"
     assert f"postbag: claude will not act on a letter at once: {held}" in said, said
     assert f"postbag: codex's letters will wait: no running codex has its thread loaded, and {UNWOKEN}" in said, said
     session.kill()
@@ -255,3 +257,64 @@ def test_after_clear_the_session_that_joined_takes_the_letter_in_its_new_transcr
     ), line
     opened = real.run("open", "1", env={"HOME": session.home})
     assert "claude can take a letter now: its session runs" in opened.stderr and "let it join" not in opened.stderr
+
+
+PROMPT = "\N{HEAVY RIGHT-POINTING ANGLE QUOTATION MARK ORNAMENT}"  # Claude's input line, as its screen shows it
+
+
+@pytest.mark.skipif(
+    not (shutil.which("script") and shutil.which("tmux")),
+    reason="a session in a terminal needs tmux and util-linux's script",
+)
+# 2.1.248's /rewind asks to fork the conversation instead, and not every time
+@pytest.mark.since(versions={"claude": "2.1.271"}, needs="/rewind that restores the conversation in place")
+def test_a_branch_and_a_rewind_in_the_joined_session_keep_every_receipt_true(real, claude, codex_home):
+    """In a terminal, as a person runs it: /branch gives the session a new id and transcript
+    on the same process and socket, as /clear does; /rewind keeps both. A letter taken
+    before, between and after them is each told taken, by the session that joined."""
+    session = claude(screen=True)
+    thread = codex_home.new_thread(real.env)
+    # Joined from the session's shell, whose HOME is the session's own.
+    assert real.ok("join", "claude", env={**claude_variables(session), "HOME": session.home}) == "claude joined\n"
+    assert real.ok("join", "codex", env={"CODEX_THREAD_ID": thread}) == "codex joined\n"
+    inside_codex = {"CODEX_THREAD_ID": thread, "HOME": session.home}
+    began = session.running_id()
+
+    def taken(text):  # in any transcript of the session's home
+        paths = glob.glob(os.path.join(session.home, ".claude", "projects", "*", "*.jsonl"))
+        return any(f"\\n\\n{text}" in line for path in paths for line in open(path, encoding="utf-8"))
+
+    def send(text):
+        real.open("--limit", "1")  # each the last letter of its exchange: the model answers none
+        real.ok("send", "claude", text, env=inside_codex)
+        session.wait_for(lambda: taken(text), f"the letter {text!r}")
+
+    def then(act, shown):  # what the person does, and what the screen shows when it is done
+        act()
+        session.wait_for(lambda: shown in session.shown(), repr(shown))
+
+    send("before the branch")
+    then(lambda: session.type("/branch"), f"{PROMPT} /branch")
+    session.press("Enter")
+    session.wait_for(lambda: session.running_id() != began, "the branch's session id")
+    branched = session.running_id()
+    send("after the branch")
+    then(lambda: session.say("Run: true"), "Ran 1 shell command")  # a prompt of the person's own, to go back to
+    then(lambda: session.type("/rewind"), f"{PROMPT} /rewind")
+    then(lambda: session.press("Enter"), "Restore the code and/or conversation to the point before")
+    then(lambda: (session.press("Up"), session.press("Enter")), "Restore conversation")  # the person's prompt
+    session.press("Enter")
+    session.wait_for(lambda: "Restore conversation" not in session.shown(), "the rewind")
+    session.press("C-u")  # the restored prompt, back in the input, cleared
+    assert session.running_id() == branched
+    send("after the rewind")
+    since = (
+        " (by the session that joined, in the transcript it began since under another session id, as /clear and "
+        "/branch begin one)"
+    )
+    lines = receipts(real, inside_codex, "3")
+    assert [re.sub(TIMESTAMP, "T", line) for line in lines] == [
+        "letter 4 codex -> claude: taken at T",
+        f"letter 6 codex -> claude: taken at T{since}",
+        f"letter 8 codex -> claude: taken at T{since}",
+    ], lines
