@@ -23,7 +23,7 @@ import sys
 
 from helpers import ROOT
 
-from postbag.claude.room import HOLDS_SINCE
+from postbag.claude.room import HOLDS_SINCE, MOVES_SINCE
 from postbag.codex.wake import WAKES_SINCE
 from postbag.receipts import numbers
 from postbag.rooms import all_rooms
@@ -35,8 +35,9 @@ PACKAGES = {"codex": "@openai/codex", "claude": "@anthropic-ai/claude-code"}
 PAIRS = {
     "newest": {peer: room.PROVEN[1] for peer, room in all_rooms().items()},
     "oldest": {peer: room.PROVEN[0] for peer, room in all_rooms().items()},
-    # The oldest pair on which no journey skips: where waking and holding begin.
-    "oldest-whole": {"codex": WAKES_SINCE, "claude": HOLDS_SINCE},
+    # The oldest pair on which no journey skips: where waking, holding, and going on in a
+    # moved folder begin.
+    "oldest-whole": {"codex": WAKES_SINCE, "claude": max(HOLDS_SINCE, MOVES_SINCE, key=numbers)},
 }
 # The official TypeScript MCP SDK, a second reference client of `postbag mcp` (test_mcp.py).
 SDK = ("@modelcontextprotocol/sdk", "1.32.2")

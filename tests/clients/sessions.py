@@ -351,13 +351,22 @@ class ClaudeSession(_Session):
         )
         # Started when it has said what it exports, listens, and has written the file of a
         # running session (what receipts read).
-        self.wait_for(
+        self._started(
             lambda: os.path.exists(self.exported) and self._own_file() and _answers(self.socket),
             "the session's socket and its file",
         )
 
     def wrapped(self, argv):
         return argv
+
+    def _started(self, condition, what):
+        """Waits for what a started session shows; where it never does, it is stopped, not left running."""
+        try:
+            self.wait_for(condition, what)
+        except BaseException:
+            self.kill()
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
+            raise
 
     def _own_file(self):
         """The file of its running session, once written; None before."""
@@ -444,7 +453,7 @@ class ClaudeScreen(ClaudeSession):
         super().__init__(home, workdir, *args, **options)
         # Its prompt's footer: "? for shortcuts" until 2.1.27x, the permission mode's hint after.
         hints = ("for shortcuts", "shift+tab to cycle")
-        self.wait_for(lambda: any(hint in self.shown() for hint in hints), "its prompt")
+        self._started(lambda: any(hint in self.shown() for hint in hints), "its prompt")
 
     def wrapped(self, argv):
         attached = shlex.join([*self.tmux, "new-session", "-s", "claude", "-x", "160", "-y", "50", shlex.join(argv)])

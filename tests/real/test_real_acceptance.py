@@ -106,7 +106,8 @@ def test_a_held_letter_nobody_lets_in_expires_by_the_time_postbag_named_and_its_
     holds = {e.get("state"): e for e in session.stream() if e.get("subtype") == "peer_message_hold"}
     if holds:  # the versions that tell a hold in the stream tell its end
         assert holds["dropped"]["outcome"] == "expired", holds
-        assert moment(holds["dropped"]["written_at"]) <= ends, holds
+        told = holds["dropped"].get("written_at")  # stamped from 2.1.33x
+        assert told is None or moment(told) <= ends, holds
         assert session.letters() == []
 
 

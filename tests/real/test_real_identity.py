@@ -11,10 +11,13 @@ import os
 import re
 
 import clients
+import pytest
 import test_real_repositories
 from helpers import TIMESTAMP
 from test_real_repositories import Project, records
 from test_repository import git
+
+from postbag.claude.room import MOVES_SINCE
 
 person = test_real_repositories.person  # the fixture: one person's terminal, clients and home, no POSTBAG_LEDGER
 
@@ -64,6 +67,7 @@ def write_and_be_answered(project, text):
     project.claude.wait_for(lambda: project.claude.letters() and said(project.claude_model, "send"), "the answer")
 
 
+@pytest.mark.since(versions={"claude": MOVES_SINCE}, needs="a session that runs on after its folder is moved")
 def test_a_repository_moved_while_its_pair_runs_goes_on_in_its_own_ledger(person, namespace, codex_home, tmp_path):
     with contextlib.ExitStack() as undo:
         pair = Project(person, "ALPHA", tmp_path / "work" / "api", namespace, codex_home, undo, register=True)

@@ -34,6 +34,10 @@ PROVEN = ("2.1.248", "2.1.337")
 # The first Claude Code whose crossSessionInbound hold keeps a letter from the model (2.1.270
 # and older, run with -p, hand it over all the same); accept and refuse work across PROVEN.
 HOLDS_SINCE = "2.1.271"
+# The first Claude Code whose session runs a turn after its folder is moved (2.1.280 and
+# older end every turn at once: "Path ... does not exist"), as a repository moved while
+# its pair works needs.
+MOVES_SINCE = "2.1.281"
 # The MCP server's send tool as Claude Code names it to its model (mcp__SERVER__TOOL), the
 # server registered under the name postbag (setup registers it so).
 SEND_TOOL = "the tool mcp__postbag__send"
