@@ -742,7 +742,7 @@ def asking_for_receipts(pyz, work, rounds):
     check of the recipient's records at once costs it, with settings, live sessions and a
     thread's writer lock where a user has them."""
     from_the_pyz(pyz)
-    from postbag import rooms
+    from postbag import vendors as rooms
     from postbag.here import Here
 
     home = os.path.join(work, "receipts-home")
@@ -782,16 +782,17 @@ def asking_for_receipts(pyz, work, rounds):
     def as_a_send_checks(letter, joined, part):
         return lambda: at_once_in_a_fresh_process(pyz, letter, joined, env, work)[part]
 
+    here = Here(env, work, for_a_child=rooms.for_a_child)
     # (what is timed, one timed run, its bound in ms)
     timed = [
         (
             "a receipt, letter at the end of a 100 MB Claude transcript",
-            in_process(lambda: rooms.room("claude", Here(env, work)).receipt(to_claude, claude_join)),
+            in_process(lambda: rooms.room("claude", here).receipt(to_claude, claude_join)),
             50.0,
         ),
         (
             "a receipt, letter at the end of a 100 MB Codex rollout",
-            in_process(lambda: rooms.room("codex", Here(env, work)).receipt(to_codex, codex_join)),
+            in_process(lambda: rooms.room("codex", here).receipt(to_codex, codex_join)),
             50.0,
         ),
         (
@@ -855,12 +856,13 @@ AT_ONCE = """import json, socket, subprocess, sys, time
 sys.path.insert(0, sys.argv[1])
 import postbag.__main__
 postbag.__main__._load_compiled_code()  # as the launcher has it: the archive's compiled modules
-from postbag import cli, rooms, verbs
+from postbag import cli, verbs
+from postbag import vendors as rooms
 from postbag.here import Here
 letter, joined, env = map(json.loads, sys.argv[2:5])
 rooms.room_class(letter["to"])
 started = time.perf_counter()
-post = rooms.room(letter["to"], Here(env, sys.argv[5])).post(joined)
+post = rooms.room(letter["to"], Here(env, sys.argv[5], for_a_child=rooms.for_a_child)).post(joined)
 before = time.perf_counter() - started
 post.finish()
 post.caveat()

@@ -227,10 +227,19 @@ class Postbag:
     def place(self, inside=None, env=None, streams=(None, None, None)):
         """What a command run in this process is given (here.Here), inside `inside`'s session."""
         from postbag.here import Here
+        from postbag.vendors import for_a_child
 
         started = (sys.executable, "", True)  # as `python -m postbag`
         env = self.environment(inside, env)
-        return Here(env, self.cwd, root=self.root, platform=sys.platform, streams=streams, started=started)
+        return Here(
+            env,
+            self.cwd,
+            root=self.root,
+            platform=sys.platform,
+            streams=streams,
+            started=started,
+            for_a_child=for_a_child,
+        )
 
     def environment(self, inside=None, env=None):
         """The environment a command gets inside `inside`'s session, with `env` over it."""

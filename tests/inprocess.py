@@ -17,6 +17,7 @@ import sys
 from postbag.cli import main
 from postbag.here import Here
 from postbag.times import Clock
+from postbag.vendors import for_a_child
 
 
 def run_cli(argv, env, *, input=None, cwd=None, umask=-1, text=True, root="/"):
@@ -32,7 +33,7 @@ def run_cli(argv, env, *, input=None, cwd=None, umask=-1, text=True, root="/"):
     streams = (stdin, stdout, stderr)
     started = (sys.executable, "", True)  # as `python -m postbag`
     place = {"clock": _clock(env), "root": root, "platform": sys.platform, "streams": streams, "started": started}
-    returncode = main(list(argv), here=Here(env, cwd or os.getcwd(), **place))
+    returncode = main(list(argv), here=Here(env, cwd or os.getcwd(), for_a_child=for_a_child, **place))
     for stream in (stdout, stderr):
         stream.flush()
     said = [stream.buffer.getvalue() for stream in (stdout, stderr)]

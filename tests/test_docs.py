@@ -179,7 +179,7 @@ def test_the_readmes_version_table_says_what_the_tier_proves():
     them (tests/clients/pins.py), and an unknown receipt calls them proven."""
     from postbag.claude.room import HOLDS_SINCE
     from postbag.codex.wake import WAKES_SINCE
-    from postbag.rooms import all_rooms
+    from postbag.vendors import all_rooms
 
     rooms = all_rooms()
     claude, codex = rooms["claude"], rooms["codex"]

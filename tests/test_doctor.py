@@ -151,12 +151,12 @@ def test_a_server_is_started_as_its_client_would_and_must_answer_as_postbag(post
     from postbag.doctor import answers
     from postbag.registration import Registration
 
-    env = postbag.environment()
-    assert answers(Registration([sys.executable, "-m", "postbag", "mcp"]), env) is None
-    assert answers(Registration([str(tmp_path / "nowhere"), "mcp"]), env) == "No such file or directory"
-    assert answers(Registration([sys.executable, "-c", "pass"]), env) == "it answered what is not JSON"
+    here = postbag.place()
+    assert answers(Registration([sys.executable, "-m", "postbag", "mcp"]), here) is None
+    assert answers(Registration([str(tmp_path / "nowhere"), "mcp"]), here) == "No such file or directory"
+    assert answers(Registration([sys.executable, "-c", "pass"]), here) == "it answered what is not JSON"
     other = 'import json; input(); print(json.dumps({"result": {"serverInfo": {"name": "another"}}}))'
-    assert answers(Registration([sys.executable, "-c", other]), env) == "it answered as another server"
+    assert answers(Registration([sys.executable, "-c", other]), here) == "it answered as another server"
 
 
 def test_a_server_that_writes_half_a_line_and_waits_does_not_hold_doctor_up(postbag, monkeypatch):
@@ -168,7 +168,7 @@ def test_a_server_that_writes_half_a_line_and_waits_does_not_hold_doctor_up(post
     monkeypatch.setattr(doctor, "ANSWER_WAIT", 0.5)
     stalls = [sys.executable, "-c", "import sys, time; sys.stdout.write('{'); sys.stdout.flush(); time.sleep(60)"]
     said = []
-    asking = threading.Thread(target=lambda: said.append(doctor.answers(Registration(stalls), postbag.environment())))
+    asking = threading.Thread(target=lambda: said.append(doctor.answers(Registration(stalls), postbag.place())))
     asking.start()
     asking.join(20)  # a doctor that waited for the rest of the line would still be waiting
     assert said == ["no answer within 0.5 s"]

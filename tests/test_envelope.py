@@ -62,8 +62,7 @@ def test_an_envelope_says_who_wrote_and_how_to_answer_or_that_it_must_not_be(tmp
     [("codex", "the tool mcp__postbag__send"), ("claude", "the tool send of the mcp__postbag namespace")],
 )
 def test_a_recipient_that_joined_through_mcp_is_told_to_answer_with_the_tool_its_client_names(sender, tool):
-    from postbag.rooms import all_rooms
-    from postbag.vendors import other
+    from postbag.vendors import all_rooms, other
 
     send_tool = all_rooms()[other(sender)].SEND_TOOL
     wrapped = envelope.wrap(5, sender, "Over to you.", last=False, command="postbag", send_tool=send_tool)

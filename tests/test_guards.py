@@ -4,7 +4,7 @@ every agent session, and the session variables chosen by family, never passed on
 import pytest
 from helpers import SESSION_VARIABLES, STOP
 
-from postbag import guards, human_verbs, vendors
+from postbag import guards, vendors
 from postbag.here import Here
 from postbag.refusal import Refusal
 
@@ -29,10 +29,10 @@ def test_join_claude_needs_both_of_its_variables(postbag, inbox):
 def test_any_session_variable_even_empty_marks_a_session_the_humans_verbs_refuse(variable, value):
     for verb in ("open", "close"):
         with pytest.raises(Refusal) as refused:
-            human_verbs.require_human(verb, {"PATH": "/usr/bin", variable: value})
+            guards.require_human(verb, {"PATH": "/usr/bin", variable: value})
         marks = f"(this shell has {variable}, which marks an agent's session)"
         assert str(refused.value) == f"{verb} is the human's verb {marks}"
-    human_verbs.require_human("open", {"PATH": "/usr/bin", "CODEX_HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})
+    guards.require_human("open", {"PATH": "/usr/bin", "CODEX_HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})
 
 
 @pytest.mark.shipped

@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from postbag import __version__
+from postbag import __version__, vendors
 
 THREAD = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
 TOOLS = ["join", "send", "read", "status"]
@@ -570,7 +570,9 @@ def test_no_message_ends_in_a_traceback_or_a_reply_that_shows_a_door(tmp_path, i
     from postbag import jsonrpc
     from postbag.here import Here
 
-    here = Here(env, str(tmp_path), platform=sys.platform, started=(sys.executable, "", True))
+    here = Here(
+        env, str(tmp_path), platform=sys.platform, started=(sys.executable, "", True), for_a_child=vendors.for_a_child
+    )
     reply = jsonrpc.answer(json.dumps(message).encode(), mcp.methods_of(here))
     shown = json.dumps(reply)
     for secret in (inbox.token, inbox.path, THREAD, codex.thread, "s3cr3t-v4lue"):
@@ -721,12 +723,12 @@ def test_a_command_runs_without_the_cycle_collector_and_what_runs_on_with_it(tmp
 
     probe = (
         "import gc, sys\n"
-        "from postbag import cli\n"
+        "from postbag import cli, handlers\n"
         "seen = []\n"
         "def handler(args, here, call):\n"
         "    seen.append(gc.isenabled())\n"
         "    return 0\n"
-        "cli.BY_NAME[sys.argv[1]].handler = handler\n"
+        "setattr(handlers, cli.BY_NAME[sys.argv[1]].handler, handler)\n"
         "gc.enable() if sys.argv[-1] == 'was on' else gc.disable()\n"
         "cli.main(sys.argv[1:-1])\n"
         "print(seen)\n"

@@ -162,7 +162,7 @@ NEVER_LOADED = (
     "typing",
 )
 # And what of postbag each loads: a read or a join of one agent nothing of the other's room.
-ROOM_MODULES = ("postbag.rooms", "postbag.room", "postbag.receipts", "postbag.envelope", "postbag.processes")
+ROOM_MODULES = ("postbag.room", "postbag.receipts", "postbag.envelope", "postbag.processes")
 # Each command, the session it runs in, and what of postbag it must not load: a read none of
 # the rooms, a send or a join of one agent nothing of the other's.
 EVERYDAY = {

@@ -127,7 +127,7 @@ def test_an_unknown_from_records_a_client_outside_the_proven_range_wrote_says_so
     """The version each client writes in its own records (Claude Code on each transcript
     line, Codex in the rollout's first record) is named where it is not one postbag is
     proven on; a send is never refused for it."""
-    from postbag.rooms import all_rooms
+    from postbag.vendors import all_rooms
 
     claude, codex, _, _ = exchange
     claude.runs(tmp_path / "repo")

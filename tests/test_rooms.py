@@ -1,5 +1,5 @@
-"""The vendor contract, held to each vendor: the light part its package declares (vendors.py
-lists it) and the Room it makes (room.py declares it), each asked every question in a
+"""The vendor contract, held to each vendor: the light part its package declares (LIGHT_TYPES,
+as vendors.py lists it) and the Room it makes (room.py declares it), each asked every question in a
 throwaway home where the client is not installed and its session has gone. What the
 answers say is each room's own tests' (test_claude.py, test_codex.py, test_setup.py,
 test_doctor.py); here, that every room answers all of it, in the declared shapes."""
@@ -9,14 +9,14 @@ import sys
 
 import pytest
 
-from postbag import vendors
+from postbag import contract, vendors
 from postbag.doors import Post
 from postbag.here import Here
 from postbag.receipts import Receipt
 from postbag.refusal import Refusal
 from postbag.registration import Change, Check, Client, Installation, Registration
 from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Reach, Room
-from postbag.rooms import all_rooms
+from postbag.vendors import all_rooms
 
 ROOMS = all_rooms()
 # The type each name of the light part has: a vendor that leaves one out, or gives it
@@ -31,7 +31,6 @@ LIGHT_TYPES = {
     "VARIABLES": dict,
     "DOOR_VARIABLES": tuple,
     "MARKS": tuple,
-    "DOOR_FIELDS": tuple,
     "LETTER_MOST": (int, type(None)),
     "SWITCHES": tuple,
     "SANDBOX": (dict, type(None)),
@@ -57,7 +56,7 @@ def here(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     env = {"HOME": str(home), "PATH": str(tmp_path / "no-clients"), "POSTBAG_LEDGER": str(tmp_path / "ledger.jsonl")}
-    return Here(env, str(tmp_path), platform=sys.platform)
+    return Here(env, str(tmp_path), platform=sys.platform, for_a_child=vendors.for_a_child)
 
 
 def declared(contract):
@@ -72,10 +71,9 @@ def _installations():
     return {"claude": ClaudeInstallation, "codex": CodexInstallation}
 
 
-# The one contract, in its three abstract classes, and what holds to each: each vendor's
-# light part (its package), its Room and its Installation (from its room's client.py).
+# The contract's two abstract classes, and what holds to each: each vendor's Room and its
+# Installation (from its room's client.py).
 CONTRACT = {
-    "light part": (vendors.Light, dict(vendors.VENDORS)),
     "room": (Room, ROOMS),
     "installation": (Installation, _installations()),
 }
@@ -104,7 +102,7 @@ def test_the_light_part_holds_values_of_the_shapes_above_the_rooms_read():
             assert callable(value) if kind is type(len) else isinstance(value, kind), (name, attribute)
         assert name == package.NAME
         assert all(isinstance(each, str) and each for each in (*package.DOOR_VARIABLES, *package.MARKS))
-        assert set(package.DOOR_FIELDS) == set(GONE[name]) - {"session"}, f"{name}'s door fields"
+        assert set(contract.door_fields(name)) == set(GONE[name]) - {"session"}, f"{name}'s door fields"
         # Each word a Switch and a Sandbox take, and none else: vendors.py makes them of these.
         for switch in package.SWITCHES:
             made = vendors.Switch(name, **switch)
@@ -112,7 +110,9 @@ def test_the_light_part_holds_values_of_the_shapes_above_the_rooms_read():
         if package.SANDBOX is not None:
             vendors.Sandbox(**package.SANDBOX)
         assert package.in_sandbox({}) is False
-    assert set(LIGHT_TYPES) == declared(vendors.Light)
+        declares = {name for name in vars(package) if not name.startswith("_") and name != name.lower()}
+        declares |= {name for name, value in vars(package).items() if callable(value) and name in LIGHT_TYPES}
+        assert set(LIGHT_TYPES) <= declares, (name, sorted(set(LIGHT_TYPES) - declares))
 
 
 @pytest.mark.parametrize("made", ROOMS.values(), ids=ROOMS)

@@ -163,7 +163,7 @@ def test_each_install_command_names_a_proven_version():
     from postbag.claude.room import PROVEN as CLAUDE
     from postbag.codex import client as codex_client
     from postbag.codex.room import PROVEN as CODEX
-    from postbag.receipts import numbers
+    from postbag.versions import numbers
 
     for client, proven in ((claude_client, CLAUDE), (codex_client, CODEX)):
         version = client.INSTALLING.split("@")[-1].split()[0]

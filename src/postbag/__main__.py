@@ -17,9 +17,9 @@ def run(argv=None):
 
         sys.stdout.write("postbag %s\n" % __version__)
         return 0
-    from postbag import human_verbs  # every verb loads it: the rooms' packages it reads import nothing
+    from postbag import guards  # every verb loads it: the vendors' packages it reads import nothing
 
-    if argv[:1] and argv[0] in human_verbs.HUMAN_VERBS:
+    if argv[:1] and argv[0] in guards.HUMAN_VERBS:
         import posix
 
         from postbag import refusal
@@ -29,7 +29,7 @@ def run(argv=None):
         encoding = sys.getfilesystemencoding()
         names = {name.decode(encoding, "surrogateescape") for name in posix.environ}
         try:
-            human_verbs.require_human_first(argv, names)
+            guards.require_human_first(argv, names)
         except refusal.Refusal as reason:
             return refusal.stop(reason, sys.stderr)
     from postbag.cli import main

@@ -9,9 +9,9 @@ import sys
 
 from postbag import __version__
 from postbag.commands import BY_NAME, VERBS
-from postbag.human_verbs import in_a_persons_terminal, require_human_first
+from postbag.guards import in_a_persons_terminal, require_human_first
 from postbag.refusal import Refusal, silence, stop
-from postbag.vendors import CLIENTS, VENDORS
+from postbag.vendors import CLIENTS, VENDORS, for_a_child
 
 INTERRUPTED, READER_GONE = 130, 141  # as a shell reports SIGINT and SIGPIPE
 SHOWN_MOST = 60  # characters of an unquoted letter a usage mistake echoes, quoted as it should have been
@@ -53,7 +53,14 @@ def main(argv=None, env=None, here=None):
     if process:
         streams = (sys.stdin, sys.stdout, sys.stderr)
         env = os.environ if env is None else env
-        here = Here(env, _working_directory, platform=sys.platform, streams=streams, started=_started())
+        here = Here(
+            env,
+            _working_directory,
+            platform=sys.platform,
+            streams=streams,
+            started=_started(),
+            for_a_child=for_a_child,
+        )
     to_the_person = in_a_persons_terminal(here.env)  # a refusal there is the person's, whatever the verb
     try:
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse
@@ -61,7 +68,10 @@ def main(argv=None, env=None, here=None):
         verb = BY_NAME[args.name]
         if process:
             _collect_cycles(verb.lasting(args))
-        return verb.handler(args, here, Call(mistake, _ignore_interrupts if process else None))
+        from postbag import handlers
+
+        handler = getattr(handlers, verb.handler)
+        return handler(args, here, Call(mistake, _ignore_interrupts if process else None))
     except SystemExit as ended:  # argparse's: a usage mistake, or help and the version said
         return ended.code if isinstance(ended.code, int) else (0 if ended.code is None else 1)
     except Refusal as refusal:

@@ -1,11 +1,10 @@
 """The command line as a table: each verb a row (its name, how it is used, what it is for,
-its arguments) and its handler (handlers.py), which cli.py runs. The rows name no vendor:
+its arguments) and the name of its handler in handlers.py, which cli.py runs. The rows name no vendor:
 what they say of one, they take from its package (vendors.py).
 """
 
-from postbag import handlers
-from postbag.handlers import AGENTS, DEFAULT_LIMIT, switch_of
-from postbag.vendors import CLIENTS, PEERS, SWITCHES, VENDORS
+from postbag.exchange import DEFAULT_LIMIT
+from postbag.vendors import AGENTS, CLIENTS, PEERS, SWITCHES, VENDORS
 
 
 class Arg:
@@ -20,7 +19,8 @@ class Arg:
 class Verb:
     """One row of the table: the verb's `name`, its `usage` after its name, `help` (a line,
     in postbag --help), `description` (postbag VERB --help), its `arguments` (Args, or a
-    function that makes them, where they come from the rooms), its `handler`, and
+    function that makes them, where they come from the rooms), its `handler` (the name of a
+    function of handlers.py, which only the verb run imports), and
     `lasting`, which tells from its parsed arguments whether it runs on (serving, or
     following) rather than for a moment."""
 
@@ -100,7 +100,7 @@ def _open_arguments():
             action="store_true",
             help="set a damaged ledger aside, whole, and open the exchange on a new one (both agents join it again)",
         ),
-        *(Arg(s.flag, action="store_true", dest=switch_of(s), help=s.help) for s in SWITCHES),
+        *(Arg(s.flag, action="store_true", dest=s.dest, help=s.help) for s in SWITCHES),
     ]
 
 
@@ -122,7 +122,7 @@ READ_FOR_RECEIPTS = ", ".join(each.FILES for each in VENDORS.values())
 VERBS = (
     Verb(
         "join",
-        handlers.join,
+        "join",
         usage="AGENT [-q]",
         help="record this session's door (inside the agent's own session)",
         description="Record how to reach this agent's session. Run it inside that session; "
@@ -139,7 +139,7 @@ VERBS = (
     ),
     Verb(
         "open",
-        handlers.open_exchange,
+        "open_exchange",
         usage=_open_usage,
         help="grant an exchange of N letters (the human's verb)",
         description="Open an exchange: the next N letters, in either direction. Run it from a terminal "
@@ -150,7 +150,7 @@ VERBS = (
     ),
     Verb(
         "close",
-        handlers.close_exchange,
+        "close_exchange",
         usage="",
         help="end the open exchange now (the human's verb)",
         description="End the open exchange now: the next send is refused until you open another. "
@@ -159,7 +159,7 @@ VERBS = (
     ),
     Verb(
         "send",
-        handlers.send,
+        "send",
         usage="AGENT TEXT",
         help="hand a letter to the other agent's door, then record it",
         description="Knock on the recipient's door, then record the letter. Addressing one agent names "
@@ -172,7 +172,7 @@ VERBS = (
     ),
     Verb(
         "read",
-        handlers.read,
+        "read",
         usage="[N] [--json] [-f] [--ledger LEDGER]",
         help="print the ledger, or its last N records",
         description="Print the ledger: every record, or the last N. Door fields are never shown. "
@@ -187,7 +187,7 @@ VERBS = (
     ),
     Verb(
         "receipts",
-        handlers.receipts,
+        "receipts",
         usage="[N] [--json] [--ledger LEDGER]",
         help="whether the other agent's session took each letter, from its own records",
         description="Say where letters stand, from the records the recipient's client keeps of what its session "
@@ -199,7 +199,7 @@ VERBS = (
     ),
     Verb(
         "setup",
-        handlers.set_up,
+        "set_up",
         usage="[--dry-run] [--remove]",
         help=f"register this postbag with {CLIENTS} (the human's verb, once)",
         description="Register this postbag, by its absolute path, as the MCP server postbag of each client installed "
@@ -213,7 +213,7 @@ VERBS = (
     ),
     Verb(
         "doctor",
-        handlers.look_over,
+        "look_over",
         usage="[--json]",
         help="say what a first exchange still needs, and the one fix for each",
         description="Check each thing a first exchange needs: Python, this postbag as the clients start it, each "
@@ -224,7 +224,7 @@ VERBS = (
     ),
     Verb(
         "mcp",
-        handlers.serve_mcp,
+        "serve_mcp",
         usage="",
         help="offer join, send, read and status as MCP tools on stdin and stdout (for the agents' clients)",
         description="Serve postbag as a stdio MCP server: an agent's client starts it for a session and calls "

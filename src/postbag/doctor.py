@@ -22,10 +22,9 @@ from postbag.location import DEFAULT, VARIABLE, folder_of, ledgers, locate, of_r
 from postbag.refusal import Refusal, to_the_persons_ears
 from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check, version_check
 from postbag.room import TAKES
-from postbag.rooms import room
 from postbag.setup import ANOTHER, ELSEWHERE, ledger_of, ledger_words, registration_of, registration_standing
 from postbag.vendor_files import json_of, quoted, record, table
-from postbag.vendors import PEERS, for_a_child
+from postbag.vendors import PEERS, room
 from postbag.words import counted
 
 ANSWER_WAIT = 10.0  # seconds a server started here has to answer: it answers in milliseconds
@@ -52,7 +51,7 @@ def _this_postbag(here, wanted):
     from postbag import processes
 
     try:
-        status, out, _ = processes.ask([*wanted.argv[:-1], "--version"], for_a_child(here.env), ANSWER_WAIT)
+        status, out, _ = processes.ask([*wanted.argv[:-1], "--version"], here.child_env(), ANSWER_WAIT)
     except OSError as error:
         said = f"{wanted.words()} does not start ({error.strerror}): {RUN_SETUP} from it"
         return Check(FIX, "postbag", said)
@@ -90,7 +89,7 @@ def _registration(installed, registered, wanted, here, what):
         return Check(FIX, what, f"it starts {command}, not this postbag: take it out with {remove}, then {RUN_SETUP}")
     if state == ELSEWHERE:
         return Check(FIX, what, _ledgers_differ(ledger_of(registered, here), ledger_of(wanted, here)))
-    why_not = answers(registered, here.env)
+    why_not = answers(registered, here)
     finding = "it starts this postbag, which answers" if why_not is None else f"postbag does not start: {why_not}"
     return Check(OK if why_not is None else FIX, what, finding)
 
@@ -108,7 +107,7 @@ def _ledgers_differ(theirs, ours):
     return f"{stands}: to keep the clients' ledger, which setup gave them, {keep}; or {RUN_SETUP}, {move}"
 
 
-def answers(registration, env):
+def answers(registration, here):
     """None where `registration` starts and answers an MCP initialize as postbag, as a client
     would start it (this terminal's environment less the sessions', and the server's own
     variables); else why not, in words."""
@@ -124,7 +123,7 @@ def answers(registration, env):
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env={**for_a_child(env), **registration.env},
+            env={**here.child_env(), **registration.env},
             start_new_session=True,
         )
     except OSError as error:
@@ -281,7 +280,7 @@ def _tracked(here):
         listed = subprocess.run(
             [git, "-C", folder, "ls-files", "-z", "--", "*.jsonl"],
             capture_output=True,
-            env=for_a_child(here.env),
+            env=here.child_env(),
             timeout=ANSWER_WAIT,
             check=False,
         )

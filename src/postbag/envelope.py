@@ -6,6 +6,7 @@ it who wrote, and how to reply or that it must not.
 
 import os
 
+from postbag.contract import heading
 from postbag.escape import shell_word
 from postbag.processes import which
 from postbag.refusal import Refusal
@@ -26,11 +27,6 @@ def check_body(body, most):
         raise Refusal("the letter is not valid text (it holds undecodable bytes)") from None
     if size > most:
         raise Refusal(f"a letter is at most {most:,} bytes and this one has {size:,}; shorten the letter")
-
-
-def heading(number, sender):
-    """How the envelope of letter `number` from `sender` begins: receipts know it by this."""
-    return f"Letter {number} from {sender} via postbag."
 
 
 def wrap(number, sender, body, *, last, command, send_tool=None):  # noqa: PLR0913

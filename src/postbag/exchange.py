@@ -4,6 +4,7 @@ may go."""
 
 # Why no letter can be sent, as Exchange.barred says it.
 NOT_OPENED, CLOSED, SPENT = "not opened", "closed", "spent"
+DEFAULT_LIMIT = 12  # letters an exchange grants when the human names no number
 
 
 class Exchange:

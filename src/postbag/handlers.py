@@ -4,16 +4,14 @@ verb alone uses, so that an agent's verb loads no more than it needs; the words 
 prints are made in words.py.
 """
 
-from postbag.vendors import CLIENTS, PEERS
+from postbag.vendors import AGENTS, CLIENTS, PEERS
 
-DEFAULT_LIMIT = 12  # letters an exchange grants when the human names no number
 # Letters an exchange may grant at most: the largest whole number every JSON reader of the
 # ledger keeps exact (jq's and JavaScript's numbers are doubles). Past it is no budget.
 LIMIT_MOST = 2**53 - 1
 SHOWN_MOST = 20  # characters of a number the command line echoes back in a usage error
 FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person, idle for the machine
 FIX_FOUND = 1  # doctor's exit status while something needs a fix
-AGENTS = " and ".join(PEERS)
 
 
 def join(args, here, call):
@@ -28,12 +26,13 @@ def join(args, here, call):
 
 def open_exchange(args, here, call):
     from postbag import verbs, words
+    from postbag.exchange import DEFAULT_LIMIT
     from postbag.vendors import SWITCHES
 
     if args.count is not None and args.limit is not None:
         call.mistake("give the number of letters once: open N, or open --limit N")
     limit = number(call, args.count or args.limit, "the number of letters", LIMIT_MOST) or DEFAULT_LIMIT
-    chosen = {switch.field: switch.value for switch in SWITCHES if getattr(args, switch_of(switch))}
+    chosen = {switch.field: switch.value for switch in SWITCHES if getattr(args, switch.dest)}
     words.show(verbs.open_exchange(here, limit, chosen, afresh=args.afresh), here.stdout, here.stderr)
     return 0
 
@@ -207,8 +206,3 @@ def number(call, text, what, most=None):
     if most is not None and number > most:
         call.mistake(f"{what} is at most {most:,}, the most every reader of the ledger keeps exact, not {shown}")
     return number
-
-
-def switch_of(switch):
-    """Where the parsed arguments keep a room's Switch."""
-    return f"switch_{switch.field}"

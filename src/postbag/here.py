@@ -20,17 +20,42 @@ class Here:
     process was started: the Python executable, the path it ran, and whether it ran as
     `python -m postbag`; envelope.program_of makes the words that start it again) and
     `paces` (what this process remembers of its own knocks on a door, by room: a process
-    is the sender a vendor counts, and the MCP server one process for all its calls)."""
+    is the sender a vendor counts, and the MCP server one process for all its calls), and
+    `for_a_child`, which makes of an environment what a vendor's program a door runs gets
+    (vendors.for_a_child: the entry point, which knows the vendors, gives it)."""
 
-    __slots__ = ("_cwd", "clock", "env", "paces", "platform", "root", "started", "stderr", "stdin", "stdout")
+    __slots__ = (
+        "_cwd",
+        "_for_a_child",
+        "clock",
+        "env",
+        "paces",
+        "platform",
+        "root",
+        "started",
+        "stderr",
+        "stdin",
+        "stdout",
+    )
 
     def __init__(  # noqa: PLR0913
-        self, env, cwd, *, clock=None, root="/", platform=None, streams=(None, None, None), started=None, paces=None
+        self,
+        env,
+        cwd,
+        *,
+        clock=None,
+        root="/",
+        platform=None,
+        streams=(None, None, None),
+        started=None,
+        paces=None,
+        for_a_child=None,
     ):
         self.env, self._cwd, self.clock, self.root, self.platform = env, cwd, clock or Clock(), root, platform
         self.stdin, self.stdout, self.stderr = streams
         self.started = started
         self.paces = {} if paces is None else paces
+        self._for_a_child = for_a_child
 
     @property
     def cwd(self):
@@ -38,6 +63,13 @@ class Here:
         process's own), it is read each time it is asked: a server that lives as long as its
         session follows its folder when the folder is moved."""
         return self._cwd() if callable(self._cwd) else self._cwd
+
+    def child_env(self):
+        """The environment a vendor's program gets: this one less every session's variables
+        and the ledger's path, so that no token reaches the other vendor."""
+        if self._for_a_child is None:
+            raise TypeError("this Here was made without for_a_child: it cannot start a vendor's program")
+        return self._for_a_child(self.env)
 
     def absolute(self, path):
         """`path` made absolute against the working directory, as the process would open it."""
@@ -58,4 +90,4 @@ class Here:
     def _like(self, env, cwd):
         streams = (self.stdin, self.stdout, self.stderr)
         kept = {"clock": self.clock, "root": self.root, "platform": self.platform, "started": self.started}
-        return Here(env, cwd, streams=streams, paces=self.paces, **kept)
+        return Here(env, cwd, streams=streams, paces=self.paces, for_a_child=self._for_a_child, **kept)

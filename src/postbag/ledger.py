@@ -15,10 +15,10 @@ import os
 import stat
 
 from postbag import ledger_file, records
+from postbag.contract import PEERS, door_fields
 from postbag.exchange import Exchange
 from postbag.ledger_index import LineIndex
 from postbag.refusal import Refusal
-from postbag.vendors import PEERS, door_fields
 
 # What an open record holds of its own; any other field is a switch the human set (vendors.Switch).
 _OPEN_FIELDS = ("n", "at", "kind", "limit", "repository")

@@ -15,8 +15,8 @@ as Python's venv writes one, so that a home kept in git never takes a ledger in.
 import os
 import stat
 
+from postbag.contract import LEDGER_VARIABLE as VARIABLE
 from postbag.refusal import Refusal
-from postbag.vendors import LEDGER_VARIABLE as VARIABLE
 
 FOLDER = ".postbag"  # in the home directory
 DEFAULT = "ledger.jsonl"  # the ledger of every directory outside a repository

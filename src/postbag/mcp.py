@@ -18,15 +18,15 @@ import os
 import signal
 
 from postbag import __version__, jsonrpc, verbs, words
+from postbag.contract import door_fields
 from postbag.escape import shown
 from postbag.guards import caller_of_mcp
 from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
 from postbag.ledger import not_there
 from postbag.location import locate
 from postbag.refusal import Refusal, sentence, told
-from postbag.rooms import room
 from postbag.signals import end_as
-from postbag.vendors import LETTER_MOST, PEERS, VENDORS, door_fields, other
+from postbag.vendors import LETTER_MOST, PEERS, VENDORS, other, room
 
 # The protocol versions this server speaks, newest first: a client's is taken when known
 # (Codex 0.169 sends 2025-06-18, Claude Code 2.1.328 2025-11-25), else the newest is offered.

@@ -13,14 +13,15 @@ The readers know the formats of the versions the real-client tier proves them ag
 outside them.
 """
 
+from postbag.contract import heading
 from postbag.signals import start_beside
 from postbag.times import moment
 from postbag.vendor_files import find_back, quoted
+from postbag.versions import numbers
 
 TAKEN, WAITING, NOT_TAKEN, UNKNOWN = "taken", "waiting", "not taken", "unknown"
 ANSWERED = "answered"  # taken, and the recipient has written back since
 SLACK = 60  # seconds: a vendor's record of a letter may be a little older than the ledger's time for it
-_VERSION_MOST = 32  # characters of a version postbag compares: longer is no version
 
 
 class Receipt:
@@ -94,8 +95,6 @@ def is_the_letter(text, letter):
 
 def heading_of(letter):
     """The first words of every envelope of `letter` (envelope.py writes them)."""
-    from postbag.envelope import heading
-
     return heading(letter["n"], letter["from"])
 
 
@@ -123,11 +122,3 @@ def unproven(client, version, proven):
         return None
     oldest, newest = proven
     return f"{client} {quoted(version)} wrote these records, and postbag is proven on {client} {oldest} to {newest}"
-
-
-def numbers(version):
-    """A version's numbers, to compare (2.1.332 is (2, 1, 332)); None for anything else."""
-    if type(version) is not str or len(version) > _VERSION_MOST:
-        return None
-    parts = version.split(".")
-    return tuple(int(part) for part in parts) if all(part.isascii() and part.isdigit() for part in parts) else None

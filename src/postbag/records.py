@@ -5,9 +5,9 @@ can carry: a door field with a NUL, or a lone surrogate in any field.
 """
 
 from postbag import json_values
+from postbag.contract import PEERS, door_fields
 from postbag.doors import is_door_field, is_text
 from postbag.refusal import Refusal
-from postbag.vendors import PEERS, door_fields
 
 _JSON_SPACE = " \t\r"  # what json.loads allows around a value, less the newline that ends a line
 

@@ -1,12 +1,13 @@
-"""The one error type, and the one way anything postbag says reaches its reader: a line
-on stderr, or the text of an MCP tool's result.
+"""A refusal, the error every verb raises where it declines to act (a protocol's own
+errors, JSON-RPC's, stand beside it in jsonrpc.py), and the one way anything postbag says
+reaches its reader: a line on stderr, or the text of an MCP tool's result.
 
 Every module may raise `Refusal` without importing any policy. A message can carry a
 path or a value from the environment, so it is escaped like every other string that
 reaches a terminal. The stream written to is given, never taken from the process.
 """
 
-_STOP = "; stop and ask the human"
+from postbag.contract import STOP
 
 
 class Refusal(Exception):
@@ -27,7 +28,7 @@ def stop(refusal, stderr, *, to_the_person=False):
 def sentence(refusal):
     """A refusal in the words an agent is always given it in: it ends by telling the agent
     to stop, so a failure never turns into a retry loop."""
-    return f"{refusal}{_STOP}"
+    return f"{refusal}{STOP}"
 
 
 def to_the_persons_ears(refusal):

@@ -171,7 +171,7 @@ def version_check(client, installed, proven, installing):
     not tell), against `proven`, the oldest and newest the real-client tier proves postbag
     on; setup says it too, where it is not OK. `installing` is how to get a proven version,
     a command to paste and what it needs."""
-    from postbag.receipts import numbers
+    from postbag.versions import numbers
 
     oldest, newest = proven
     within = f"{oldest} to {newest}"

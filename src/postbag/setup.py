@@ -14,13 +14,12 @@ own file is changed first, so that a write the disk refuses leaves everything as
 
 from postbag.envelope import program_of
 from postbag.escape import shell_word
-from postbag.human_verbs import require_human
+from postbag.guards import require_human
 from postbag.location import VARIABLE, named_path
 from postbag.refusal import Refusal
 from postbag.registration import OK, Change, Registration, version_check
-from postbag.rooms import room
 from postbag.vendor_files import quoted
-from postbag.vendors import PEERS
+from postbag.vendors import PEERS, room
 from postbag.verbs import Done
 
 # How a registration of postbag stands against this postbag, as `registration_standing` tells.

@@ -20,7 +20,6 @@ import stat
 
 from postbag import json_values
 from postbag.escape import one_line
-from postbag.whole_file import open_regular
 
 LIMIT = 1 << 20  # bytes of a settings file or a process's file: far more than any holds
 QUOTED = 80  # characters of a record's word that a person is shown, at most
@@ -29,6 +28,19 @@ QUOTED = 80  # characters of a record's word that a person is shown, at most
 LOOK_BACK = 64 << 20
 _BLOCK = 1 << 20
 _TIMESTAMP = b'"timestamp":'
+
+
+def open_regular(path):
+    """A descriptor reading the regular file at `path` (a link is followed): opened without
+    blocking, so that a pipe planted there cannot hang the reader; OSError for anything else."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "it is not a regular file")
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def is_regular(path):

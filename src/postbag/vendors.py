@@ -1,105 +1,22 @@
-"""The vendors, the lower half of their registry: the one list of the peers, and what each
-vendor's package declares of its sessions in its __init__, which imports nothing. What
-must load fast (a human's verb refused in a session, the agents' verbs' words) and what
-lies below the rooms (the ledger's records) asks here; what postbag asks of a peer's
-doors, files and client, it asks of its room (rooms.py, the upper half).
+"""The vendors: the one list of the peers, what each vendor's package declares of its
+sessions in its __init__ (which imports nothing, so that a human's verb refused in a
+session loads no more), and each peer's Room, which is how everything above reaches a
+vendor, never by branching on its name. A room is imported when it is first asked for,
+so that a send to one vendor loads nothing of the other's.
+
+What a package declares (tests/test_rooms.py holds each to it): NAME, the peer's name in
+the ledger; CLIENT, its vendor's name for the client; PROGRAM, as a person types it;
+SESSION_NAME, what one of its sessions is called after "a"; FILES, what receipts read,
+as help names them; DELIVERED, what delivered means at its door; VARIABLES, postbag's
+own variables for it; DOOR_VARIABLES, what its sessions export that names their door;
+MARKS, what else marks one of its sessions; LETTER_MOST, the longest letter its door
+carries (None: any); SWITCHES, the words of each Switch its room honours; SANDBOX, the
+words of the Sandbox around its commands (None: none); and the functions
+is_session_variable(name), inside(env), door_in(env) and in_sandbox(env).
 """
 
-import abc
-
 from postbag import claude, codex
-
-
-class Light(abc.ABC):
-    """The light part of a vendor's contract: what its package's __init__ holds, as module
-    attributes, and loads at every start. It is said as an abstract class, as room.Room
-    and registration.Installation say the rest, and tests/test_rooms.py holds each package
-    to it as it holds each room to those."""
-
-    @property
-    @abc.abstractmethod
-    def NAME(self):
-        """The peer's name in the ledger, and its package's."""
-
-    @property
-    @abc.abstractmethod
-    def CLIENT(self):
-        """Its vendor's name for the client: Claude Code."""
-
-    @property
-    @abc.abstractmethod
-    def PROGRAM(self):
-        """The client's program, as a person types it."""
-
-    @property
-    @abc.abstractmethod
-    def SESSION_NAME(self):
-        """What one of its sessions is called, after a or an."""
-
-    @property
-    @abc.abstractmethod
-    def FILES(self):
-        """The files receipts read of a session, as help names them."""
-
-    @property
-    @abc.abstractmethod
-    def DELIVERED(self):
-        """What delivered means at its door."""
-
-    @property
-    @abc.abstractmethod
-    def VARIABLES(self):
-        """postbag's own variables for the vendor, and what each names."""
-
-    @property
-    @abc.abstractmethod
-    def DOOR_VARIABLES(self):
-        """The variables its sessions export that name their door."""
-
-    @property
-    @abc.abstractmethod
-    def MARKS(self):
-        """What else marks a shell as one of its sessions."""
-
-    @property
-    @abc.abstractmethod
-    def DOOR_FIELDS(self):
-        """What a join record holds of the door."""
-
-    @property
-    @abc.abstractmethod
-    def LETTER_MOST(self):
-        """The longest letter, in bytes, its door carries; None: any postbag sends."""
-
-    @property
-    @abc.abstractmethod
-    def SWITCHES(self):
-        """The human's switches for an exchange that its room honours, each the words of a Switch."""
-
-    @property
-    @abc.abstractmethod
-    def SANDBOX(self):
-        """The words of the Sandbox around its commands, or None where it has none."""
-
-    @staticmethod
-    @abc.abstractmethod
-    def is_session_variable(name):
-        """Whether a variable's name is one it sets for its sessions: a family, not a list."""
-
-    @staticmethod
-    @abc.abstractmethod
-    def inside(env):
-        """Whether an environment is one of its sessions', with its door."""
-
-    @staticmethod
-    @abc.abstractmethod
-    def door_in(env):
-        """The door fields of the session whose environment it is, or None."""
-
-    @staticmethod
-    @abc.abstractmethod
-    def in_sandbox(env):
-        """Whether an environment is one of the commands its sandbox runs."""
+from postbag.contract import LEDGER_VARIABLE, PEERS
 
 
 class Switch:
@@ -113,6 +30,11 @@ class Switch:
     def __init__(self, peer, flag, field, value, *, help, opened, standing):  # noqa: PLR0913
         self.peer, self.flag, self.field, self.value, self.help = peer, flag, field, value, help
         self.opened, self.standing = opened, standing
+
+    @property
+    def dest(self):
+        """Where the command line's parsed arguments keep it."""
+        return f"switch_{self.field}"
 
     def set_in(self, chosen):
         """Whether `chosen` (fields and values, as an open record holds them) sets this switch."""
@@ -132,10 +54,8 @@ class Sandbox:
 
 
 VENDORS = {claude.NAME: claude, codex.NAME: codex}
-# postbag's own variable in every session alike: the ledger, wherever it is set, over each
-# repository's own (location.py); a vendor's program a door runs gets none of it.
-LEDGER_VARIABLE = "POSTBAG_LEDGER"
-PEERS = tuple(VENDORS)  # the ledger's names for the peers, in its order
+assert tuple(VENDORS) == PEERS  # one list of the vendors, in the ledger's order
+AGENTS = " and ".join(PEERS)  # as the command line names them
 # The variables that mark a shell as living inside an agent's session, in the order a
 # refusal names them: every session's door variables, then what else marks one.
 VARIABLES = (
@@ -169,11 +89,6 @@ def door_in(peer, env):
     return VENDORS[peer].door_in(env)
 
 
-def door_fields(peer):
-    """The fields of a join record that reach `peer`'s session, which no output shows."""
-    return VENDORS[peer].DOOR_FIELDS
-
-
 def is_session_variable(name):
     """Whether `name` belongs to either vendor's session: none may reach the other's process."""
     return any(each.is_session_variable(name) for each in VENDORS.values())
@@ -189,3 +104,36 @@ def for_a_child(env):
     """`env` less every vendor session variable and the ledger's path, for a vendor's
     program a door runs: a token must not reach the other vendor."""
     return {name: value for name, value in env.items() if name != LEDGER_VARIABLE and not is_session_variable(name)}
+
+
+def _claude():
+    from postbag.claude.room import Claude
+
+    return Claude
+
+
+def _codex():
+    from postbag.codex.room import Codex
+
+    return Codex
+
+
+_ROOMS = {claude.NAME: _claude, codex.NAME: _codex}
+
+
+def room_class(peer):
+    """`peer`'s Room, the class."""
+    return _ROOMS[peer]()
+
+
+def all_rooms():
+    """Every peer's Room class, by its name, in the ledger's order."""
+    return {peer: room_class(peer) for peer in PEERS}
+
+
+def room(peer, here, exchange=None):
+    """`peer`'s room, for `here`; in `exchange` (an exchange.Exchange), with the switches its
+    human set that this room honours."""
+    fields = {switch.field for switch in SWITCHES if switch.peer == peer}
+    switches = {} if exchange is None else {k: v for k, v in exchange.switches.items() if k in fields}
+    return room_class(peer)(here, switches)

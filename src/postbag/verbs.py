@@ -10,14 +10,14 @@ its room (rooms.py), which the exchange's switches go to.
 import os
 
 from postbag import ledger
+from postbag.contract import door_fields
 from postbag.escape import as_text, masked, one_line, shell_word
 from postbag.exchange import CLOSED, NOT_OPENED, SPENT
-from postbag.human_verbs import require_human
 from postbag.ledger import not_there
 from postbag.location import keep_out_of_git, ledgers, locate
 from postbag.refusal import Refusal
 from postbag.times import moment
-from postbag.vendors import LETTER_MOST, PEERS, SWITCHES, door_fields, door_in, sandbox_of
+from postbag.vendors import LETTER_MOST, PEERS, SWITCHES, door_in, room, sandbox_of
 from postbag.words import counted
 
 # The rooms, and all they read of the vendors, are imported by the verbs that reach a
@@ -127,7 +127,6 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
     """Grant `limit` letters, with the switches `chosen` (vendors.Switch fields and values),
     `afresh` on a new ledger, the damaged one set aside; its news says what it replaces,
     who has yet to join, and whether each joined door can take a letter."""
-    require_human("open", here.env)
     chosen = chosen or {}
     where = locate(here)
     aside = ledger.set_aside(where, here.clock) if afresh else None
@@ -224,7 +223,6 @@ def reach(peer, joined, here, exchange):
     """Whether `peer`'s session behind the door of its join record `joined` can take a
     letter now, in `exchange`: a room.Reach."""
     from postbag.room import CANNOT_TELL, Reach
-    from postbag.rooms import room
 
     try:
         return room(peer, here, exchange).reachability(joined)
@@ -251,7 +249,6 @@ def _not_joined(absent):
 
 
 def close_exchange(here):
-    require_human("close", here.env)
     location = locate(here)
     with _ledger(here, location, write=True) as bag:
         exchange = bag.exchange()
@@ -274,7 +271,6 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None, l
     works in the ledger's repository (outside any, for the default ledger). `location`:
     the ledger's (default: here's)."""
     from postbag import envelope
-    from postbag.rooms import room
 
     sandbox = sandbox_of(here.env)
     where = location or locate(here)
@@ -424,7 +420,6 @@ def receipts(here, sender=None, count=None, location=None):
 def receipt_of(letter, joined, here, exchange):
     """The receipt of `letter`, sent to the recipient's door `joined` (its join record)."""
     from postbag.receipts import UNKNOWN, Receipt
-    from postbag.rooms import room
 
     if joined is None:
         return Receipt(UNKNOWN, f"no join of {letter['to']} comes before it in the ledger")

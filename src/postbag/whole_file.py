@@ -20,6 +20,7 @@ import stat
 
 from postbag.escape import shell_word
 from postbag.refusal import Refusal
+from postbag.vendor_files import open_regular
 
 
 def write(path, data, mode=None):
@@ -71,19 +72,6 @@ def found(path):
     with open(fd, "rb") as file:
         status = os.fstat(fd)
         return Found(file.read(), stat.S_IMODE(status.st_mode), status.st_mtime_ns)
-
-
-def open_regular(path):
-    """A descriptor reading the regular file at `path` (a link is followed): opened without
-    blocking, so that a pipe planted there cannot hang the reader; OSError for anything else."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "it is not a regular file")
-    except OSError:
-        os.close(fd)
-        raise
-    return fd
 
 
 def found_or_refusal(path):

@@ -16,7 +16,7 @@ import sys
 from helpers import ROOT
 
 from clients.pins import PACKAGES, PAIRS, platform_build
-from postbag.receipts import numbers
+from postbag.versions import numbers
 
 # Claude Code's builds, one npm package a platform (the wrapper depends on each).
 CLAUDE_BUILDS = ("linux-x64", "linux-arm64", "linux-x64-musl", "linux-arm64-musl", "darwin-x64", "darwin-arm64")

@@ -25,8 +25,8 @@ from helpers import ROOT
 
 from postbag.claude.room import HOLDS_SINCE, MOVES_SINCE
 from postbag.codex.wake import WAKES_SINCE
-from postbag.receipts import numbers
-from postbag.rooms import all_rooms
+from postbag.vendors import all_rooms
+from postbag.versions import numbers
 
 CACHE = os.path.join(ROOT, ".cache", "clients")
 PACKAGES = {"codex": "@openai/codex", "claude": "@anthropic-ai/claude-code"}

@@ -21,8 +21,6 @@ SESSION = "CLAUDE_CODE_SESSION_ID"
 # --restricted session, or the feature switched off in that Claude Code).
 DOOR_VARIABLES = (SOCKET, TOKEN)
 MARKS = ("CLAUDECODE", SESSION)
-# What a join record holds of the door: where the inbox listens, and the token it takes.
-DOOR_FIELDS = ("socket", "token")
 LETTER_MOST = None  # its inbox takes a letter of any length postbag sends
 
 

@@ -26,9 +26,9 @@ is whether a letter gets in while crossSessionInbound is unset.
 import os
 
 from postbag.claude.files import DIALOG_TIMEOUT, dialog_timeout, mode_at
-from postbag.receipts import numbers
 from postbag.room import CANNOT_TELL
 from postbag.vendor_files import LIMIT, json_of, quoted, read_regular, record, table, text
+from postbag.versions import numbers
 
 ACCEPT, HOLD, REFUSE = "accept", "hold", "refuse"  # its crossSessionInbound, and a Verdict's policy
 BYPASS, PROMPTING = "bypass", "prompting"  # Claude Code's permission classes

@@ -42,7 +42,6 @@ from postbag.registration import (
     version_words,
 )
 from postbag.vendor_files import read_json, record, table, text
-from postbag.vendors import for_a_child
 
 # How to get the newest Claude Code postbag is proven on that npm's package wraps: its
 # Linux builds run ahead of it (README's table says how to get them). The package asks for
@@ -70,7 +69,7 @@ class ClaudeInstallation(Installation):
     def version(self):
         if self.client.program is None:
             return None
-        words = version_words(self.client, for_a_child(self.here.env))
+        words = version_words(self.client, self.here.child_env())
         return words[0] if words else None
 
     def registered(self):
@@ -98,12 +97,12 @@ class ClaudeInstallation(Installation):
     def registering(self, registration):
         env = [word for name, value in registration.env.items() for word in ("-e", f"{name}={value}")]
         add = ["mcp", "add", "--transport", "stdio", "--scope", "user", SERVER_NAME, *env, "--", *registration.argv]
-        return command(self.client, for_a_child(self.here.env), "registers postbag's MCP server", add)
+        return command(self.client, self.here.child_env(), "registers postbag's MCP server", add)
 
     def unregistering(self, removing=False):
         del removing  # .claude.json is Claude Code's record, not the person's: nothing of it is kept
         remove = ["mcp", "remove", SERVER_NAME, "-s", "user"]
-        return command(self.client, for_a_child(self.here.env), "takes out postbag's MCP server", remove)
+        return command(self.client, self.here.child_env(), "takes out postbag's MCP server", remove)
 
     def allowing_tools(self, removing=False):
         held = [] if removing else rule.holding_back(settings_paths(self.here))

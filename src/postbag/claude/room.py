@@ -6,7 +6,7 @@ transcript and files (files.py), and from what Claude Code lets in from other se
 (acceptance.py): Claude's own word, where the knock heard it, first."""
 
 from postbag import claude
-from postbag.claude import DOOR_FIELDS, NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
+from postbag.claude import NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
 from postbag.claude.acceptance import HOLD, REFUSE, Settings, permission_class, verdict
 from postbag.claude.files import (
     ENDED,
@@ -21,6 +21,7 @@ from postbag.claude.files import (
     version_of,
 )
 from postbag.claude.inbox import DROPPED, HELD, REFUSED, knock, require_a_socket
+from postbag.contract import door_fields
 from postbag.doors import Post, is_door_field, is_uuid
 from postbag.receipts import NOT_TAKEN, UNKNOWN, Receipt, taken_in, unproven
 from postbag.refusal import Refusal
@@ -279,7 +280,7 @@ class _Post(Post):
                 self.hearing = HEARING.get(self.found.policy)
 
     def knock(self, envelope, sandbox):
-        fields = {field: self.joined[field] for field in DOOR_FIELDS}
+        fields = {field: self.joined[field] for field in door_fields(NAME)}
         ear = knock(fields, envelope, here=self.room.here, sandbox=sandbox, hear=self.hearing is not None)
         if ear is not None:
             self.word, self.reason = ear.word(self.hearing)

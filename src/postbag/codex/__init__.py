@@ -21,7 +21,6 @@ THREAD = "CODEX_THREAD_ID"
 SESSION = "CODEX_SESSION_ID"
 DOOR_VARIABLES = (SESSION, THREAD)  # what marks a Codex session, and names its door
 MARKS = ()
-DOOR_FIELDS = ("thread",)  # what a join record holds of the door: the thread's id
 # Linux passes at most 128 KiB in one argument, and `codex queue` takes the envelope as
 # one: the longest letter leaves room for the heading and long paths inside it.
 LETTER_MOST = 96 * 1024

@@ -34,7 +34,6 @@ from postbag.registration import (
     version_words,
 )
 from postbag.vendor_files import json_of, record, table, text
-from postbag.vendors import for_a_child
 
 # How to get the newest Codex postbag is proven on (room.PROVEN's), from its npm package.
 INSTALLING = "npm install -g @openai/codex@0.171.0 (Node 16 or later)"
@@ -56,14 +55,14 @@ class CodexInstallation(Installation):
     def version(self):
         if self.client.program is None:
             return None
-        words = version_words(self.client, for_a_child(self.here.env))
+        words = version_words(self.client, self.here.child_env())
         return words[-1] if words else None
 
     def registered(self):
         if self.client.program is None:
             return None
         get = [self.client.program, "mcp", "get", SERVER_NAME, "--json"]
-        status, out, err = processes.ask(get, for_a_child(self.here.env), COMMAND_TIMEOUT)
+        status, out, err = processes.ask(get, self.here.child_env(), COMMAND_TIMEOUT)
         if status != 0:
             if "no mcp server named" in err.lower():
                 return None
@@ -153,7 +152,7 @@ class CodexInstallation(Installation):
         return [f"{why} (setup starts no daemon)"]
 
     def _command(self, does, argv):
-        return command(self.client, for_a_child(self.here.env), does, argv)
+        return command(self.client, self.here.child_env(), does, argv)
 
     def _keeping_the_file(self, change):
         """`change`, a command of Codex's that writes config.toml whole, made after setup

@@ -34,7 +34,6 @@ from postbag.receipts import NOT_TAKEN, TAKEN, UNKNOWN, WAITING, Beside, Receipt
 from postbag.refusal import Refusal
 from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Reach, Room
 from postbag.vendor_files import newest
-from postbag.vendors import for_a_child
 
 # The versions the real-client tier proves postbag on, oldest and newest (tests/clients/pins.py
 # takes its pairs from here); an unknown receipt says so of records from outside them.
@@ -230,7 +229,7 @@ class _Post(Post):
 
     def knock(self, envelope, sandbox):
         here = self.room.here
-        self.answer = knock(find_codex(here), self.thread, envelope, for_a_child(here.env), resume=self.resume)
+        self.answer = knock(find_codex(here), self.thread, envelope, here.child_env(), resume=self.resume)
 
     def caveat(self, letter):  # noqa: PLR0911 - one answer a case: gone, loaded, not to wake, woken, unclear, waiting
         if self.gone:

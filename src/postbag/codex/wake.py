@@ -16,9 +16,9 @@ import os
 
 from postbag.codex.files import INTERRUPTED, approval_policy, last_turn, version_of
 from postbag.processes import PID_MOST, runs
-from postbag.receipts import numbers
 from postbag.room import CANNOT_TELL
 from postbag.vendor_files import quoted, read_json, record, table, whole
+from postbag.versions import numbers
 
 WAKES_SINCE = "0.166.0"  # the first Codex whose codex queue has --resume
 NEVER_ASKS = "never"  # the one approval policy under which a turn cannot stop to ask a person
