@@ -865,7 +865,7 @@ started = time.perf_counter()
 post = rooms.room(letter["to"], Here(env, sys.argv[5], for_a_child=rooms.for_a_child)).post(joined)
 before = time.perf_counter() - started
 post.finish()
-post.caveat()
+post.caveat(letter)
 print(before, time.perf_counter() - started)"""
 BEFORE, WHOLE = 0, 1  # what it printed: the time until the knock could start, and until all was read
 

@@ -20,9 +20,9 @@ from postbag.escape import shell_word
 from postbag.ledger import Ledger, require_whole
 from postbag.location import DEFAULT, VARIABLE, folder_of, ledgers, locate, of_repository
 from postbag.refusal import Refusal, to_the_persons_ears
+from postbag.registering import ANOTHER, ELSEWHERE, ledger_of, ledger_words, registration_of, registration_standing
 from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check, version_check
 from postbag.room import TAKES
-from postbag.setup import ANOTHER, ELSEWHERE, ledger_of, ledger_words, registration_of, registration_standing
 from postbag.vendor_files import json_of, quoted, record, table
 from postbag.vendors import PEERS, room
 from postbag.words import counted

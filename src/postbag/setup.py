@@ -12,19 +12,22 @@ own file is changed first, so that a write the disk refuses leaves everything as
 `--remove` takes out what setup puts in.
 """
 
-from postbag.envelope import program_of
 from postbag.escape import shell_word
 from postbag.guards import require_human
-from postbag.location import VARIABLE, named_path
+from postbag.location import VARIABLE
 from postbag.refusal import Refusal
+from postbag.registering import (
+    ANOTHER,
+    ELSEWHERE,
+    NONE,
+    ledger_of,
+    registration_of,
+    registration_standing,
+)
 from postbag.registration import OK, Change, Registration, version_check
 from postbag.vendor_files import quoted
 from postbag.vendors import PEERS, room
-from postbag.verbs import Done
-
-# How a registration of postbag stands against this postbag, as `registration_standing` tells.
-NONE, ANOTHER, ELSEWHERE, THIS = "none", "another program", "another ledger", "this postbag"
-EACH_OWN = "each session's own ledger (its repository's, or the default)"  # a registration that names none
+from postbag.words import Done
 
 
 class Plan:
@@ -36,43 +39,6 @@ class Plan:
 
     def __init__(self, changes=(), *, blocked=None, notes=()):
         self.changes, self.blocked, self.notes = [each for each in changes if each], blocked, list(notes)
-
-
-def registration_of(here):
-    """The Registration by which the clients are to start postbag's server: this postbag,
-    by its absolute path, as `here` was started; `mcp`; and the ledger the terminal names
-    with POSTBAG_LEDGER, where it names one. Else it names none, and each session the
-    server is started for finds its own: its repository's, or the default."""
-    named = here.env.get(VARIABLE)
-    carried = {VARIABLE: named_path(named, here.env)} if named else {}
-    return Registration([*program_of(here, quoted=False), "mcp"], carried)
-
-
-def ledger_of(registration, here):
-    """The ledger postbag's server writes, started as `registration` says: the path its
-    POSTBAG_LEDGER names; None where it names none, and each session's is its own."""
-    named = registration.env.get(VARIABLE)
-    if not named:
-        return None
-    try:
-        return named_path(named, here.env)
-    except Refusal:
-        return named  # a path postbag would refuse: the server refuses it too, and it differs from this one
-
-
-def ledger_words(path):
-    """The ledger `path` (ledger_of's) as words name it."""
-    return EACH_OWN if path is None else f"the ledger {path}"
-
-
-def registration_standing(registered, wanted, here):
-    """How `registered`, the Registration a client has of postbag (or None), stands against
-    `wanted`, this postbag's: NONE, ANOTHER program, this one on ANOTHER ledger (ELSEWHERE), or THIS."""
-    if registered is None:
-        return NONE
-    if registered.argv != wanted.argv:
-        return ANOTHER
-    return THIS if ledger_of(registered, here) == ledger_of(wanted, here) else ELSEWHERE
 
 
 def setup(here, *, removing=False, dry_run=False):

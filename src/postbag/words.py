@@ -22,6 +22,17 @@ INDENT = "      "
 BATCH = 256  # lines written at once: one write of bytes costs less than one of text a line
 
 
+class Done:
+    """What a verb did: `said`, the line that says it (stdout, or a tool's text), and
+    `news`, what the person should know beside it (notices on stderr, or further lines of
+    the text)."""
+
+    __slots__ = ("news", "said")
+
+    def __init__(self, said, *news):
+        self.said, self.news = said, [line for line in news if line]
+
+
 def counted(number, noun):
     """`number` and `noun`, the noun plural but for one: 1 letter, 3 letters."""
     return f"{number} {noun}" + ("" if number == 1 else "s")  # the number as 1.0 wrote it
@@ -82,12 +93,12 @@ def check_line(check, as_json=False):
 
 
 def tool_text(done):
-    """What a verb did (a verbs.Done), as an MCP tool answers: its words, then its news."""
+    """What a verb did (a Done), as an MCP tool answers: its words, then its news."""
     return "\n".join([*map(shown, done.said.split("\n")), *map(told, done.news)])
 
 
 def show(done, stdout, stderr):
-    """What a verb did (a verbs.Done) on `stdout`, and the news beside it on `stderr`."""
+    """What a verb did (a Done) on `stdout`, and the news beside it on `stderr`."""
     tell(done.said, stdout, stderr)
     for news in done.news:
         say(news, stderr)

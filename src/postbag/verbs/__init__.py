@@ -1,0 +1,29 @@
+"""The verbs, whoever calls them: each takes `here` (what the process gives it, its
+environment above all), does its work under the ledger's lock, and returns what it did
+in words, or raises a Refusal.
+
+The command line (cli.py) and the MCP server (mcp.py) are two ways in; neither decides
+anything these functions decide. What is asked of a peer's door and records is asked of
+its room (rooms.py), which the exchange's switches go to.
+"""
+
+from postbag.verbs.exchange import close_exchange, open_exchange, reach, reach_of
+from postbag.verbs.join import join
+from postbag.verbs.read import ledger_called, receipt_of, receipts, snapshot, status, status_line, unfinished_words
+from postbag.verbs.send import send
+
+__all__ = [
+    "close_exchange",
+    "join",
+    "ledger_called",
+    "open_exchange",
+    "reach",
+    "reach_of",
+    "receipt_of",
+    "receipts",
+    "send",
+    "snapshot",
+    "status",
+    "status_line",
+    "unfinished_words",
+]

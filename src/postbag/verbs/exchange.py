@@ -1,0 +1,163 @@
+"""`open` and `close`, the human's verbs, and what `open` says beside the exchange: who has
+yet to join, whether each joined door can take a letter now, and, where nobody joined
+this ledger, the other ledgers agents joined in the last day."""
+
+from postbag import ledger
+from postbag.escape import shell_word
+from postbag.exchange import CLOSED, NOT_OPENED, SPENT
+from postbag.location import ledgers, locate
+from postbag.refusal import Refusal
+from postbag.times import moment
+from postbag.vendors import PEERS, SWITCHES, room
+from postbag.verbs.bag import ledger_at, repository_fields, which_ledger, write_record
+from postbag.verbs.join import still_there
+from postbag.words import Done, counted
+
+NOTHING_CLOSED = {
+    NOT_OPENED: "no exchange is open; nothing was closed",
+    CLOSED: "the exchange is already closed; nothing was recorded",
+    SPENT: "the exchange's letters are already spent; nothing was recorded",
+}
+
+
+RECENT = 24 * 3600  # seconds: a join this recent in another ledger is named where open finds nobody joined
+
+
+OTHERS_MOST = 3  # other ledgers open names at most
+
+
+def open_exchange(here, limit, chosen=None, *, afresh=False):
+    """Grant `limit` letters, with the switches `chosen` (vendors.Switch fields and values),
+    `afresh` on a new ledger, the damaged one set aside; its news says what it replaces,
+    who has yet to join, and whether each joined door can take a letter."""
+    chosen = chosen or {}
+    where = locate(here)
+    aside = ledger.set_aside(where, here.clock) if afresh else None
+    with ledger_at(here, where, write=True, create=True) as bag:
+        replaced = _replaced(bag.exchange())
+        write_record(bag, "open", limit=limit, **chosen, **repository_fields(where))
+        exchange, joins = bag.exchange(), bag.latest_joins()
+    # Read outside the lock, as receipts are: the vendors' records are theirs.
+    absent = [peer for peer, joined in joins.items() if joined is None]
+    doors = [reach(peer, joined, here, exchange).words for peer, joined in joins.items() if joined is not None]
+    switched = [switch.opened for switch in SWITCHES if switch.set_in(chosen)]
+    opened = ", ".join([f"exchange open: {counted(limit, 'letter')}", *switched])
+    wrote = which_ledger(bag, where, always=True)
+    elsewhere = _joined_elsewhere(here, where, limit) if len(absent) == len(PEERS) else []
+    return Done(opened, aside, *bag.news, wrote, replaced, _not_joined(absent), *elsewhere, *doors)
+
+
+def _replaced(exchange):
+    """What a new open says of the exchange it replaces, where that one still had letters."""
+    if exchange.barred:
+        return None
+    return (
+        f"this replaces the open exchange, which still had {exchange.left} of its {counted(exchange.granted, 'letter')}"
+    )
+
+
+def _not_joined(absent):
+    if not absent:
+        return None
+    if len(absent) == len(PEERS):
+        return "neither agent has joined yet: no letter can reach them until each joins from its own session"
+    return f"{absent[0]} has not joined yet: no letter can reach it until it joins from its own session"
+
+
+def reach(peer, joined, here, exchange):
+    """Whether `peer`'s session behind the door of its join record `joined` can take a
+    letter now, in `exchange`: a room.Reach."""
+    from postbag.room import CANNOT_TELL, Reach
+
+    try:
+        return room(peer, here, exchange).reachability(joined)
+    except OSError as error:  # a record that cannot be read is something not known, not a failure
+        return Reach(CANNOT_TELL, f"whether {peer} can take a letter now cannot be told ({error.strerror})")
+
+
+def reach_of(here, peer, location=None):
+    """The same of `peer`'s latest door in the ledger (at `location`, default here's), in
+    words, or that it has not joined; None without a ledger."""
+    with ledger_at(here, location or locate(here)) as bag:
+        if bag.fd is None:
+            return None
+        joined, exchange = bag.latest_join(peer), bag.exchange()
+    return f"{peer} has not joined" if joined is None else reach(peer, joined, here, exchange).words
+
+
+def _joined_elsewhere(here, where, limit):
+    """What open says, where nobody has joined its ledger, of the other ledgers agents
+    joined in the last day: where they joined from, and the command that opens an
+    exchange there; or, where that folder is no longer there, the one that reads it."""
+    from postbag.envelope import program_of
+
+    program = " ".join(program_of(here))
+    said = []
+    for found in recent_joins(here, where.path)[:OTHERS_MOST]:
+        joined = ", ".join(f"{peer} at {record['at']}" for peer, record in found.joins.items())
+        if found.directory is not None:
+            opens = f"cd {shell_word(found.directory)} && {program} open {limit}"
+            whence = found.whence()
+            said.append(f"agents joined another ledger ({joined}), {whence}: to open an exchange there, {opens}")
+        else:
+            reads = f"{program} read --ledger {shell_word(found.path)}"
+            gone = "from a folder since moved or removed"
+            said.append(f"agents joined another ledger ({joined}) {gone}: {reads} shows it")
+    return said
+
+
+class Joined:
+    """Another ledger's joins in the last day: `path`, `joins` (each peer's latest, by
+    peer, in the ledger's order of peers) and `directory`, the one the latest came from,
+    where it is still there (else None)."""
+
+    __slots__ = ("directory", "joins", "path")
+
+    def __init__(self, path, joins):
+        self.path, self.joins = path, joins
+        self.directory = still_there(max(joins.values(), key=lambda record: record["n"]))
+
+    @property
+    def latest(self):
+        return max(moment(record["at"]) or 0 for record in self.joins.values())
+
+    def whence(self):
+        """Where the joins came from, in words: the directory of the one, or of the latest."""
+        return ("from {directory}" if len(self.joins) == 1 else "the latest from {directory}").format(
+            directory=self.directory
+        )
+
+
+def recent_joins(here, path):
+    """The ledgers under ledger.FOLDER, other than the one at `path`, that a session joined
+    in the last day from a directory the join names: Joined, the latest first. A ledger
+    that cannot be read is passed over: this is news, never a refusal."""
+    now, found = here.clock.now(), []
+    for other in ledgers(here.env):
+        if other == path:
+            continue
+        try:
+            with ledger.Ledger(other) as bag:
+                joins = bag.latest_joins()
+        except (Refusal, OSError):
+            continue
+        recent = {
+            peer: record
+            for peer, record in joins.items()
+            if record is not None and now - (moment(record["at"]) or 0) < RECENT and type(record.get("cwd")) is str
+        }
+        if recent:
+            found.append(Joined(other, recent))
+    return sorted(found, key=lambda each: -each.latest)
+
+
+def close_exchange(here):
+    location = locate(here)
+    with ledger_at(here, location, write=True) as bag:
+        exchange = bag.exchange()
+        if exchange.barred:
+            looked = None if location.is_default else f"looked in {location.words()}"
+            return Done(NOTHING_CLOSED[exchange.barred], *bag.news, looked)
+        write_record(bag, "close")
+    closed = f"exchange closed: {exchange.sent} of {counted(exchange.granted, 'letter')} sent"
+    return Done(closed, *bag.news, which_ledger(bag, location, always=True))

@@ -1,0 +1,111 @@
+"""What the ledger and the recipients' records say: `read`'s snapshot of the records, the
+status line, and the receipts of letters."""
+
+from postbag import ledger
+from postbag.escape import one_line
+from postbag.exchange import CLOSED, NOT_OPENED, SPENT
+from postbag.ledger import not_there
+from postbag.location import locate
+from postbag.vendors import SWITCHES, room
+from postbag.verbs.bag import ledger_at
+from postbag.verbs.join import came_from
+from postbag.words import counted
+
+STANDING = {CLOSED: "closed by the human", SPENT: "spent"}
+
+
+def snapshot(here, count=None, *, on_wait=None, following=False, location=None):
+    """The last `count` records (None: every record); `following`, where to follow from; of
+    the ledger at `location`, where the person named one (default: here's)."""
+    location = location or locate(here)
+    with ledger_at(here, location, on_wait=on_wait, reading=True) as bag:
+        shown = bag.records() if count is None else bag.last_records(count)  # the bytes in hand, parsed as shown
+        news = None if bag.unfinished is None else unfinished_words(bag.unfinished, location.path)
+        position = bag.position() if following else None
+        return Snapshot(bag.fd is not None, location, shown, position=position, news=news)
+
+
+class Snapshot:
+    """What `read` shows, taken under the lock and shown after it is released: `records`,
+    which raise the Refusal of the first line that is not one once those before it are
+    shown; `news` beside them; and, for a follower, where to follow from. `found` is
+    whether there is a ledger at `location` (a location.Location) at all."""
+
+    def __init__(self, found, location, records, *, position=None, news=None):
+        self.found, self.location, self.records, self.position, self.news = found, location, records, position, news
+
+    @property
+    def path(self):
+        return self.location.path
+
+
+def unfinished_words(line, path):
+    """What a reader says of a last record left unfinished after `line`, which the next writer removes."""
+    return (
+        f"{ledger.truncated(line, path)}: its last record is unfinished, most likely from "
+        "an interrupted send, and the next send, join or open removes it"
+    )
+
+
+def status(here, location=None):
+    """Where the bag stands, as the status line says, or that there is no ledger yet, of
+    the ledger at `location` (default: here's)."""
+    location = location or locate(here)
+    with ledger_at(here, location) as bag:
+        return not_there(location) if bag.fd is None else status_line(bag, location)
+
+
+def status_line(bag, location):
+    """One line for the human: the ledger (and which repository's, or that POSTBAG_LEDGER
+    names it), the exchange, and who has joined since when."""
+    exchange = bag.exchange()
+    if exchange.barred == NOT_OPENED:
+        state = "no exchange opened"
+    else:
+        state = f"exchange of {counted(exchange.granted, 'letter')}, {exchange.sent} sent, "
+        state += STANDING.get(exchange.barred) or f"{exchange.left} left"
+        state += "".join(f", {s.standing}" for s in SWITCHES if s.set_in(exchange.switches))
+    peers = [_joined_words(peer, joined) for peer, joined in bag.latest_joins().items()]
+    return f"{ledger_called(location)}: {state}; {', '.join(peers)}"
+
+
+def ledger_called(location):
+    """The ledger at `location` as a status line names it: its path, and why it is that one."""
+    if location.repository is not None:
+        return f"ledger {location.path}, of the repository {location.repository.main_tree}"
+    return f"ledger {location.path}" + (", which POSTBAG_LEDGER names" if location.named else "")
+
+
+def _joined_words(peer, joined):
+    """How the status line says when `peer` joined, and from where, or that it has not."""
+    if joined is None:
+        return f"{peer} has not joined"
+    return f"{peer} joined {one_line(joined['at'])}" + one_line(came_from(joined))
+
+
+def receipts(here, sender=None, count=None, location=None):
+    """Where letters stand, from the recipients' own records: `sender`'s last `count`
+    letters (default its last one), or with no sender the last `count` letters (default
+    those of the latest exchange), oldest first, as (letter, Receipt); None without a
+    ledger. `location`: the ledger's, where the person named one (default: here's)."""
+    with ledger_at(here, location or locate(here)) as bag:
+        if bag.fd is None:
+            return None
+        exchange = bag.exchange()
+        if count is None:
+            count = 1 if sender else max(1, exchange.sent)
+        letters = bag.letters(count, sender)
+    # Read outside the lock: the vendors' records are theirs, and may take a moment.
+    return [
+        (letter, receipt_of(letter, joined, here, exchange).settled(answer))
+        for letter, joined, answer in reversed(letters)
+    ]
+
+
+def receipt_of(letter, joined, here, exchange):
+    """The receipt of `letter`, sent to the recipient's door `joined` (its join record)."""
+    from postbag.receipts import UNKNOWN, Receipt
+
+    if joined is None:
+        return Receipt(UNKNOWN, f"no join of {letter['to']} comes before it in the ledger")
+    return room(letter["to"], here, exchange).receipt(letter, joined)

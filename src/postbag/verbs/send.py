@@ -1,0 +1,98 @@
+"""`send`: the knock on the recipient's door, then the letter recorded, under the ledger's
+lock; only from the session joined for the sender's side, and only to a session that
+works in the ledger's repository."""
+
+from postbag.escape import masked
+from postbag.exchange import CLOSED, NOT_OPENED, SPENT
+from postbag.location import locate
+from postbag.refusal import Refusal
+from postbag.vendors import LETTER_MOST, door_in, room, sandbox_of
+from postbag.verbs.bag import directory_fields, elsewhere, ledger_at, repository_fields, which_ledger, write_record
+from postbag.verbs.join import is_latest, require_the_joined_session, require_working_here
+from postbag.words import Done
+
+# What each verb says of an exchange that takes no more letters, by Exchange.barred.
+SEND_REFUSED = {
+    NOT_OPENED: "no exchange is open",
+    CLOSED: "the human closed the exchange",
+    SPENT: "the exchange's letters are spent",
+}
+
+
+def _no_exchange(location):
+    """Why a send finds no exchange open: 1.0's words, and which ledger, and, for a
+    repository's, what the human runs and where."""
+    if location.repository is None:
+        return SEND_REFUSED[NOT_OPENED] + elsewhere(location)
+    return (
+        f"no exchange is open in the ledger of the repository {location.repository.main_tree} "
+        "(the human runs postbag open there)"
+    )
+
+
+def send(here, sender, recipient, body, *, handed_over=None, sender_door=None, location=None):  # noqa: PLR0913
+    """Knock on `recipient`'s door with `body`, then record the letter, whose reply command
+    starts this postbag as `here` was started (envelope.program_of); `handed_over` is
+    called once the door has the letter, when nothing may interrupt the rest.
+
+    Only the session joined for the sender's side may send: `sender_door` is the door of
+    the session an MCP call comes from, which joins first where no session of its side
+    has; else the door is read from the environment. A letter goes only to a session that
+    works in the ledger's repository (outside any, for the default ledger). `location`:
+    the ledger's (default: here's)."""
+    from postbag import envelope  # a send's alone: read and receipts need none of it
+
+    sandbox = sandbox_of(here.env)
+    where = location or locate(here)
+    envelope.check_body(body, LETTER_MOST)
+    door = door_in(sender, here.env) if sender_door is None else sender_door
+    with ledger_at(here, where, write=True) as bag:
+        exchange = bag.exchange()
+        if exchange.barred:
+            raise Refusal(_no_exchange(where) if exchange.barred == NOT_OPENED else SEND_REFUSED[exchange.barred])
+        joins = bag.latest_joins((recipient, sender))
+        joined = joins[recipient]
+        if joined is None:
+            raise Refusal(f"{recipient} has not joined" + elsewhere(where))
+        require_the_joined_session(sender, joins[sender], door, where)
+        recipient_room = room(recipient, here, exchange)
+        require_working_here(recipient, joined, where, here, recipient_room)
+        rejoined = ""
+        if sender_door is not None and not is_latest(joins[sender], sender_door):  # its first, or a fresh word of it
+            write_record(bag, "join", peer=sender, **sender_door, **directory_fields(here), **repository_fields(where))
+            rejoined = f"{sender} joined; "
+        number, left = bag.next_number, exchange.left - 1
+        command = envelope.reply_command(envelope.program_of(here), where.path if where.named else None)
+        tool = recipient_room.SEND_TOOL if joined.get("via") == "mcp" else None
+        text = envelope.wrap(number, sender, body, last=left == 0, command=command, send_tool=tool)
+        post = recipient_room.post(joined)  # reads the recipient's records around the knock
+        try:
+            post.knock(text, sandbox)
+            if handed_over is not None:
+                handed_over()
+            try:
+                letter = bag.append("letter", **{"from": sender, "to": recipient, "body": body}, **post.recorded())
+            except OSError as error:
+                raise Refusal(
+                    f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
+                    f"do not resend before checking {recipient}'s session"
+                ) from None
+        except Refusal as refused:
+            post.finish()  # what it reads ends before the refusal does: no thread outlives it into shutdown
+            # A client's own words may quote a door field: each one the ledger holds is hidden.
+            secrets = bag.door_values() | {value for value in (door or {}).values() if type(value) is str}
+            raise Refusal(masked(str(refused), secrets), refused.fix) from None
+    delivered = rejoined + f"letter {number} delivered to {recipient}, {left} left"
+    return Done(delivered + _after(post, letter), *bag.news, which_ledger(bag, where))
+
+
+def _after(post, letter):
+    """What a send adds once `letter` is recorded, from what its post found; nothing where
+    that fails, for the letter is delivered and must be said to be."""
+    try:
+        said = post.caveat(letter)
+    except Exception:
+        said = None
+    finally:
+        post.finish()
+    return f"; {said}" if said else ""
