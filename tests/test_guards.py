@@ -29,10 +29,10 @@ def test_join_claude_needs_both_of_its_variables(postbag, inbox):
 def test_any_session_variable_even_empty_marks_a_session_the_humans_verbs_refuse(variable, value):
     for verb in ("open", "close"):
         with pytest.raises(Refusal) as refused:
-            guards.require_human(verb, {"PATH": "/usr/bin", variable: value})
+            guards.require_human(verb, Here({"PATH": "/usr/bin", variable: value}, "/"))
         marks = f"(this shell has {variable}, which marks an agent's session)"
         assert str(refused.value) == f"{verb} is the human's verb {marks}"
-    guards.require_human("open", {"PATH": "/usr/bin", "CODEX_HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})
+    guards.require_human("open", Here({"PATH": "/usr/bin", "CODEX_HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"}, "/"))
 
 
 @pytest.mark.shipped

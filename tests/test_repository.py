@@ -116,7 +116,7 @@ def test_a_git_file_that_points_nowhere_or_cannot_be_read_is_refused_in_words(tm
     broken.mkdir()
     (broken / ".git").write_text("gitdir: /nowhere/.git/worktrees/gone\n")
     with pytest.raises(Refusal) as refused:
-        repository.containing(str(broken), {})
+        repository.containing(str(broken), Here({}, "/"))
     assert str(refused.value) == (
         f"the repository cannot be told from {broken}/.git (it names /nowhere/.git/worktrees/gone, which is not a "
         "repository's folder)"
@@ -124,10 +124,10 @@ def test_a_git_file_that_points_nowhere_or_cannot_be_read_is_refused_in_words(tm
     assert refused.value.fix == "mend it (git worktree repair, for a worktree), or name a ledger with POSTBAG_LEDGER"
     (broken / ".git").write_text("not what git writes\n")
     with pytest.raises(Refusal, match=r"\(it is a file, and does not say gitdir: PATH\)"):
-        repository.containing(str(broken), {})
+        repository.containing(str(broken), Here({}, "/"))
     (broken / ".git").write_bytes(b"gitdir: " + b"x" * 5000)
     with pytest.raises(Refusal, match=r"\(it is longer than a path\)"):
-        repository.containing(str(broken), {})
+        repository.containing(str(broken), Here({}, "/"))
 
 
 def common_directory_under(folder, env):
@@ -150,7 +150,7 @@ def found_by_postbag(folder, env=None):
 
     def look():
         try:
-            found = repository.containing(str(folder), env or {})
+            found = repository.containing(str(folder), Here(env or {}, "/"))
             done.append(None if found is None else found.common)
         except Refusal as refusal:
             done.append(refusal)
@@ -248,7 +248,8 @@ def test_the_walk_stops_at_another_file_system_unless_git_is_told_to_cross(tmp_p
     mounted.mkdir()
     probe = (
         "import json, os, subprocess, sys; sys.path.insert(0, sys.argv[1]); from postbag import repository; "
-        "found = lambda env: getattr(repository.containing(sys.argv[2], env), 'common', None); "
+        "from postbag.here import Here; "
+        "found = lambda env: getattr(repository.containing(sys.argv[2], Here(env, '/')), 'common', None); "
         "gits = lambda env: subprocess.run(['git', 'rev-parse', '--path-format=absolute', '--git-common-dir'], "
         "cwd=sys.argv[2], capture_output=True, text=True, env={**os.environ, **env}).stdout.strip() or None; "
         "across = {'GIT_DISCOVERY_ACROSS_FILESYSTEM': 'true'}; "
@@ -282,7 +283,7 @@ def test_another_users_folder_that_names_your_repository_is_refused_as_git_refus
 
 def _refusal_of(folder):
     try:
-        repository.containing(folder, {})
+        repository.containing(folder, Here({}, "/"))
     except Refusal as refusal:
         return re.search(r"\((.*)\)$", str(refusal))[1]
     return None

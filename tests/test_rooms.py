@@ -109,7 +109,7 @@ def test_the_light_part_holds_values_of_the_shapes_above_the_rooms_read():
             assert all(isinstance(getattr(made, word), str) for word in ("flag", "field", "help", "opened", "standing"))
         if package.SANDBOX is not None:
             vendors.Sandbox(**package.SANDBOX)
-        assert package.in_sandbox({}) is False
+        assert package.in_sandbox(Here({}, "/")) is False
         declares = {name for name in vars(package) if not name.startswith("_") and name != name.lower()}
         declares |= {name for name, value in vars(package).items() if callable(value) and name in LIGHT_TYPES}
         assert set(LIGHT_TYPES) <= declares, (name, sorted(set(LIGHT_TYPES) - declares))

@@ -61,7 +61,7 @@ def main(argv=None, env=None, here=None):
             started=_started(),
             for_a_child=for_a_child,
         )
-    to_the_person = in_a_persons_terminal(here.env)  # a refusal there is the person's, whatever the verb
+    to_the_person = in_a_persons_terminal(here)  # a refusal there is the person's, whatever the verb
     try:
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse
         args, mistake = _parse(argv, here)

@@ -184,7 +184,7 @@ def _ledger_checks(here):
             if joined is not None:
                 reach = verbs.reach(peer, joined, here, exchange)
                 doors.append(Check(OK if reach.state == TAKES else NOTE, f"{peer}'s door", reach.words))
-    listed = [_listed(path, here) for path in ledgers(here.env)]
+    listed = [_listed(path, here) for path in ledgers(here)]
     return [check, *doors, *_joined_before(here), *listed, *_tracked(here)]
 
 
@@ -231,7 +231,7 @@ def _joined_before(here):
     it now, and what the person does instead."""
     from postbag.repository import containing
 
-    path = of_repository(None, here.env).path
+    path = of_repository(None, here).path
     try:
         with Ledger(path) as bag:
             exchange, joins = bag.exchange(), bag.latest_joins()
@@ -245,7 +245,7 @@ def _joined_before(here):
         if type(directory) is not str or not os.path.isdir(directory):
             continue
         try:
-            inside = containing(directory, here.env)
+            inside = containing(directory, here)
         except Refusal:
             continue
         if inside is not None:
@@ -268,7 +268,7 @@ def _tracked(here):
     commit would carry a live session token."""
     import subprocess
 
-    folder = folder_of(here.env)
+    folder = folder_of(here)
     if not os.path.isdir(folder):
         return []
     from postbag.processes import which

@@ -14,39 +14,45 @@ from postbag.vendors import PEERS, VARIABLES, VENDORS, inside, other, room
 HUMAN_VERBS = ("open", "close", "setup")
 
 
-def require_human(verb, env):
-    """Refuse `verb` where `env` (a mapping, or the set of its names) holds a session
-    variable, naming each one found: its name only, for a value may be a token."""
-    found = [name for name in VARIABLES if name in env]
+def require_human(verb, here):
+    """Refuse `verb` in an agent's session, naming each of its variables `here` holds: its
+    name only, for a value may be a token."""
+    _require_human(verb, here.env)
+
+
+def _require_human(verb, names):
+    found = [name for name in VARIABLES if name in names]
     if found:
-        names = " and ".join([", ".join(found[:-1]), found[-1]] if len(found) > 1 else found)
+        listed = " and ".join([", ".join(found[:-1]), found[-1]] if len(found) > 1 else found)
         marks = "marks" if len(found) == 1 else "mark"
-        raise Refusal(f"{verb} is the human's verb (this shell has {names}, which {marks} an agent's session)")
+        raise Refusal(f"{verb} is the human's verb (this shell has {listed}, which {marks} an agent's session)")
 
 
-def require_human_first(argv, env):
+def require_human_first(argv, names):
     """Refuse the human's verbs inside a session before their arguments are read, so that
-    whatever else the command line holds, the answer is the same; only help passes."""
+    whatever else the command line holds, the answer is the same; only help passes.
+    `names`: the names of the process's variables (the entry point reads them before the
+    rest loads)."""
     if argv[:1] and argv[0] in HUMAN_VERBS and "-h" not in argv and "--help" not in argv:
-        require_human(argv[0], env)
+        _require_human(argv[0], names)
 
 
-def in_a_persons_terminal(env):
-    """Whether `env` is a terminal of no agent's session: it holds none of their variables.
+def in_a_persons_terminal(here):
+    """Whether `here` is a terminal of no agent's session: it holds none of their variables.
     Whatever verb is refused there, the person typed it, and is told why and what to do,
     not the agents' "stop and ask the human"."""
-    return not any(name in env for name in VARIABLES)
+    return not any(name in here.env for name in VARIABLES)
 
 
-def require_inside(peer, verb, env):
+def require_inside(peer, verb, here):
     """Refuse `verb` outside `peer`'s session; inside the other peer's, say what it meant."""
-    if inside(peer, env):
+    if inside(peer, here):
         return
     reason = f"{verb} is {peer}'s verb; run it inside a {peer} session"
     the_other = other(peer)
-    if inside(the_other, env):
+    if inside(the_other, here):
         reason += f" (this is a {the_other} session: to write to {peer}, run postbag send {peer})"
-    elif in_a_persons_terminal(env):
+    elif in_a_persons_terminal(here):
         reason += f" (this terminal is in no agent's session: ask {peer} to do it, or run it in {peer}'s session)"
     raise Refusal(reason)
 
@@ -57,7 +63,7 @@ def door_of_this_session(peer, here):
     try:
         return room(peer, here).door_of_session()
     except Refusal as refusal:
-        if in_a_persons_terminal(here.env):
+        if in_a_persons_terminal(here):
             person = f"this terminal is in no agent's session: ask {peer} to do it, or run it in {peer}'s session"
             raise Refusal(f"{refusal} ({person})") from None
         raise

@@ -55,7 +55,7 @@ def send(args, here, call):
     if args.text is None:
         call.mistake(f"give the letter: postbag send {recipient} TEXT, or send {recipient} - to read it from stdin")
     sender = other(recipient)
-    require_inside(sender, f"send {recipient}", here.env)
+    require_inside(sender, f"send {recipient}", here)
     body = _body(args.text, here.stdin)
     # Handed over: from then on an interrupt could only make a lie of the outcome.
     sent = verbs.send(here, sender, recipient, body, handed_over=call.handed_over)
@@ -102,7 +102,7 @@ def receipts(args, here, call):
     from postbag.vendors import whose
 
     count = number(call, args.count, "the number of letters")
-    sender = whose(here.env)
+    sender = whose(here)
     named = _chosen(args, here)
     stood = verbs.receipts(here, sender, count, location=named)
     if stood is None:

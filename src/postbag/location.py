@@ -55,7 +55,7 @@ def locate(here):
     session runs in a directory of its own, so a relative path would give each a ledger of its own."""
     raw = here.env.get(VARIABLE)
     if raw:
-        return Location(named_path(raw, here.env), named=True)
+        return Location(named_path(raw, here), named=True)
     if here.cwd is None:
         raise Refusal(
             "the directory this runs in is gone, so the repository whose ledger it uses cannot be told",
@@ -63,12 +63,12 @@ def locate(here):
         )
     from postbag.repository import containing  # a ledger the variable names needs none of it
 
-    return of_repository(containing(here.cwd, here.env), here.env)
+    return of_repository(containing(here.cwd, here), here)
 
 
-def of_repository(repository, env):
+def of_repository(repository, here):
     """The Location of the ledger of `repository` (None: of every place outside one)."""
-    folder = private_folder(env)
+    folder = private_folder(here)
     if repository is None:
         return Location(os.path.join(folder, DEFAULT))
     return Location(_repository_ledger(folder, repository), repository=repository)
@@ -91,18 +91,18 @@ def chosen(text, here):
     """The Location of the ledger the person names with --ledger: a path (with a / in it),
     or the name of one in ~/.postbag, with or without its .jsonl."""
     if "/" in text or text.startswith("~"):
-        return Location(here.absolute(expand_home(text, here.env)), chosen=True)
+        return Location(here.absolute(expand_home(text, here)), chosen=True)
     name = text if text.endswith(".jsonl") else f"{text}.jsonl"
-    return Location(os.path.join(private_folder(here.env), name), chosen=True)
+    return Location(os.path.join(private_folder(here), name), chosen=True)
 
 
-def named_path(raw, env):
-    """The absolute path POSTBAG_LEDGER names, as `raw`, in `env`; a Refusal for what is none."""
+def named_path(raw, here):
+    """The absolute path POSTBAG_LEDGER names, as `raw`, in `here`; a Refusal for what is none."""
     from postbag.escape import has_unsafe
 
     if has_unsafe(raw):
         raise Refusal("POSTBAG_LEDGER holds a control character")
-    path = expand_home(raw, env)
+    path = expand_home(raw, here)
     if not os.path.isabs(path):
         raise Refusal(
             f"POSTBAG_LEDGER is a relative path ({raw}); give the ledger's absolute path, the same in both "
@@ -111,10 +111,10 @@ def named_path(raw, env):
     return os.path.normpath(path)
 
 
-def home_of(env):
-    """The HOME of `env`, else the user's home directory from the password database; a
+def home_of(here):
+    """The HOME of `here`, else the user's home directory from the password database; a
     Refusal where HOME is relative, which would put the ledgers wherever a command runs."""
-    home = env.get("HOME")
+    home = here.env.get("HOME")
     if not home:
         import pwd  # only without HOME, which a person's shell always sets
 
@@ -127,24 +127,24 @@ def home_of(env):
     return home.rstrip("/") or "/"
 
 
-def expand_home(path, env):
-    """`path` with a leading ~ taken as the HOME of `env`, and ~NAME as NAME's home directory."""
+def expand_home(path, here):
+    """`path` with a leading ~ taken as the HOME of `here`, and ~NAME as NAME's home directory."""
     if not path.startswith("~"):
         return path
     if path != "~" and not path.startswith("~/"):
         return os.path.expanduser(path)  # ~NAME: from the password database, not the environment
-    return home_of(env) + path[1:]
+    return home_of(here) + path[1:]
 
 
-def folder_of(env):
-    """~/.postbag, in the HOME of `env`, as an absolute path, unchecked."""
-    return os.path.join(home_of(env), FOLDER)
+def folder_of(here):
+    """~/.postbag, in the HOME of `here`, as an absolute path, unchecked."""
+    return os.path.join(home_of(here), FOLDER)
 
 
-def private_folder(env):
-    """~/.postbag, in the HOME of `env`: refused where it (or the folder its link names) is
+def private_folder(here):
+    """~/.postbag, in the HOME of `here`: refused where it (or the folder its link names) is
     another user's, or others can write to it; fine where it is not there yet."""
-    folder = folder_of(env)
+    folder = folder_of(here)
     try:
         status = os.stat(folder)
     except FileNotFoundError:
@@ -181,9 +181,9 @@ def keep_out_of_git(folder):
         os.close(fd)
 
 
-def ledgers(env):
+def ledgers(here):
     """Every ledger in ~/.postbag: the default and each repository's, by path, sorted."""
-    folder = folder_of(env)
+    folder = folder_of(here)
     try:
         names = os.listdir(folder)
     except OSError:

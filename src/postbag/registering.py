@@ -17,7 +17,7 @@ def registration_of(here):
     with POSTBAG_LEDGER, where it names one. Else it names none, and each session the
     server is started for finds its own: its repository's, or the default."""
     named = here.env.get(VARIABLE)
-    carried = {VARIABLE: named_path(named, here.env)} if named else {}
+    carried = {VARIABLE: named_path(named, here)} if named else {}
     return Registration([*program_of(here, quoted=False), "mcp"], carried)
 
 
@@ -28,7 +28,7 @@ def ledger_of(registration, here):
     if not named:
         return None
     try:
-        return named_path(named, here.env)
+        return named_path(named, here)
     except Refusal:
         return named  # a path postbag would refuse: the server refuses it too, and it differs from this one
 

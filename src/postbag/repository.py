@@ -84,19 +84,19 @@ class Repository:
         return base.removesuffix(".git") or base
 
 
-def containing(directory, env):
-    """The Repository `directory` lies in, as git finds it with the variables of `env`, or
+def containing(directory, here):
+    """The Repository `directory` lies in, as git finds it with the variables of `here`, or
     None where it lies in none. A Refusal where git would stop, or where the repository
     found is not the user's."""
-    explicit = env.get("GIT_DIR")
+    explicit = here.env.get("GIT_DIR")
     if explicit:
-        return _named(os.path.join(directory, explicit), directory, env)
-    ceilings = _ceilings(env.get("GIT_CEILING_DIRECTORIES", ""))
-    across = env.get("GIT_DISCOVERY_ACROSS_FILESYSTEM", "").lower() in _TRUE
+        return _named(os.path.join(directory, explicit), directory, here)
+    ceilings = _ceilings(here.env.get("GIT_CEILING_DIRECTORIES", ""))
+    across = here.env.get("GIT_DISCOVERY_ACROSS_FILESYSTEM", "").lower() in _TRUE
     folder = os.path.realpath(directory)
     device = _device(folder)
     while True:
-        found = _at(folder, env)
+        found = _at(folder, here)
         if found is not None:
             return found
         parent = os.path.dirname(folder)
@@ -114,11 +114,11 @@ def _device(folder):
         raise Refusal(f"the repository cannot be told from {folder} ({error.strerror})", MEND) from None
 
 
-def _named(gitdir, directory, env):
+def _named(gitdir, directory, here):
     """The repository GIT_DIR names, `gitdir`; git stops where it is none."""
-    if not _is_repository(gitdir, env):
+    if not _is_repository(gitdir, here):
         raise Refusal(f"GIT_DIR names {gitdir}, which is not a repository's folder", MEND)
-    return _repository(_common(gitdir, env), os.path.realpath(directory))
+    return _repository(_common(gitdir, here), os.path.realpath(directory))
 
 
 def _ceilings(listed):
@@ -133,7 +133,7 @@ def _ceilings(listed):
     return found
 
 
-def _at(folder, env):
+def _at(folder, here):
     """The Repository whose `.git` is in `folder`, or whose folder `folder` is; None."""
     dot_git = os.path.join(folder, ".git")
     try:
@@ -141,20 +141,20 @@ def _at(folder, env):
     except (OSError, ValueError):
         status = None  # git passes over what it cannot look at: a link that loops among it
     if status is not None and stat.S_ISREG(status.st_mode):
-        gitdir = _named_by(dot_git, env)
-        return _found(gitdir, folder, (dot_git, folder, gitdir), env)
-    if status is not None and stat.S_ISDIR(status.st_mode) and _is_repository(dot_git, env):
-        return _found(os.path.realpath(dot_git), folder, (folder, dot_git), env)
-    if _is_repository(folder, env):  # a bare repository, or a folder inside .git
-        return _found(folder, folder, (folder,), env)
+        gitdir = _named_by(dot_git, here)
+        return _found(gitdir, folder, (dot_git, folder, gitdir), here)
+    if status is not None and stat.S_ISDIR(status.st_mode) and _is_repository(dot_git, here):
+        return _found(os.path.realpath(dot_git), folder, (folder, dot_git), here)
+    if _is_repository(folder, here):  # a bare repository, or a folder inside .git
+        return _found(folder, folder, (folder,), here)
     return None
 
 
-def _found(gitdir, top, owned, env):
+def _found(gitdir, top, owned, here):
     """The Repository of the folder `gitdir`, found from `top`, once the `owned` paths and
     its common directory are known to be the user's."""
-    common = _common(gitdir, env)
-    _require_owned((*owned, common), env)
+    common = _common(gitdir, here)
+    _require_owned((*owned, common), here)
     return _repository(common, top)
 
 
@@ -163,22 +163,22 @@ def _repository(common, top):
     return Repository(common, top, status.st_dev, status.st_ino)
 
 
-def _named_by(dot_git, env):
+def _named_by(dot_git, here):
     """The repository folder a `.git` file names (`gitdir: PATH`, PATH from the file's own
     folder where it is relative), which must be one."""
     text = _text_of_file(dot_git, LINK_MOST)
     if not text.startswith("gitdir: "):
         raise _cannot_follow(dot_git, "it is a file, and does not say gitdir: PATH")
     named = os.path.join(os.path.dirname(dot_git), text.removeprefix("gitdir: ").rstrip("\r\n"))
-    if not _is_repository(named, env):
+    if not _is_repository(named, here):
         raise _cannot_follow(dot_git, f"it names {named}, which is not a repository's folder")
     return os.path.realpath(named)
 
 
-def _common(folder, env):
+def _common(folder, here):
     """The common directory of the repository folder `folder`: GIT_COMMON_DIR, where set;
     else the folder its `commondir` names (from `folder`, where relative); else `folder`."""
-    explicit = env.get("GIT_COMMON_DIR")
+    explicit = here.env.get("GIT_COMMON_DIR")
     if explicit:
         return os.path.realpath(explicit)
     path = os.path.join(folder, "commondir")
@@ -190,12 +190,12 @@ def _common(folder, env):
     return os.path.realpath(os.path.join(folder, named))
 
 
-def _is_repository(folder, env):
+def _is_repository(folder, here):
     """Whether `folder` is a repository's folder, as git tells one: a HEAD git takes, and a
     common directory that holds objects and refs. A `commondir` postbag cannot read is refused."""
     if not _head_is_valid(os.path.join(folder, "HEAD")):
         return False
-    common = _common(folder, env)
+    common = _common(folder, here)
     return all(os.access(os.path.join(common, name), os.X_OK) for name in ("objects", "refs"))
 
 
@@ -238,7 +238,7 @@ def _text_of_file(path, most, *, whole=True):
         raise _cannot_follow(path, "it is not text") from None
 
 
-def _require_owned(paths, env):
+def _require_owned(paths, here):
     """Refuse a repository found by looking, where one of its `paths` is not the user's: git
     refuses it too, unless its safe.directory setting names it, which postbag does not read.
     Run as root, a path is the user's where root or, under sudo, SUDO_UID owns it, as git says."""
@@ -248,7 +248,7 @@ def _require_owned(paths, env):
             owner = os.lstat(path).st_uid
         except OSError:
             continue
-        if owner == user or (user == 0 and str(owner) == env.get("SUDO_UID", "")):
+        if owner == user or (user == 0 and str(owner) == here.env.get("SUDO_UID", "")):
             continue
         raise Refusal(
             f"the repository at {path} belongs to another user (uid {owner}), and git refuses such a repository "

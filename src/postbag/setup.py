@@ -43,7 +43,7 @@ class Plan:
 
 def setup(here, *, removing=False, dry_run=False):
     """What setup does, or, `dry_run`, would do, for this postbag, as `here` was started."""
-    require_human("setup", here.env)
+    require_human("setup", here)
     wanted = registration_of(here)
     rooms = [(its_room, its_room.installation()) for its_room in (room(peer, here) for peer in PEERS)]
     found = [(its_room, installed) for its_room, installed in rooms if installed.client.program is not None]

@@ -74,19 +74,19 @@ def other(peer):
     return next(name for name in PEERS if name != peer)
 
 
-def inside(peer, env):
+def inside(peer, here):
     """Whether the shell runs inside `peer`'s own session."""
-    return VENDORS[peer].inside(env)
+    return VENDORS[peer].inside(here)
 
 
-def whose(env):
+def whose(here):
     """The peer whose session the shell runs in, or None."""
-    return next((peer for peer in PEERS if inside(peer, env)), None)
+    return next((peer for peer in PEERS if inside(peer, here)), None)
 
 
-def door_in(peer, env):
-    """The door fields of `peer`'s session whose environment `env` is, or None."""
-    return VENDORS[peer].door_in(env)
+def door_in(peer, here):
+    """The door fields of `peer`'s session whose environment `here` is, or None."""
+    return VENDORS[peer].door_in(here)
 
 
 def is_session_variable(name):
@@ -94,9 +94,9 @@ def is_session_variable(name):
     return any(each.is_session_variable(name) for each in VENDORS.values())
 
 
-def sandbox_of(env):
+def sandbox_of(here):
     """The Sandbox around this process's commands, as the vendor whose sandbox runs it says; or None."""
-    found = next((each for each in VENDORS.values() if each.in_sandbox(env)), None)
+    found = next((each for each in VENDORS.values() if each.in_sandbox(here)), None)
     return None if found is None else Sandbox(**found.SANDBOX)
 
 

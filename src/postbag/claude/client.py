@@ -76,7 +76,7 @@ class ClaudeInstallation(Installation):
         """What .claude.json registers as postbag, read whether claude is installed or not:
         the file outlives an uninstalled claude, and a later one starts what it says."""
         try:
-            servers = table(record(read_json(global_config(self.here.env), CLAUDE_JSON_MOST)), "mcpServers")
+            servers = table(record(read_json(global_config(self.here), CLAUDE_JSON_MOST)), "mcpServers")
         except FileNotFoundError:
             return None
         except OSError as error:
@@ -106,13 +106,13 @@ class ClaudeInstallation(Installation):
 
     def allowing_tools(self, removing=False):
         held = [] if removing else rule.holding_back(settings_paths(self.here))
-        return rule.change(settings_path(self.here.env), removing=removing, unasked=not held)
+        return rule.change(settings_path(self.here), removing=removing, unasked=not held)
 
     def checks(self):
         """The permission rule, and what Claude Code does with letters from other sessions."""
         here, what = self.here, "the permission rule"
         try:
-            allowed = rule.settings_at(settings_path(here.env)).allowed()
+            allowed = rule.settings_at(settings_path(here)).allowed()
         except Refusal as refusal:
             return [Check(FIX, what, f"{refusal}: mend it, then {RUN_SETUP}"), _acceptance(here)]
         held = rule.holding_back(settings_paths(here))
@@ -133,7 +133,7 @@ class ClaudeInstallation(Installation):
         """What setup says, and leaves to the person, of what Claude Code lets in, and of the
         rules that keep postbag's tools from running without asking; and of the copies of its
         settings.json setup did not make, which it leaves as they are."""
-        left = rule.leftovers(settings_path(self.here.env), removing=removing)
+        left = rule.leftovers(settings_path(self.here), removing=removing)
         if removing:
             return left
         held = [f"{each.words()} (setup leaves that to you)" for each in rule.holding_back(settings_paths(self.here))]
@@ -142,14 +142,14 @@ class ClaudeInstallation(Installation):
         return held + ([] if check.state == OK else [f"{about} (setup leaves that to you)"]) + left
 
 
-def global_config(env):
+def global_config(here):
     """Claude Code's own file of what it keeps for the person, its MCP servers among it."""
-    return os.path.join(env.get("CLAUDE_CONFIG_DIR") or home_of(env), ".claude.json")
+    return os.path.join(here.env.get("CLAUDE_CONFIG_DIR") or home_of(here), ".claude.json")
 
 
-def settings_path(env):
+def settings_path(here):
     """The person's settings.json, where the permission rule goes."""
-    return os.path.join(config_directory(env), "settings.json")
+    return os.path.join(config_directory(here), "settings.json")
 
 
 def settings_paths(here):
@@ -159,13 +159,13 @@ def settings_paths(here):
     directory and at the top of its repository)."""
     folders = [here.cwd] if here.cwd else []
     try:
-        found = repository.containing(here.cwd, here.env) if here.cwd else None
+        found = repository.containing(here.cwd, here) if here.cwd else None
     except Refusal:  # the ledger's check says why; the rules of this directory are read all the same
         found = None
     if found is not None and found.top not in folders:
         folders.append(found.top)
     projects = [os.path.join(folder, ".claude", name) for folder in folders for name in PROJECT_SETTINGS]
-    paths = [*(here.system(path) for path in MANAGED_SETTINGS), settings_path(here.env), *projects]
+    paths = [*(here.system(path) for path in MANAGED_SETTINGS), settings_path(here), *projects]
     # In the home folder the project's settings.json is the person's own: one file, read once.
     named = {}
     for path in paths:
@@ -174,7 +174,7 @@ def settings_paths(here):
 
 
 def _acceptance(here):
-    settings = Settings(here, config_directory(here.env), None)
+    settings = Settings(here, config_directory(here), None)
     value, _ = settings.inbound()
     what = "letters from another session"
     if value == ACCEPT:

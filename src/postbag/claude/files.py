@@ -43,8 +43,8 @@ class Session:
         self.pid, self.cwd, self.app, self.version, self.socket = pid, cwd, app, version, socket
 
 
-def config_directory(env):
-    return env.get("CLAUDE_CONFIG_DIR") or os.path.join(home_of(env), ".claude")
+def config_directory(here):
+    return here.env.get("CLAUDE_CONFIG_DIR") or os.path.join(home_of(here), ".claude")
 
 
 def transcripts(config, session=None):

@@ -55,18 +55,18 @@ class Claude(Room, vendor=claude):
 
     @property
     def config(self):
-        return config_directory(self.here.env)
+        return config_directory(self.here)
 
     def door_of_session(self):
         """Its socket and token, and its id, by which its transcript is found."""
         env = self.here.env
-        if without_an_inbox(env):
+        if without_an_inbox(self.here):
             raise Refusal(
                 "this Claude Code session has no inbox for letters: its cross-session messaging "
                 "is off (a --restricted session, or messaging switched off in this Claude Code), "
                 "so no letter can reach it"
             )
-        if not inside(env):
+        if not inside(self.here):
             raise Refusal("join claude from inside a claude session")
         door = {"socket": env[SOCKET], "token": env[TOKEN]}
         for field, name in (("socket", SOCKET), ("token", TOKEN)):
@@ -89,7 +89,7 @@ class Claude(Room, vendor=claude):
         """Where the server inherited a Claude Code session's variables: Claude Code sends
         nothing of the session with the call."""
         del meta
-        return inside(self.here.env) or without_an_inbox(self.here.env)
+        return inside(self.here) or without_an_inbox(self.here)
 
     def caller(self, meta):
         """The session whose inbox variables the server inherited."""

@@ -89,7 +89,7 @@ class CodexInstallation(Installation):
         back instead where it is still as setup left it (config.py), the command run after
         only where the file given back names postbag too."""
         take_out = self._command("takes out postbag's MCP server", ["mcp", "remove", SERVER_NAME])
-        path = config.config_path(self.here.env)
+        path = config.config_path(self.here)
         if not removing:
             return self._keeping_the_file(take_out)
         if config.setups_copy(path) is not None:
@@ -103,7 +103,7 @@ class CodexInstallation(Installation):
 
     def checks(self):
         """Codex's daemon, which wakes a thread nobody has loaded."""
-        state = daemon_runs(home_directory(self.here.env))
+        state = daemon_runs(home_directory(self.here))
         if state == RUNS:
             return [
                 Check(
@@ -131,14 +131,14 @@ class CodexInstallation(Installation):
         """What setup says of Codex's daemon, which it leaves to the person; `removing`, of a
         copy of config.toml that remove cannot give back."""
         if removing:
-            path = config.config_path(self.here.env)
+            path = config.config_path(self.here)
             return [
                 f"{shell_word(copy)}, a copy of Codex's config.toml, stays: setup did not make "
                 "it, or the file has changed since it did, so remove does not give it back; compare "
                 "the two, take from the copy what you want back, then delete it"
                 for copy in whole_file.others_copies(path, config.KEPT)
             ]
-        state = daemon_runs(home_directory(self.here.env))
+        state = daemon_runs(home_directory(self.here))
         if state == RUNS:
             return []
         why = (
@@ -157,7 +157,7 @@ class CodexInstallation(Installation):
     def _keeping_the_file(self, change):
         """`change`, a command of Codex's that writes config.toml whole, made after setup
         keeps the file as found (config.py), as it says."""
-        path = config.config_path(self.here.env)
+        path = config.config_path(self.here)
         kept = config.keeping(path, change)
         if os.path.lexists(path) and config.setups_copy(path) is None:
             copy = shell_word(whole_file.free_copy(path, config.KEPT))

@@ -20,8 +20,8 @@ from postbag.registration import Change
 KEPT = ".before-postbag"
 
 
-def config_path(env):
-    return os.path.join(home_directory(env), "config.toml")
+def config_path(here):
+    return os.path.join(home_directory(here), "config.toml")
 
 
 def setups_copy(path):

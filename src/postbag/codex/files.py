@@ -40,8 +40,8 @@ _EDGE_NEEDLES = (*(f'"{edge}"'.encode() for edge in _TURN_EDGES), b'"thread_sett
 THE_ROLLOUT = "the thread's rollout"  # how a receipt names it: its file name holds the thread's id
 
 
-def home_directory(env):
-    return env.get("CODEX_HOME") or os.path.join(home_of(env), ".codex")
+def home_directory(here):
+    return here.env.get("CODEX_HOME") or os.path.join(home_of(here), ".codex")
 
 
 def rollouts(home, thread):

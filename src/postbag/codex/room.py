@@ -60,7 +60,7 @@ class Codex(Room, vendor=codex):
 
     @property
     def home(self):
-        return home_directory(self.here.env)
+        return home_directory(self.here)
 
     @property
     def wakes(self):
@@ -70,7 +70,7 @@ class Codex(Room, vendor=codex):
     def door_of_session(self):
         """CODEX_THREAD_ID, else CODEX_SESSION_ID."""
         env = self.here.env
-        if not inside(env):
+        if not inside(self.here):
             raise Refusal("join codex from inside a codex session")
         if THREAD in env:
             # CODEX_SESSION_ID can name a root shared by sub-agent threads, so a thread id that

@@ -49,7 +49,7 @@ def ledger_at(here, location, **options):
     """The ledger at `location`, told of the sandbox around this process, and of the
     repository whose records it must hold."""
     serves = location.repository
-    bag = ledger.Ledger(location.path, sandbox=sandbox_of(here.env), clock=here.clock, serves=serves, **options)
+    bag = ledger.Ledger(location.path, sandbox=sandbox_of(here), clock=here.clock, serves=serves, **options)
     if options.get("write") and bag.fd is not None and not (location.named or location.chosen):
         keep_out_of_git(os.path.dirname(location.path))
     return bag

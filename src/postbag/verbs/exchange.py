@@ -133,7 +133,7 @@ def recent_joins(here, path):
     in the last day from a directory the join names: Joined, the latest first. A ledger
     that cannot be read is passed over: this is news, never a refusal."""
     now, found = here.clock.now(), []
-    for other in ledgers(here.env):
+    for other in ledgers(here):
         if other == path:
             continue
         try:

@@ -105,7 +105,7 @@ def require_working_here(peer, joined, where, here, its_room):
         )
     from postbag.repository import containing  # only for a join from before joins named their repository
 
-    found = containing(directory, here.env)
+    found = containing(directory, here)
     if found != where.repository:
         works = "outside any repository" if found is None else f"in the repository {found.main_tree}"
         raise Refusal(

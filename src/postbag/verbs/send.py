@@ -42,10 +42,10 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None, l
     the ledger's (default: here's)."""
     from postbag import envelope  # a send's alone: read and receipts need none of it
 
-    sandbox = sandbox_of(here.env)
+    sandbox = sandbox_of(here)
     where = location or locate(here)
     envelope.check_body(body, LETTER_MOST)
-    door = door_in(sender, here.env) if sender_door is None else sender_door
+    door = door_in(sender, here) if sender_door is None else sender_door
     with ledger_at(here, where, write=True) as bag:
         exchange = bag.exchange()
         if exchange.barred:
