@@ -228,9 +228,8 @@ def test_every_module_imports_only_from_its_layer_and_below_and_no_circle_runs_t
 
 
 # Names that more than one module defines, each the same thing in each: what each vendor's
-# room or package answers, and a verb beside the command line's handler of it.
+# room or package answers.
 EACH_VENDORS = {"inside", "door_in", "in_sandbox", "is_session_variable", "knock", "took", "version_of", "_Post"}
-A_VERB_AND_ITS_HANDLER = {"join", "send", "open_exchange", "close_exchange", "receipts"}
 
 
 def test_no_two_modules_give_one_name_to_two_things():
@@ -240,13 +239,7 @@ def test_no_two_modules_give_one_name_to_two_things():
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 defined.setdefault(node.name, []).append(name)
     shared = {name: modules for name, modules in defined.items() if len(modules) > 1}
-    assert sorted(set(shared) - EACH_VENDORS - A_VERB_AND_ITS_HANDLER) == [], shared
-    handlers = {
-        name
-        for name, modules in shared.items()
-        if len(modules) == 2 and "handlers.py" in modules and any(each.startswith("verbs/") for each in modules)
-    }
-    assert handlers == A_VERB_AND_ITS_HANDLER
+    assert sorted(set(shared) - EACH_VENDORS) == [], shared
 
 
 def test_the_readme_installs_each_client_as_setup_and_doctor_say_to():

@@ -70,7 +70,7 @@ def main(argv=None, env=None, here=None):
             _collect_cycles(verb.lasting(args))
         from postbag import handlers
 
-        handler = getattr(handlers, verb.handler)
+        handler = getattr(handlers, f"cmd_{verb.name}")
         return handler(args, here, Call(mistake, _ignore_interrupts if process else None))
     except SystemExit as ended:  # argparse's: a usage mistake, or help and the version said
         return ended.code if isinstance(ended.code, int) else (0 if ended.code is None else 1)

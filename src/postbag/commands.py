@@ -1,6 +1,6 @@
 """The command line as a table: each verb a row (its name, how it is used, what it is for,
-its arguments) and the name of its handler in handlers.py, which cli.py runs. The rows name no vendor:
-what they say of one, they take from its package (vendors.py).
+its arguments), which cli.py runs through handlers.py's cmd_VERB. The rows name no
+vendor: what they say of one, they take from its package (vendors.py).
 """
 
 from postbag.exchange import DEFAULT_LIMIT
@@ -19,15 +19,14 @@ class Arg:
 class Verb:
     """One row of the table: the verb's `name`, its `usage` after its name, `help` (a line,
     in postbag --help), `description` (postbag VERB --help), its `arguments` (Args, or a
-    function that makes them, where they come from the rooms), its `handler` (the name of a
-    function of handlers.py, which only the verb run imports), and
-    `lasting`, which tells from its parsed arguments whether it runs on (serving, or
-    following) rather than for a moment."""
+    function that makes them, where they come from the rooms), and `lasting`, which tells
+    from its parsed arguments whether it runs on (serving, or following) rather than for a
+    moment."""
 
-    __slots__ = ("arguments", "description", "handler", "help", "lasting", "name", "usage")
+    __slots__ = ("arguments", "description", "help", "lasting", "name", "usage")
 
-    def __init__(self, name, handler, *, usage, help, description, arguments=(), lasting=None):  # noqa: PLR0913
-        self.name, self.handler, self.usage, self.help = name, handler, usage, help
+    def __init__(self, name, *, usage, help, description, arguments=(), lasting=None):  # noqa: PLR0913
+        self.name, self.usage, self.help = name, usage, help
         self.description, self.arguments = description, arguments
         self.lasting = lasting or _for_a_moment
 
@@ -122,7 +121,6 @@ READ_FOR_RECEIPTS = ", ".join(each.FILES for each in VENDORS.values())
 VERBS = (
     Verb(
         "join",
-        "join",
         usage="AGENT [-q]",
         help="record this session's door (inside the agent's own session)",
         description="Record how to reach this agent's session. Run it inside that session; "
@@ -139,7 +137,6 @@ VERBS = (
     ),
     Verb(
         "open",
-        "open_exchange",
         usage=_open_usage,
         help="grant an exchange of N letters (the human's verb)",
         description="Open an exchange: the next N letters, in either direction. Run it from a terminal "
@@ -150,7 +147,6 @@ VERBS = (
     ),
     Verb(
         "close",
-        "close_exchange",
         usage="",
         help="end the open exchange now (the human's verb)",
         description="End the open exchange now: the next send is refused until you open another. "
@@ -158,7 +154,6 @@ VERBS = (
         "that holds a close record can no longer be read by postbag 1.0, which knows no such record.",
     ),
     Verb(
-        "send",
         "send",
         usage="AGENT TEXT",
         help="hand a letter to the other agent's door, then record it",
@@ -171,7 +166,6 @@ VERBS = (
         ),
     ),
     Verb(
-        "read",
         "read",
         usage="[N] [--json] [-f] [--ledger LEDGER]",
         help="print the ledger, or its last N records",
@@ -187,7 +181,6 @@ VERBS = (
     ),
     Verb(
         "receipts",
-        "receipts",
         usage="[N] [--json] [--ledger LEDGER]",
         help="whether the other agent's session took each letter, from its own records",
         description="Say where letters stand, from the records the recipient's client keeps of what its session "
@@ -199,7 +192,6 @@ VERBS = (
     ),
     Verb(
         "setup",
-        "set_up",
         usage="[--dry-run] [--remove]",
         help=f"register this postbag with {CLIENTS} (the human's verb, once)",
         description="Register this postbag, by its absolute path, as the MCP server postbag of each client installed "
@@ -213,7 +205,6 @@ VERBS = (
     ),
     Verb(
         "doctor",
-        "look_over",
         usage="[--json]",
         help="say what a first exchange still needs, and the one fix for each",
         description="Check each thing a first exchange needs: Python, this postbag as the clients start it, each "
@@ -224,7 +215,6 @@ VERBS = (
     ),
     Verb(
         "mcp",
-        "serve_mcp",
         usage="",
         help="offer join, send, read and status as MCP tools on stdin and stdout (for the agents' clients)",
         description="Serve postbag as a stdio MCP server: an agent's client starts it for a session and calls "

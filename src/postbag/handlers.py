@@ -1,5 +1,5 @@
 """What each verb of the command line does with its arguments, parsed (commands.py has the
-table that names it): run in `here`, it returns the exit status. Each imports what its
+table of them): `cmd_VERB`, run in `here`, returns the exit status. Each imports what its
 verb alone uses, so that an agent's verb loads no more than it needs; the words it
 prints are made in words.py.
 """
@@ -14,40 +14,45 @@ FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person
 FIX_FOUND = 1  # doctor's exit status while something needs a fix
 
 
-def join(args, here, call):
-    from postbag import guards, verbs, words
+def cmd_join(args, here, call):
+    from postbag import words
+    from postbag.guards import door_of_this_session
+    from postbag.verbs.join import join
 
     peer = agent(args, call, "name the agent whose session this is: postbag join claude, or postbag join codex")
-    joined = verbs.join(here, peer, guards.door_of_this_session(peer, here))
+    joined = join(here, peer, door_of_this_session(peer, here))
     if not args.quiet:
         words.show(joined, here.stdout, here.stderr)
     return 0
 
 
-def open_exchange(args, here, call):
-    from postbag import verbs, words
+def cmd_open(args, here, call):
+    from postbag import words
     from postbag.exchange import DEFAULT_LIMIT
     from postbag.vendors import SWITCHES
+    from postbag.verbs.exchange import open_exchange
 
     if args.count is not None and args.limit is not None:
         call.mistake("give the number of letters once: open N, or open --limit N")
     limit = number(call, args.count or args.limit, "the number of letters", LIMIT_MOST) or DEFAULT_LIMIT
     chosen = {switch.field: switch.value for switch in SWITCHES if getattr(args, switch.dest)}
-    words.show(verbs.open_exchange(here, limit, chosen, afresh=args.afresh), here.stdout, here.stderr)
+    words.show(open_exchange(here, limit, chosen, afresh=args.afresh), here.stdout, here.stderr)
     return 0
 
 
-def close_exchange(args, here, call):
-    from postbag import verbs, words
+def cmd_close(args, here, call):
+    from postbag import words
+    from postbag.verbs.exchange import close_exchange
 
-    words.show(verbs.close_exchange(here), here.stdout, here.stderr)
+    words.show(close_exchange(here), here.stdout, here.stderr)
     return 0
 
 
-def send(args, here, call):
-    from postbag import verbs, words
+def cmd_send(args, here, call):
+    from postbag import words
     from postbag.guards import require_inside
     from postbag.vendors import other
+    from postbag.verbs.send import send
 
     recipient = agent(
         args, call, "name the recipient and give the letter: postbag send codex TEXT, or send claude TEXT"
@@ -58,27 +63,28 @@ def send(args, here, call):
     require_inside(sender, f"send {recipient}", here)
     body = _body(args.text, here.stdin)
     # Handed over: from then on an interrupt could only make a lie of the outcome.
-    sent = verbs.send(here, sender, recipient, body, handed_over=call.handed_over)
+    sent = send(here, sender, recipient, body, handed_over=call.handed_over)
     words.show(sent, here.stdout, here.stderr)
     return 0
 
 
-def read(args, here, call):
-    from postbag import verbs, words
+def cmd_read(args, here, call):
+    from postbag import words
     from postbag.ledger import not_there
     from postbag.refusal import say
+    from postbag.verbs.read import snapshot, status
 
     count = number(call, args.count, "the number of records")
     on_a_terminal = not args.json and here.stdout is not None and here.stdout.isatty()
     waiting = lambda: say("waiting for a send in progress to finish", here.stderr)  # noqa: E731
-    status = on_a_terminal and not args.follow
+    with_status = on_a_terminal and not args.follow
     named = _chosen(args, here)
-    shot = verbs.snapshot(here, count, on_wait=waiting, following=args.follow, location=named)
+    shot = snapshot(here, count, on_wait=waiting, following=args.follow, location=named)
     if not shot.found:
         say(not_there(shot.location), here.stderr)
         if not args.follow:
             return 0
-    elif shot.location.repository is not None and not status:  # the status line names it where there is one
+    elif shot.location.repository is not None and not with_status:  # the status line names it where there is one
         say(f"read {shot.location.words()}", here.stderr)
     # The lock was released before anything is written: what was read is a snapshot, and a
     # slow pager must not hold up the senders. A line that is not a record raises its
@@ -89,22 +95,23 @@ def read(args, here, call):
         say(shot.news, here.stderr)
     if args.follow:
         words.stream(map(show, shot.position.follow(FOLLOW_INTERVAL)), here.stdout, each=True)
-    elif status and shot.news is None:
-        say(verbs.status(here, shot.location), here.stderr)
+    elif with_status and shot.news is None:
+        say(status(here, shot.location), here.stderr)
     return 0
 
 
-def receipts(args, here, call):
-    from postbag import verbs, words
+def cmd_receipts(args, here, call):
+    from postbag import words
     from postbag.ledger import not_there
     from postbag.location import locate
     from postbag.refusal import say
     from postbag.vendors import whose
+    from postbag.verbs.read import receipts
 
     count = number(call, args.count, "the number of letters")
     sender = whose(here)
     named = _chosen(args, here)
-    stood = verbs.receipts(here, sender, count, location=named)
+    stood = receipts(here, sender, count, location=named)
     if stood is None:
         say(not_there(named or locate(here)), here.stderr)
     elif not stood:  # news, not a receipt: a JSON Lines reader gets no line
@@ -115,7 +122,7 @@ def receipts(args, here, call):
     return 0
 
 
-def set_up(args, here, call):
+def cmd_setup(args, here, call):
     from postbag import words
     from postbag.setup import setup
 
@@ -123,7 +130,7 @@ def set_up(args, here, call):
     return 0
 
 
-def look_over(args, here, call):
+def cmd_doctor(args, here, call):
     from postbag import words
     from postbag.doctor import doctor
     from postbag.escape import shown
@@ -135,7 +142,7 @@ def look_over(args, here, call):
     return FIX_FOUND if any(check.state == FIX for check in found) else 0
 
 
-def serve_mcp(args, here, call):
+def cmd_mcp(args, here, call):
     from postbag import mcp  # a client's verb, and once a session: the agents' verbs need none of it
     from postbag.refusal import say
 
