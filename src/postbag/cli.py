@@ -9,9 +9,9 @@ import sys
 
 from postbag import __version__
 from postbag.commands import BY_NAME, VERBS
-from postbag.guards import in_a_persons_terminal, require_human_first
+from postbag.guards import require_human_first
 from postbag.refusal import Refusal, silence, stop
-from postbag.vendors import CLIENTS, VENDORS, for_a_child
+from postbag.vendors import CLIENTS, VENDORS, for_a_child, in_a_persons_terminal
 
 INTERRUPTED, READER_GONE = 130, 141  # as a shell reports SIGINT and SIGPIPE
 SHOWN_MOST = 60  # characters of an unquoted letter a usage mistake echoes, quoted as it should have been

@@ -9,7 +9,7 @@ user can set or unset these variables.
 """
 
 from postbag.refusal import Refusal
-from postbag.vendors import PEERS, VARIABLES, VENDORS, inside, other, room
+from postbag.vendors import PEERS, VARIABLES, VENDORS, in_a_persons_terminal, room
 
 HUMAN_VERBS = ("open", "close", "setup")
 
@@ -35,26 +35,6 @@ def require_human_first(argv, names):
     rest loads)."""
     if argv[:1] and argv[0] in HUMAN_VERBS and "-h" not in argv and "--help" not in argv:
         _require_human(argv[0], names)
-
-
-def in_a_persons_terminal(here):
-    """Whether `here` is a terminal of no agent's session: it holds none of their variables.
-    Whatever verb is refused there, the person typed it, and is told why and what to do,
-    not the agents' "stop and ask the human"."""
-    return not any(name in here.env for name in VARIABLES)
-
-
-def require_inside(peer, verb, here):
-    """Refuse `verb` outside `peer`'s session; inside the other peer's, say what it meant."""
-    if inside(peer, here):
-        return
-    reason = f"{verb} is {peer}'s verb; run it inside a {peer} session"
-    the_other = other(peer)
-    if inside(the_other, here):
-        reason += f" (this is a {the_other} session: to write to {peer}, run postbag send {peer})"
-    elif in_a_persons_terminal(here):
-        reason += f" (this terminal is in no agent's session: ask {peer} to do it, or run it in {peer}'s session)"
-    raise Refusal(reason)
 
 
 def door_of_this_session(peer, here):

@@ -50,8 +50,7 @@ def cmd_close(args, here, call):
 
 def cmd_send(args, here, call):
     from postbag import words
-    from postbag.guards import require_inside
-    from postbag.vendors import other
+    from postbag.vendors import other, session_door
     from postbag.verbs.send import send
 
     recipient = agent(
@@ -60,10 +59,10 @@ def cmd_send(args, here, call):
     if args.text is None:
         call.mistake(f"give the letter: postbag send {recipient} TEXT, or send {recipient} - to read it from stdin")
     sender = other(recipient)
-    require_inside(sender, f"send {recipient}", here)
+    door = session_door(sender, f"send {recipient}", here)
     body = _body(args.text, here.stdin)
     # Handed over: from then on an interrupt could only make a lie of the outcome.
-    sent = send(here, sender, recipient, body, handed_over=call.handed_over)
+    sent = send(here, sender, recipient, body, door, handed_over=call.handed_over)
     words.show(sent, here.stdout, here.stderr)
     return 0
 

@@ -130,7 +130,7 @@ class Ledger:
         shows the records before a damaged line, and meets the damage as it reads them, where
         any other verb is refused at once; `serves`: the Repository whose ledger this is,
         which its records must name, where they name one."""
-        self.path, self.clock = path, clock
+        self.path, self.clock, self.sandbox = path, clock, sandbox
         self.fd, status, self.made = ledger_file.open_checked(path, write=write, create=create, sandbox=sandbox)
         self.identity = (status.st_dev, status.st_ino) if status else None
         self.unfinished, self.cut = None, False  # cut: a reader met a last line cut short, not by postbag

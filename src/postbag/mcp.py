@@ -100,7 +100,7 @@ def _send(here, meta, arguments, sessions):
     peer, door = caller_of_mcp(here, meta)
     place, location = sessions.place(here, peer, door)
     door = {**door, "via": "mcp"}
-    sent = verbs.send(place, peer, other(peer), arguments["text"], sender_door=door, location=location)
+    sent = verbs.send(place, peer, other(peer), arguments["text"], door, joins_first=True, location=location)
     return words.tool_text(sent)
 
 

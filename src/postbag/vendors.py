@@ -17,6 +17,7 @@ is_session_variable(name), inside(env), door_in(env) and in_sandbox(env).
 
 from postbag import claude, codex
 from postbag.contract import LEDGER_VARIABLE, PEERS
+from postbag.refusal import Refusal
 
 
 class Switch:
@@ -92,6 +93,28 @@ def door_in(peer, here):
 def is_session_variable(name):
     """Whether `name` belongs to either vendor's session: none may reach the other's process."""
     return any(each.is_session_variable(name) for each in VENDORS.values())
+
+
+def in_a_persons_terminal(here):
+    """Whether `here` is a terminal of no agent's session: it holds none of their variables.
+    Whatever verb is refused there, the person typed it, and is told why and what to do,
+    not the agents' "stop and ask the human"."""
+    return not any(name in here.env for name in VARIABLES)
+
+
+def session_door(peer, verb, here):
+    """The door of `peer`'s session this process runs in, as a join records it; outside
+    it, a Refusal of `verb`, which says inside the other peer's session what was meant."""
+    door = door_in(peer, here)
+    if door is not None:
+        return door
+    reason = f"{verb} is {peer}'s verb; run it inside a {peer} session"
+    the_other = other(peer)
+    if inside(the_other, here):
+        reason += f" (this is a {the_other} session: to write to {peer}, run postbag send {peer})"
+    elif in_a_persons_terminal(here):
+        reason += f" (this terminal is in no agent's session: ask {peer} to do it, or run it in {peer}'s session)"
+    raise Refusal(reason)
 
 
 def sandbox_of(here):

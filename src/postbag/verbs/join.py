@@ -6,7 +6,6 @@ import os
 
 from postbag.contract import door_fields
 from postbag.location import locate
-from postbag.refusal import Refusal
 from postbag.verbs.bag import directory_fields, ledger_at, repository_fields, which_ledger, write_record
 from postbag.words import Done
 
@@ -44,20 +43,6 @@ def is_latest(joined, door):
     return joined is not None and {k: v for k, v in joined.items() if k not in JOIN_FIELDS} == door
 
 
-def require_the_joined_session(peer, joined, door, where):
-    """Refuse a send from a session of `peer`'s side, behind `door`, other than the one
-    `joined` last; where none has, any may send, as in 1.0."""
-    if joined is None or door is None:
-        return
-    if all(joined.get(field) == door.get(field) for field in door_fields(peer)):
-        return
-    raise Refusal(
-        f"this {peer} session is not the one joined for {peer} in {where.words()}: the {peer} session that joined at "
-        f"{joined['at']}{came_from(joined)} is, and letters to {peer} reach it; to take the door, this session joins "
-        f"(postbag join {peer}, or the join tool), and letters to {peer} then come here"
-    )
-
-
 def came_from(joined):
     """Where a join came from, in words: its directory, where it is still there."""
     if type(joined.get("cwd")) is not str:
@@ -81,34 +66,3 @@ def still_there(joined):
         if status.st_ino != recorded.get("inode"):
             return None
     return where
-
-
-def require_working_here(peer, joined, where, here, its_room):
-    """Refuse a letter to `peer`'s session behind `joined`, its join, where the session does
-    not work in the repository whose ledger `where` is (outside any, for the default): as
-    its join records it, or, for a join from before joins recorded it, as its directory or
-    its client's own records show. A ledger named by path serves anyone's."""
-    if where.named or where.chosen:
-        return
-    recorded = joined.get("repository")
-    if type(recorded) is dict:
-        if where.repository is not None and where.repository.is_recorded_as(recorded):
-            return
-    elif "repository" in joined and recorded is None and where.repository is None:
-        return
-    directory = joined.get("cwd") if type(joined.get("cwd")) is str else its_room.directory(joined)
-    if directory is None or not os.path.isdir(directory):
-        raise Refusal(
-            f"{peer}'s join does not show where its session works (a join from before each repository had a ledger "
-            f"of its own names no folder, or its folder is gone), so no letter goes to it: {peer} joins again from "
-            "its session"
-        )
-    from postbag.repository import containing  # only for a join from before joins named their repository
-
-    found = containing(directory, here)
-    if found != where.repository:
-        works = "outside any repository" if found is None else f"in the repository {found.main_tree}"
-        raise Refusal(
-            f"{peer}'s session works {works}, not in {where.words()}, so no letter from here goes to it: a {peer} "
-            "session that works here joins, and letters reach it"
-        )

@@ -2,13 +2,16 @@
 lock; only from the session joined for the sender's side, and only to a session that
 works in the ledger's repository."""
 
+import os
+
+from postbag.contract import door_fields
 from postbag.escape import masked
 from postbag.exchange import CLOSED, NOT_OPENED, SPENT
 from postbag.location import locate
 from postbag.refusal import Refusal
-from postbag.vendors import LETTER_MOST, door_in, room, sandbox_of
+from postbag.vendors import LETTER_MOST, room
 from postbag.verbs.bag import directory_fields, elsewhere, ledger_at, repository_fields, which_ledger, write_record
-from postbag.verbs.join import is_latest, require_the_joined_session, require_working_here
+from postbag.verbs.join import came_from, is_latest
 from postbag.words import Done
 
 # What each verb says of an exchange that takes no more letters, by Exchange.barred.
@@ -30,22 +33,20 @@ def _no_exchange(location):
     )
 
 
-def send(here, sender, recipient, body, *, handed_over=None, sender_door=None, location=None):  # noqa: PLR0913
+def send(here, sender, recipient, body, door, *, joins_first=False, handed_over=None, location=None):  # noqa: PLR0913
     """Knock on `recipient`'s door with `body`, then record the letter, whose reply command
     starts this postbag as `here` was started (envelope.program_of); `handed_over` is
     called once the door has the letter, when nothing may interrupt the rest.
 
-    Only the session joined for the sender's side may send: `sender_door` is the door of
-    the session an MCP call comes from, which joins first where no session of its side
-    has; else the door is read from the environment. A letter goes only to a session that
+    Only the session joined for the sender's side may send: `door` is the sender's, its
+    own session's (vendors.session_door), or the one an MCP call comes from, which
+    `joins_first` where no session of its side has. A letter goes only to a session that
     works in the ledger's repository (outside any, for the default ledger). `location`:
     the ledger's (default: here's)."""
     from postbag import envelope  # a send's alone: read and receipts need none of it
 
-    sandbox = sandbox_of(here)
     where = location or locate(here)
     envelope.check_body(body, LETTER_MOST)
-    door = door_in(sender, here) if sender_door is None else sender_door
     with ledger_at(here, where, write=True) as bag:
         exchange = bag.exchange()
         if exchange.barred:
@@ -54,12 +55,12 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None, l
         joined = joins[recipient]
         if joined is None:
             raise Refusal(f"{recipient} has not joined" + elsewhere(where))
-        require_the_joined_session(sender, joins[sender], door, where)
+        _require_the_joined_session(sender, joins[sender], door, where)
         recipient_room = room(recipient, here, exchange)
-        require_working_here(recipient, joined, where, here, recipient_room)
+        _require_working_here(recipient, joined, where, here, recipient_room)
         rejoined = ""
-        if sender_door is not None and not is_latest(joins[sender], sender_door):  # its first, or a fresh word of it
-            write_record(bag, "join", peer=sender, **sender_door, **directory_fields(here), **repository_fields(where))
+        if joins_first and not is_latest(joins[sender], door):  # its first, or a fresh word of it
+            write_record(bag, "join", peer=sender, **door, **directory_fields(here), **repository_fields(where))
             rejoined = f"{sender} joined; "
         number, left = bag.next_number, exchange.left - 1
         command = envelope.reply_command(envelope.program_of(here), where.path if where.named else None)
@@ -67,7 +68,7 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None, l
         text = envelope.wrap(number, sender, body, last=left == 0, command=command, send_tool=tool)
         post = recipient_room.post(joined)  # reads the recipient's records around the knock
         try:
-            post.knock(text, sandbox)
+            post.knock(text, bag.sandbox)
             if handed_over is not None:
                 handed_over()
             try:
@@ -80,10 +81,55 @@ def send(here, sender, recipient, body, *, handed_over=None, sender_door=None, l
         except Refusal as refused:
             post.finish()  # what it reads ends before the refusal does: no thread outlives it into shutdown
             # A client's own words may quote a door field: each one the ledger holds is hidden.
-            secrets = bag.door_values() | {value for value in (door or {}).values() if type(value) is str}
+            secrets = bag.door_values() | {value for value in door.values() if type(value) is str}
             raise Refusal(masked(str(refused), secrets), refused.fix) from None
     delivered = rejoined + f"letter {number} delivered to {recipient}, {left} left"
     return Done(delivered + _after(post, letter), *bag.news, which_ledger(bag, where))
+
+
+def _require_the_joined_session(peer, joined, door, where):
+    """Refuse a send from a session of `peer`'s side, behind `door`, other than the one
+    `joined` last; where none has, any may send, as in 1.0."""
+    if joined is None or door is None:
+        return
+    if all(joined.get(field) == door.get(field) for field in door_fields(peer)):
+        return
+    raise Refusal(
+        f"this {peer} session is not the one joined for {peer} in {where.words()}: the {peer} session that joined at "
+        f"{joined['at']}{came_from(joined)} is, and letters to {peer} reach it; to take the door, this session joins "
+        f"(postbag join {peer}, or the join tool), and letters to {peer} then come here"
+    )
+
+
+def _require_working_here(peer, joined, where, here, its_room):
+    """Refuse a letter to `peer`'s session behind `joined`, its join, where the session does
+    not work in the repository whose ledger `where` is (outside any, for the default): as
+    its join records it, or, for a join from before joins recorded it, as its directory or
+    its client's own records show. A ledger named by path serves anyone's."""
+    if where.named or where.chosen:
+        return
+    recorded = joined.get("repository")
+    if type(recorded) is dict:
+        if where.repository is not None and where.repository.is_recorded_as(recorded):
+            return
+    elif "repository" in joined and recorded is None and where.repository is None:
+        return
+    directory = joined.get("cwd") if type(joined.get("cwd")) is str else its_room.directory(joined)
+    if directory is None or not os.path.isdir(directory):
+        raise Refusal(
+            f"{peer}'s join does not show where its session works (a join from before each repository had a ledger "
+            f"of its own names no folder, or its folder is gone), so no letter goes to it: {peer} joins again from "
+            "its session"
+        )
+    from postbag.repository import containing  # only for a join from before joins named their repository
+
+    found = containing(directory, here)
+    if found != where.repository:
+        works = "outside any repository" if found is None else f"in the repository {found.main_tree}"
+        raise Refusal(
+            f"{peer}'s session works {works}, not in {where.words()}, so no letter from here goes to it: a {peer} "
+            "session that works here joins, and letters reach it"
+        )
 
 
 def _after(post, letter):
