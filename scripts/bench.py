@@ -862,10 +862,10 @@ from postbag.here import Here
 letter, joined, env = map(json.loads, sys.argv[2:5])
 rooms.room_class(letter["to"])
 started = time.perf_counter()
-post = rooms.room(letter["to"], Here(env, sys.argv[5], for_a_child=rooms.for_a_child)).post(joined)
+post = rooms.room(letter["to"], Here(env, sys.argv[5], for_a_child=rooms.for_a_child)).delivery(joined)
 before = time.perf_counter() - started
 post.finish()
-post.caveat(letter)
+post.note(letter)
 print(before, time.perf_counter() - started)"""
 BEFORE, WHOLE = 0, 1  # what it printed: the time until the knock could start, and until all was read
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from postbag import contract, vendors
-from postbag.doors import Post
+from postbag.doors import Delivery
 from postbag.here import Here
 from postbag.receipts import Receipt
 from postbag.refusal import Refusal
@@ -131,9 +131,9 @@ def test_each_room_answers_every_question_in_the_declared_shapes(peer, here):
     with pytest.raises(Refusal):  # a terminal of no session has no door: join cannot go on
         room.door_of_session()
     assert room.calls({}) is False, "a call with no _meta, in a terminal of no session, comes from none of its sessions"
-    post = room.post(joined)
-    assert isinstance(post, Post)
-    post.finish()
+    delivery = room.delivery(joined)
+    assert isinstance(delivery, Delivery)
+    delivery.finish()
     reach = room.reachability(joined)
     assert isinstance(reach, Reach) and reach.state in (TAKES, WILL_NOT, CANNOT_TELL)
     assert isinstance(reach.words, str) and reach.words

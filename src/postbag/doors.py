@@ -1,6 +1,6 @@
 """What a door is, which both rooms' doors are: the fields a join records of it, which
 only a door may read, each text a door can carry (a vendor's ids in the usual form of a
-UUID); a letter on its way through one (Post), which each room makes for its own; and the
+UUID); a letter on its way through one (Delivery), which each room makes for its own; and the
 two ways a knock fails, told apart because only one of them makes a resend safe.
 """
 
@@ -51,11 +51,11 @@ def maybe_delivered(peer, reason):
     )
 
 
-class Post(abc.ABC):
+class Delivery(abc.ABC):
     """One letter on its way through a room's door. Made before the knock, when it may read
     the recipient's records and go on reading beside the knock; then `knock`; then, once
-    the letter is recorded, `caveat`; and `finish` in any case, so that whatever it reads
-    beside the knock ends with the send, even a refused one."""
+    the letter is recorded, `note`, what the send adds of it; and `finish`, once the send
+    has its answer or its refusal, so that whatever it reads beside the knock ends with it."""
 
     @abc.abstractmethod
     def knock(self, envelope, sandbox):
@@ -68,10 +68,10 @@ class Post(abc.ABC):
         """What the letter's record keeps of the door's answer, as fields: none by default."""
         return {}
 
-    def caveat(self, letter):
+    def note(self, letter):
         """What the send adds, in words, once `letter` (its record) is recorded, or None."""
         return None
 
     def finish(self):
-        """End whatever the post still reads: nothing, by default."""
+        """End whatever the delivery still reads: nothing, by default."""
         return

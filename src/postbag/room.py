@@ -80,8 +80,8 @@ class Room(abc.ABC):
         directory is the one its client chose to start it in, which may be another."""
 
     @abc.abstractmethod
-    def post(self, joined):
-        """A Post of one letter to the door of the join record `joined`."""
+    def delivery(self, joined):
+        """A Delivery of one letter to the door of the join record `joined`."""
 
     @abc.abstractmethod
     def receipt(self, letter, joined):

@@ -17,7 +17,6 @@ from helpers import TIMESTAMP
 from sessions_helpers import SENT_UNWOKEN, STAYS, UNWOKEN, claude_variables, join_both
 
 from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
-from postbag.codex.room import GONE
 
 CLAUDE, CODEX = (f"{name}@{version}" for name, version in (clients.PINS["claude"], clients.PINS["codex"]))
 HOLDS = "its settings hold letters from other sessions (crossSessionInbound hold)"
@@ -25,6 +24,7 @@ LETS_IN = "the person can let letters in by setting crossSessionInbound to accep
 # What Claude says at once of a letter it holds or refuses, which the knock hears, and then the receipt.
 HELD = f"claude holds it for the person's review, since {HOLDS}; {STAYS}"
 REFUSED = "claude refused it, since its settings refuse letters from other sessions (crossSessionInbound refuse)"
+GONE = "codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
 WAITS = f"in codex's queue for the thread, which no running codex has loaded: {UNWOKEN}"
 
 

@@ -117,7 +117,7 @@ class Hold:
                 fate = f"nobody can be asked there, so it expires unanswered {at} ({self.by})"
             else:
                 fate = f"unless a person approves it {self.asked_in}, it expires unanswered {at} ({self.by})"
-        return fate + self.caveat()
+        return fate + self.another_time()
 
     def ends(self, sent):
         """When a letter stamped `sent` has surely expired unanswered: seconds since the epoch,
@@ -125,7 +125,7 @@ class Hold:
         Claude's timer fires a little late (0.1 s seen): two seconds cover both."""
         return None if self.seconds is None or sent is None else sent + self.seconds + 2
 
-    def caveat(self):
+    def another_time(self):
         """What a time postbag cannot see may change, in words that follow a fate; or nothing."""
         if self.untold is None:
             return ""

@@ -18,6 +18,7 @@ no sign of anything.
 
 import os
 
+from postbag.doors import is_uuid
 from postbag.location import home_of
 from postbag.processes import PID_MOST, runs
 from postbag.receipts import SLACK, TAKEN, UNKNOWN, Receipt, is_the_letter, taken_in
@@ -203,3 +204,9 @@ def taken_elsewhere(config, own, letter, clock, who):
     if unreadable is not None:
         return Receipt(UNKNOWN, who[1].format(why=unreadable.why))
     return None
+
+
+def session_of(joined):
+    """The session id a join of a session records, where it is one."""
+    session = joined.get("session")
+    return session if type(session) is str and is_uuid(session) else None

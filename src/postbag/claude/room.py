@@ -8,6 +8,7 @@ transcript and files (files.py), and from what Claude Code lets in from other se
 from postbag import claude
 from postbag.claude import NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
 from postbag.claude.acceptance import HOLD, REFUSE, Settings, permission_class, verdict
+from postbag.claude.delivery import ClaudeDelivery
 from postbag.claude.files import (
     ENDED,
     THE_TRANSCRIPT,
@@ -15,14 +16,14 @@ from postbag.claude.files import (
     config_directory,
     listener,
     live_session,
+    session_of,
     taken_elsewhere,
     took,
     transcripts,
     version_of,
 )
-from postbag.claude.inbox import DROPPED, HELD, REFUSED, knock, require_a_socket
-from postbag.contract import door_fields
-from postbag.doors import Post, is_door_field, is_uuid
+from postbag.claude.inbox import DROPPED, HELD, REFUSED, require_a_socket
+from postbag.doors import is_door_field
 from postbag.receipts import NOT_TAKEN, UNKNOWN, Receipt, taken_in, unproven
 from postbag.refusal import Refusal
 from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Reach, Room
@@ -42,11 +43,6 @@ MOVES_SINCE = "2.1.281"
 # The MCP server's send tool as Claude Code names it to its model (mcp__SERVER__TOOL), the
 # server registered under the name postbag (setup registers it so).
 SEND_TOOL = "the tool mcp__postbag__send"
-# How long a knock listens for Claude's word, by what the records of a running session
-# foretell: a letter they say Claude holds or refuses is said of within milliseconds
-# (about 30 ms, measured on the real clients); one they cannot tell of gets a moment; one
-# they say Claude lets in, none, as Claude says nothing of a letter it takes.
-HEARING = {HOLD: 1.0, REFUSE: 1.0, CANNOT_TELL: 0.25}
 
 
 class Claude(Room, vendor=claude):
@@ -98,18 +94,18 @@ class Claude(Room, vendor=claude):
 
     def directory(self, door):
         """From its session file: found by its id, else by the socket it listens on."""
-        session = _session_of(door)
+        session = session_of(door)
         alive = live_session(self.config, session) if session is not None else None
         if isinstance(alive, Session) and alive.cwd:
             return alive.cwd
         found = listener(self.config, door["socket"])
         return found[1].cwd if found is not None else None
 
-    def post(self, joined):
-        return _Post(self, joined)
+    def delivery(self, joined):
+        return ClaudeDelivery(self, joined)
 
     def receipt(self, letter, joined):
-        session = _session_of(joined)
+        session = session_of(joined)
         if session is None:
             return Receipt(UNKNOWN, "claude's join names no session to look in (a join from before postbag 1.2)")
         config, clock = self.config, self.here.clock
@@ -199,7 +195,7 @@ class Claude(Room, vendor=claude):
         )
 
     def reachability(self, joined):
-        session = _session_of(joined)
+        session = session_of(joined)
         if session is None:
             return Reach(
                 CANNOT_TELL,
@@ -226,7 +222,7 @@ class Claude(Room, vendor=claude):
 
     def _reach(self, session, alive):
         """Whether the session `session`, which runs as `alive` says, can take a letter now: a Reach."""
-        found = self._verdict(session, alive)
+        found = self.verdict_of(session, alive)
         if found.policy == REFUSE:
             return Reach(
                 WILL_NOT, f"claude will not take a letter now: it refuses each, since {found.why}; {found.remedy}"
@@ -248,7 +244,7 @@ class Claude(Room, vendor=claude):
             return Reach(CANNOT_TELL, f"whether claude can take a letter now cannot be told: {untold}")
         return Reach(TAKES, f"claude can take a letter now: its session runs, and {found.why}")
 
-    def _verdict(self, session, alive):
+    def verdict_of(self, session, alive):
         """What Claude does now with a letter to `session`, which runs as `alive` says."""
         running = _if_running(alive)
         settings = Settings(self.here, self.config, running.cwd if running else None)
@@ -259,64 +255,6 @@ class Claude(Room, vendor=claude):
         from postbag.claude.client import ClaudeInstallation  # only the human's verbs ask it
 
         return ClaudeInstallation(self.here)
-
-
-class _Post(Post):
-    """A letter to a session: before the knock, what Claude's records foretell of it, which
-    decides whether the knock listens for Claude's word; after it, what to say and record."""
-
-    def __init__(self, room, joined):
-        self.room, self.joined, self.word, self.reason = room, joined, None, None
-        self.found, self.hearing = None, None
-        session = _session_of(joined)
-        if session is not None:
-            try:
-                alive = live_session(room.config, session)
-                self.found = None if alive == ENDED else room._verdict(session, alive)
-            except Exception:
-                alive = None
-            # Only a session whose file says it runs is one whose word is worth the wait.
-            if isinstance(alive, Session) and self.found is not None:
-                self.hearing = HEARING.get(self.found.policy)
-
-    def knock(self, envelope, sandbox):
-        fields = {field: self.joined[field] for field in door_fields(NAME)}
-        ear = knock(fields, envelope, here=self.room.here, sandbox=sandbox, hear=self.hearing is not None)
-        if ear is not None:
-            self.word, self.reason = ear.word(self.hearing)
-
-    def recorded(self):
-        return {} if self.word is None else {"recipient_said": self.word}
-
-    def caveat(self, letter):  # noqa: PLR0911 - Claude's own word first, then what its records foretold
-        found = self.found
-        if self.word == HELD:
-            if found is not None and found.policy == HOLD:
-                return f"but claude holds it for the person's review, since {found.why}; {self._fate(letter)}"
-            return "but claude holds it for the person's review, for a reason its records do not show"
-        if self.word == REFUSED:
-            if found and found.policy == REFUSE:
-                return f"but claude refused it, since {found.why}"
-            return "but claude refused it"
-        if self.word == DROPPED:
-            return (
-                f"but claude dropped it at its inbox ({self.reason or 'for a reason it did not give'}): "
-                "it will not reach the session"
-            )
-        if found is not None and found.policy == REFUSE:
-            return f"but claude refuses it, since {found.why}"
-        if found is not None and found.policy == HOLD:
-            return f"but claude holds it for the person's review, since {found.why}; {self._fate(letter)}"
-        return None
-
-    def _fate(self, letter):
-        # Parsed only here: a letter let in at once has no expiry to tell, nor a datetime to load.
-        return self.found.hold.fate(moment(letter["at"]), self.room.here.clock)
-
-
-def _session_of(joined):
-    session = joined.get("session")
-    return session if type(session) is str and is_uuid(session) else None
 
 
 def _is_the_joined_process(joined, running):
@@ -342,5 +280,6 @@ def _held(found, sent, clock):
         return Receipt(NOT_TAKEN, f"claude holds it for the person's review, since {found.why}; {fate}")
     expired = f"nobody let it in within {held.by}: it expired unanswered by {clock.stamp(ends)}"
     if held.untold is not None:
-        return Receipt(UNKNOWN, f"claude held it for the person's review, since {found.why}; {expired}{held.caveat()}")
+        told = f"claude held it for the person's review, since {found.why}; {expired}{held.another_time()}"
+        return Receipt(UNKNOWN, told)
     return Receipt(NOT_TAKEN, f"claude held it for the person's review, since {found.why}, and {expired}")

@@ -9,6 +9,7 @@ for a thread nobody has loaded, whether the letter wakes it (wake.py)."""
 
 from postbag import codex
 from postbag.codex import NAME, NO_WAKE, SESSION, THREAD, inside
+from postbag.codex.delivery import CodexDelivery, stalled
 from postbag.codex.files import (
     IN_THE_QUEUE,
     INTERRUPTED,
@@ -27,10 +28,9 @@ from postbag.codex.files import (
     version_of,
 )
 from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
-from postbag.codex.queue import Resume, find_codex, knock
-from postbag.codex.wake import CODEX_WITHOUT_RESUME, NEVER_ASKS, WILL_WAKE, unloaded, why_not_woken
-from postbag.doors import Post, is_door_field, is_uuid
-from postbag.receipts import NOT_TAKEN, TAKEN, UNKNOWN, WAITING, Beside, Receipt, taken_in, unproven
+from postbag.codex.wake import NEVER_ASKS, WILL_WAKE, unloaded
+from postbag.doors import is_door_field, is_uuid
+from postbag.receipts import NOT_TAKEN, TAKEN, UNKNOWN, WAITING, Receipt, taken_in, unproven
 from postbag.refusal import Refusal
 from postbag.room import CANNOT_TELL, TAKES, WILL_NOT, Reach, Room
 from postbag.vendor_files import newest
@@ -41,17 +41,6 @@ PROVEN = ("0.153.0", "0.171.0")
 # The MCP server's send tool as Codex names it to its model: a function inside the server's
 # namespace, the server registered under the name postbag (setup registers it so).
 SEND_TOOL = "the tool send of the mcp__postbag namespace"
-# What a send says of a thread nobody has loaded that the resume it asked for did not wake.
-RESUME_FAILED = {
-    Resume.NO_DAEMON: "codex's daemon, which wakes it, is not running: once the human runs codex app-server "
-    "daemon start, the next letter wakes the thread, with any letters waiting for "
-    "it",
-    Resume.UNSUPPORTED: CODEX_WITHOUT_RESUME,
-}
-GONE = (
-    "codex no longer has the thread it went to (its rollout is gone), so nothing "
-    "will take it"
-)  # what a receipt says of a letter to a thread codex no longer has
 
 
 class Codex(Room, vendor=codex):
@@ -101,8 +90,8 @@ class Codex(Room, vendor=codex):
         alike, 0.171.0), where its rollout's first record names only the one it began in."""
         del door
 
-    def post(self, joined):
-        return _Post(self, joined)
+    def delivery(self, joined):
+        return CodexDelivery(self, joined)
 
     def receipt(self, letter, joined):
         thread = _thread_of(joined)
@@ -206,82 +195,9 @@ class Codex(Room, vendor=codex):
         return CodexInstallation(self.here)
 
 
-class _Post(Post):
-    """A letter to a thread: before the knock, whether to ask codex's daemon to load the
-    thread (`resume`), from its rollout; beside the knock, whether a running codex has it
-    loaded (a process's first read of /proc/locks can cost more than a send may spend,
-    and a loaded thread shrugs off a resume); after it, what to say of both."""
-
-    def __init__(self, room, joined):
-        self.room, self.thread = room, joined["thread"]
-        self.resume, self.gone, self.loaded, self.why_not, self.answer = False, False, None, None, None
-        self.stalled = None
-        home = room.home
-        found = rollouts(home, self.thread)
-        if found == []:  # codex queue stores it all the same
-            self.gone = True
-        elif found:  # None: no sessions here to read, and nothing is known
-            system = room.here.platform
-            self.loaded = Beside(lambda: is_loaded(home, self.thread, system))
-            self.why_not = why_not_woken(newest(found), room.wakes)
-            self.resume = self.why_not is None
-            self.stalled = stalled(newest(found))
-
-    def knock(self, envelope, sandbox):
-        here = self.room.here
-        self.answer = knock(find_codex(here), self.thread, envelope, here.child_env(), resume=self.resume)
-
-    def caveat(self, letter):  # noqa: PLR0911 - one answer a case: gone, loaded, not to wake, woken, unclear, waiting
-        if self.gone:
-            return "but codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
-        if self.loaded is None:
-            return None
-        state = self.loaded.found()
-        if state == LOADED or self.answer == Resume.LOADED_ELSEWHERE:
-            return None if self.stalled is None else f"but {self.stalled}"  # else it takes it when idle
-        if not self.resume:
-            return _waits(state, self.why_not)
-        if self.answer == Resume.WOKEN:
-            return "codex's daemon woke the thread to take it"
-        if self.answer == Resume.UNCLEAR:
-            return (
-                "but whether codex's daemon woke the thread is not known: codex queue said what postbag does not know"
-            )
-        return _waits(
-            state,
-            RESUME_FAILED.get(
-                self.answer,
-                "codex's daemon could not wake it: it is taken when the thread is resumed (in "
-                "the app or editor, or with codex resume)",
-            ),
-        )
-
-    def finish(self):
-        if self.loaded is not None:
-            self.loaded.found()
-
-
 def _thread_of(joined):
     thread = joined.get("thread")
     return thread if type(thread) is str and is_uuid(thread) else None
-
-
-def stalled(rollout):
-    """Why the thread whose newest rollout is `rollout` takes no queued letter, loaded as it
-    may be (openai/codex#41060, and what follows it on 0.171.0), in words; else None."""
-    trigger, ended = last_turn(rollout)
-    if trigger == "exec" and ended == "working":
-        return (
-            "codex exec runs its turn, and Codex takes no letter into such a turn: when it ends, Codex begins a turn "
-            "for the first letter queued and interrupts it as exec exits, so that letter is read by no model, or "
-            "lost (openai/codex#41060)"
-        )
-    if ended == INTERRUPTED:
-        return (
-            "its last turn was interrupted, and Codex runs no queued letter in such a thread, loaded again or woken, "
-            "until someone starts a turn in it (a prompt in codex resume)"
-        )
-    return None
 
 
 def _turn(rollout):
@@ -302,11 +218,3 @@ def _turn(rollout):
         "running, or an approval nobody has given in that codex; it takes the letter "
         "when the turn ends"
     )
-
-
-def _waits(state, why):
-    return (
-        "but it waits in codex's queue: no running codex has the thread loaded, and {why}"
-        if state == NOT_LOADED
-        else "but whether a running codex has the thread loaded cannot be told here; if none has, it waits: {why}"
-    ).format(why=why)

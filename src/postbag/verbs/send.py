@@ -66,25 +66,25 @@ def send(here, sender, recipient, body, door, *, joins_first=False, handed_over=
         command = envelope.reply_command(envelope.program_of(here), where.path if where.named else None)
         tool = recipient_room.SEND_TOOL if joined.get("via") == "mcp" else None
         text = envelope.wrap(number, sender, body, last=left == 0, command=command, send_tool=tool)
-        post = recipient_room.post(joined)  # reads the recipient's records around the knock
+        delivery = recipient_room.delivery(joined)  # reads the recipient's records around the knock
         try:
-            post.knock(text, bag.sandbox)
+            delivery.knock(text, bag.sandbox)
             if handed_over is not None:
                 handed_over()
             try:
-                letter = bag.append("letter", **{"from": sender, "to": recipient, "body": body}, **post.recorded())
+                letter = bag.append("letter", **{"from": sender, "to": recipient, "body": body}, **delivery.recorded())
             except OSError as error:
                 raise Refusal(
                     f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
                     f"do not resend before checking {recipient}'s session"
                 ) from None
         except Refusal as refused:
-            post.finish()  # what it reads ends before the refusal does: no thread outlives it into shutdown
+            delivery.finish()  # what it reads ends before the refusal does: no thread outlives it into shutdown
             # A client's own words may quote a door field: each one the ledger holds is hidden.
             secrets = bag.door_values() | {value for value in door.values() if type(value) is str}
             raise Refusal(masked(str(refused), secrets), refused.fix) from None
     delivered = rejoined + f"letter {number} delivered to {recipient}, {left} left"
-    return Done(delivered + _after(post, letter), *bag.news, which_ledger(bag, where))
+    return Done(delivered + _after(delivery, letter), *bag.news, which_ledger(bag, where))
 
 
 def _require_the_joined_session(peer, joined, door, where):
@@ -132,13 +132,13 @@ def _require_working_here(peer, joined, where, here, its_room):
         )
 
 
-def _after(post, letter):
-    """What a send adds once `letter` is recorded, from what its post found; nothing where
+def _after(delivery, letter):
+    """What a send adds once `letter` is recorded, from what its delivery found; nothing where
     that fails, for the letter is delivered and must be said to be."""
     try:
-        said = post.caveat(letter)
+        said = delivery.note(letter)
     except Exception:
         said = None
     finally:
-        post.finish()
+        delivery.finish()
     return f"; {said}" if said else ""

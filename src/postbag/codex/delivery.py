@@ -1,0 +1,102 @@
+"""A letter on its way to a thread (the room's Delivery): whether the knock asks codex's
+daemon to load the thread, whether a running codex has it loaded, and what the send adds
+of both; and why a thread takes no queued letter, loaded as it may be."""
+
+from postbag.codex.files import (
+    INTERRUPTED,
+    last_turn,
+    rollouts,
+)
+from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
+from postbag.codex.queue import Resume, find_codex, knock
+from postbag.codex.wake import CODEX_WITHOUT_RESUME, why_not_woken
+from postbag.doors import Delivery
+from postbag.receipts import Beside
+from postbag.vendor_files import newest
+
+# What a send says of a thread nobody has loaded that the resume it asked for did not wake.
+RESUME_FAILED = {
+    Resume.NO_DAEMON: "codex's daemon, which wakes it, is not running: once the human runs codex app-server "
+    "daemon start, the next letter wakes the thread, with any letters waiting for "
+    "it",
+    Resume.UNSUPPORTED: CODEX_WITHOUT_RESUME,
+}
+
+
+class CodexDelivery(Delivery):
+    """A letter to a thread: before the knock, whether to ask codex's daemon to load the
+    thread (`resume`), from its rollout; beside the knock, whether a running codex has it
+    loaded (a process's first read of /proc/locks can cost more than a send may spend,
+    and a loaded thread shrugs off a resume); after it, what to say of both."""
+
+    def __init__(self, room, joined):
+        self.room, self.thread = room, joined["thread"]
+        self.resume, self.gone, self.loaded, self.why_not, self.answer = False, False, None, None, None
+        self.stalled = None
+        home = room.home
+        found = rollouts(home, self.thread)
+        if found == []:  # codex queue stores it all the same
+            self.gone = True
+        elif found:  # None: no sessions here to read, and nothing is known
+            system = room.here.platform
+            self.loaded = Beside(lambda: is_loaded(home, self.thread, system))
+            self.why_not = why_not_woken(newest(found), room.wakes)
+            self.resume = self.why_not is None
+            self.stalled = stalled(newest(found))
+
+    def knock(self, envelope, sandbox):
+        here = self.room.here
+        self.answer = knock(find_codex(here), self.thread, envelope, here.child_env(), resume=self.resume)
+
+    def note(self, letter):  # noqa: PLR0911 - one answer a case: gone, loaded, not to wake, woken, unclear, waiting
+        if self.gone:
+            return "but codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
+        if self.loaded is None:
+            return None
+        state = self.loaded.found()
+        if state == LOADED or self.answer == Resume.LOADED_ELSEWHERE:
+            return None if self.stalled is None else f"but {self.stalled}"  # else it takes it when idle
+        if not self.resume:
+            return _waits(state, self.why_not)
+        if self.answer == Resume.WOKEN:
+            return "codex's daemon woke the thread to take it"
+        if self.answer == Resume.UNCLEAR:
+            return (
+                "but whether codex's daemon woke the thread is not known: codex queue said what postbag does not know"
+            )
+        return _waits(
+            state,
+            RESUME_FAILED.get(
+                self.answer,
+                "codex's daemon could not wake it: it is taken when the thread is resumed (in "
+                "the app or editor, or with codex resume)",
+            ),
+        )
+
+    def finish(self):
+        if self.loaded is not None:
+            self.loaded.found()
+
+
+def stalled(rollout):
+    """Why the thread whose newest rollout is `rollout` takes no queued letter, loaded as it
+    may be (openai/codex#41060, and what follows it on 0.171.0), in words; else None."""
+    trigger, ended = last_turn(rollout)
+    if trigger == "exec" and ended == "working":
+        return (
+            "codex exec runs its turn, and Codex takes no letter into such a turn: when it ends, Codex begins a turn "
+            "for the first letter queued and interrupts it as exec exits, so that letter is read by no model, or "
+            "lost (openai/codex#41060)"
+        )
+    if ended == INTERRUPTED:
+        return (
+            "its last turn was interrupted, and Codex runs no queued letter in such a thread, loaded again or woken, "
+            "until someone starts a turn in it (a prompt in codex resume)"
+        )
+    return None
+
+
+def _waits(state, why):
+    if state == NOT_LOADED:
+        return f"but it waits in codex's queue: no running codex has the thread loaded, and {why}"
+    return f"but whether a running codex has the thread loaded cannot be told here; if none has, it waits: {why}"
