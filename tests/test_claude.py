@@ -372,9 +372,9 @@ def test_before_its_first_turn_a_sessions_class_is_read_from_the_flags_it_starte
 
 def test_where_the_flags_cannot_be_read_whether_claude_takes_a_letter_cannot_be_told(postbag, running, monkeypatch):
     """As on macOS, which has no /proc: before the session's first turn, nothing says its class."""
-    from postbag.claude import acceptance
+    from postbag.claude import modes
 
-    monkeypatch.setattr(acceptance, "_flags", lambda pid: None)
+    monkeypatch.setattr(modes, "_flags", lambda pid: None)
     assert postbag.door_now("claude") == (
         "whether claude can take a letter now cannot be told: while crossSessionInbound is unset it holds letters "
         "if it bypasses permission prompts, and whether it does is not known: its transcript records no turn yet, "

@@ -18,7 +18,6 @@ from postbag.claude import CLIENT, PROGRAM
 from postbag.claude import permission as rule
 from postbag.claude.acceptance import (
     ACCEPT,
-    BYPASSES,
     HOLD,
     MANAGED_SETTINGS,
     PROJECT_SETTINGS,
@@ -26,6 +25,7 @@ from postbag.claude.acceptance import (
     Settings,
 )
 from postbag.claude.files import config_directory
+from postbag.claude.modes import BYPASSES
 from postbag.location import home_of
 from postbag.processes import which
 from postbag.refusal import Refusal

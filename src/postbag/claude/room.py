@@ -7,7 +7,7 @@ transcript and files (files.py), and from what Claude Code lets in from other se
 
 from postbag import claude
 from postbag.claude import NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
-from postbag.claude.acceptance import HOLD, REFUSE, Settings, permission_class, verdict
+from postbag.claude.acceptance import HOLD, REFUSE, Settings, verdict
 from postbag.claude.delivery import ClaudeDelivery
 from postbag.claude.files import (
     ENDED,
@@ -23,6 +23,7 @@ from postbag.claude.files import (
     version_of,
 )
 from postbag.claude.inbox import DROPPED, HELD, REFUSED, require_a_socket
+from postbag.claude.modes import permission_class
 from postbag.doors import is_door_field
 from postbag.receipts import NOT_TAKEN, UNKNOWN, Receipt, taken_in, unproven
 from postbag.refusal import Refusal
