@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from postbag import json_text
-from postbag.claude import permission
+from postbag.claude import settings as claude_settings
 from postbag.refusal import Refusal
 
 # JSON.parse beside the parser under test: each line it reads is {"text", "original"}; it
@@ -65,7 +65,9 @@ class Judge:
         )
 
     def ask(self, text, original=...):
-        question = {"text": text} if original is ... else {"text": text, "original": original, "rule": permission.RULE}
+        question = {"text": text}
+        if original is not ...:
+            question.update(original=original, rule=claude_settings.RULE)
         self.process.stdin.write(json.dumps(question) + "\n")
         self.process.stdin.flush()
         return json.loads(self.process.stdout.readline())
@@ -193,7 +195,7 @@ def test_the_parser_takes_exactly_what_json_parse_takes(judge, text):
 def test_adding_the_rule_gives_the_persons_settings_plus_the_rule_and_taking_it_out_every_byte(judge, text, bom):
     data = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8", "surrogatepass")
     try:
-        found, refused = permission.SettingsFile(data), None
+        found, refused = claude_settings.SettingsFile(data), None
     except Refusal as refusal:  # JSON, but permissions or its allow of another shape: said so, nothing changed
         found, refused = None, str(refusal)
     if found is None:
@@ -203,20 +205,20 @@ def test_adding_the_rule_gives_the_persons_settings_plus_the_rule_and_taking_it_
         )
         assert judge is None or judge.ask(text)["takes"]
         return
-    made = permission.with_rule(found)
+    made = claude_settings.with_rule(found)
     # No more than the rule, and what holds it, laid out as the person lays out their file.
     assert len(made) - len(data) < 200
     edited = made.decode("utf-8", "surrogatepass").removeprefix("\ufeff")
     python_before, python_after = python_reads(text), python_reads(edited)
     if python_before is not ... and python_after is not ...:
         assert python_after is not REFUSED
-        assert _allow_of(python_after) == [*_allow_of(python_before), permission.RULE]
+        assert _allow_of(python_after) == [*_allow_of(python_before), claude_settings.RULE]
     if judge is not None:
         told = judge.ask(edited, text)
         assert told == {"takes": True, "same": True}, (text, edited, told)
-    after = permission.SettingsFile(made)
+    after = claude_settings.SettingsFile(made)
     assert after.holds_the_rule() and after.allowed()
-    assert permission.without_rule(after, found.made_by_setup()) == data  # what was added, taken out: every byte
+    assert claude_settings.without_rule(after, found.made_by_setup()) == data  # what was added, taken out: every byte
 
 
 def _allow_of(value):
@@ -228,7 +230,7 @@ def _allow_of(value):
 
 def test_a_file_nested_deeper_than_pythons_recursion_and_with_long_numbers_is_edited_in_place():
     data = b'{"n": ' + b"9" * 5000 + b', "deep": ' + b"[" * 20000 + b"1e400" + b"]" * 20000 + b"}"
-    made = permission.with_rule(permission.SettingsFile(data))
+    made = claude_settings.with_rule(claude_settings.SettingsFile(data))
     assert made == data[:-1] + b', "permissions": {"allow": ["mcp__postbag"]}}'
 
 
@@ -246,7 +248,7 @@ def test_a_file_nested_deeper_than_pythons_recursion_and_with_long_numbers_is_ed
 )
 def test_a_file_that_is_not_json_is_refused_with_where_and_what(text, why):
     with pytest.raises(Refusal) as refused:
-        permission.SettingsFile(text.encode())
+        claude_settings.SettingsFile(text.encode())
     assert str(refused.value) == f"claude's settings.json is not JSON ({why})"
 
 
@@ -257,7 +259,7 @@ def test_the_layout_is_the_persons_own_cr_endings_and_tabs_too():
         b'{"permissions": {"allow": ["Read"]}}\n': b'{"permissions": {"allow": ["Read", "mcp__postbag"]}}\n',
     }
     for before, after in cases.items():
-        assert permission.with_rule(permission.SettingsFile(before)) == after
+        assert claude_settings.with_rule(claude_settings.SettingsFile(before)) == after
 
 
 def test_a_file_at_the_size_postbag_reads_back_is_refused_where_the_rule_would_take_it_past():
@@ -266,4 +268,4 @@ def test_a_file_at_the_size_postbag_reads_back_is_refused_where_the_rule_would_t
 
     filler = '{"a": "' + "x" * (LIMIT - 20) + '"}'
     with pytest.raises(Refusal, match=r"would be longer than postbag reads back \(1,048,576 bytes\)"):
-        permission.with_rule(permission.SettingsFile(filler.encode()))
+        claude_settings.with_rule(claude_settings.SettingsFile(filler.encode()))

@@ -775,6 +775,7 @@ def test_no_sequence_of_setups_removals_and_edits_loses_the_persons_file(tmp_pat
     this install is never used, nor changed; nothing is left half written."""
     from postbag import whole_file
     from postbag.claude import permission
+    from postbag.claude.settings import settings_at
 
     folder = tmp_path_factory.mktemp("claude") / ".claude"
     path = str(folder / "settings.json")
@@ -802,7 +803,7 @@ def test_no_sequence_of_setups_removals_and_edits_loses_the_persons_file(tmp_pat
         assert not os.path.isdir(folder) or strays(str(folder)) == []
         assert without_the_rule(after) == without_the_rule(before)  # every setting of the person's kept
         if step == "setup":
-            assert permission.settings_at(path).allowed()
+            assert settings_at(path).allowed()
             grown = len(rules_of(after)) - len(rules_of(before))
             assert grown == (0 if RULE in rules_of(before) else 1)
             if grown:

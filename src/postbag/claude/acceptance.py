@@ -150,7 +150,7 @@ def _settings_in(path):
     try:
         return record(json_of(data))
     except ValueError:
-        from postbag.claude.permission import words_of  # only for a file json's scanner could not take
+        from postbag.claude.settings import words_of  # only for a file json's scanner could not take
 
         return words_of(data)
 

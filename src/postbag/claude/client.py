@@ -14,8 +14,7 @@
 import os
 
 from postbag import repository
-from postbag.claude import CLIENT, PROGRAM
-from postbag.claude import permission as rule
+from postbag.claude import CLIENT, PROGRAM, permission
 from postbag.claude.acceptance import (
     ACCEPT,
     HOLD,
@@ -26,6 +25,7 @@ from postbag.claude.acceptance import (
 )
 from postbag.claude.files import config_directory
 from postbag.claude.modes import BYPASSES
+from postbag.claude.settings import RULE, holding_back, settings_at
 from postbag.location import home_of
 from postbag.processes import which
 from postbag.refusal import Refusal
@@ -105,17 +105,17 @@ class ClaudeInstallation(Installation):
         return command(self.client, self.here.child_env(), "takes out postbag's MCP server", remove)
 
     def allowing_tools(self, removing=False):
-        held = [] if removing else rule.holding_back(settings_paths(self.here))
-        return rule.change(settings_path(self.here), removing=removing, unasked=not held)
+        held = [] if removing else holding_back(settings_paths(self.here))
+        return permission.change(settings_path(self.here), removing=removing, unasked=not held)
 
     def checks(self):
         """The permission rule, and what Claude Code does with letters from other sessions."""
         here, what = self.here, "the permission rule"
         try:
-            allowed = rule.settings_at(settings_path(here)).allowed()
+            allowed = settings_at(settings_path(here)).allowed()
         except Refusal as refusal:
             return [Check(FIX, what, f"{refusal}: mend it, then {RUN_SETUP}"), _acceptance(here)]
-        held = rule.holding_back(settings_paths(here))
+        held = holding_back(settings_paths(here))
         denied = [each for each in held if each.kind == "deny"]
         if denied:
             found = Check(
@@ -126,17 +126,17 @@ class ClaudeInstallation(Installation):
         elif held:
             found = Check(NOTE, what, held[0].words())
         else:
-            found = Check(OK, what, f"Claude Code runs postbag's tools without asking ({rule.RULE} is allowed)")
+            found = Check(OK, what, f"Claude Code runs postbag's tools without asking ({RULE} is allowed)")
         return [found, _acceptance(here)]
 
     def notes(self, removing=False):
         """What setup says, and leaves to the person, of what Claude Code lets in, and of the
         rules that keep postbag's tools from running without asking; and of the copies of its
         settings.json setup did not make, which it leaves as they are."""
-        left = rule.leftovers(settings_path(self.here), removing=removing)
+        left = permission.leftovers(settings_path(self.here), removing=removing)
         if removing:
             return left
-        held = [f"{each.words()} (setup leaves that to you)" for each in rule.holding_back(settings_paths(self.here))]
+        held = [f"{each.words()} (setup leaves that to you)" for each in holding_back(settings_paths(self.here))]
         check = _acceptance(self.here)
         about = f"Claude Code and {check.what}: {check.finding}"
         return held + ([] if check.state == OK else [f"{about} (setup leaves that to you)"]) + left
