@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from postbag import __version__, ledger_file
 from postbag.escape import shell_word
-from postbag.ledger import Ledger, require_whole
+from postbag.ledger import Ledger
 from postbag.location import DEFAULT, VARIABLE, folder_of, ledgers, locate, of_repository
 from postbag.refusal import Refusal, to_the_persons_ears
 from postbag.registering import ANOTHER, ELSEWHERE, ledger_of, ledger_words, registration_of, registration_standing
@@ -25,6 +25,7 @@ from postbag.registration import FIX, NOTE, OK, RUN_SETUP, Check, version_check
 from postbag.room import TAKES
 from postbag.vendor_files import json_of, quoted, record, table
 from postbag.vendors import PEERS, room
+from postbag.verbs.bag import require_whole
 from postbag.words import counted
 
 ANSWER_WAIT = 10.0  # seconds a server started here has to answer: it answers in milliseconds

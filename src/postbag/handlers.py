@@ -69,7 +69,7 @@ def cmd_send(args, here, call):
 
 def cmd_read(args, here, call):
     from postbag import words
-    from postbag.ledger import not_there
+    from postbag.location import not_there
     from postbag.refusal import say
     from postbag.verbs.read import snapshot, status
 
@@ -101,8 +101,7 @@ def cmd_read(args, here, call):
 
 def cmd_receipts(args, here, call):
     from postbag import words
-    from postbag.ledger import not_there
-    from postbag.location import locate
+    from postbag.location import locate, not_there
     from postbag.refusal import say
     from postbag.vendors import whose
     from postbag.verbs.read import receipts

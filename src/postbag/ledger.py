@@ -16,91 +16,13 @@ import stat
 
 from postbag import ledger_file, records
 from postbag.contract import PEERS, door_fields
+from postbag.damage import another_repositorys, cut_short, first_damage
 from postbag.exchange import Exchange
 from postbag.ledger_index import LineIndex
 from postbag.refusal import Refusal
 
 # What an open record holds of its own; any other field is a switch the human set (vendors.Switch).
 _OPEN_FIELDS = ("n", "at", "kind", "limit", "repository")
-
-
-def truncated(count, path):
-    return f"ledger is truncated after line {count} ({path})"
-
-
-def cut_short(count, path):
-    """The refusal of a ledger whose complete lines are records, but whose last line is
-    unfinished and not as postbag writes one: something else cut it short."""
-    return Refusal(truncated(count, path), records.AFRESH)
-
-
-def require_whole(path):
-    """Refuse the ledger at `path` where it is damaged: its first line that is not a record,
-    or its last line cut short by something other than postbag; nothing where it is whole,
-    where there is none, and where only its last record is unfinished, which the next writer
-    removes. Every line is read."""
-    with Ledger(path, reading=True) as bag:
-        for _ in bag.records():
-            pass
-
-
-def set_aside(location, clock):
-    """Move the ledger at `location` aside, whole, where it is damaged or holds another
-    repository's records, to a name beside it that says so and when (its bytes and its mode
-    kept, so it stays private); the words that say it. A Refusal where it is neither, for
-    then nothing needs setting aside."""
-    path = location.path
-    try:
-        with Ledger(path, serves=location.repository):
-            pass
-        require_whole(path)
-    except Refusal as refusal:
-        if refusal.fix not in (records.AFRESH, ANOTHER_REPOSITORYS):
-            raise
-        damaged = refusal.fix == records.AFRESH
-    else:
-        raise Refusal(f"the ledger {path} is not damaged, so nothing was set aside: open it without --afresh")
-    whose, why = ("damaged ledger", "damaged") if damaged else ("ledger of another repository", "another-repository")
-    stamp = clock.stamp()[:19].replace(":", "")
-    aside = f"{path}.{why}-{stamp}"
-    tried = 1
-    while os.path.lexists(aside):
-        tried += 1
-        aside = f"{path}.{why}-{stamp}-{tried}"
-    from postbag.whole_file import sync_directory  # the human's --afresh alone
-
-    try:
-        os.rename(path, aside)
-        sync_directory(os.path.dirname(path))
-    except OSError as error:
-        raise Refusal(f"cannot set the ledger aside ({error.strerror}: {path})") from None
-    return f"set the {whose} aside, whole and private, as {aside} (postbag read --ledger {aside} reads it)"
-
-
-# What a person does about a ledger that holds another repository's records.
-ANOTHER_REPOSITORYS = (
-    "postbag open --afresh sets it aside, whole, and starts this repository's own, which both agents then join"
-)
-
-
-def another_repositorys(path, found, repository):
-    """The refusal of the ledger at `path`, found for `repository`, whose records name
-    another repository (`found`, what they keep of it)."""
-    recorded = found.get("path") if type(found.get("path")) is str else "a path it does not give"
-    folder, base = os.path.split(recorded)
-    named = folder if base == ".git" else recorded
-    return Refusal(
-        f"the ledger {path} holds another repository's records: they name the repository at {named} (inode "
-        f"{found.get('inode')}), not this one at {repository.main_tree} (inode {repository.inode}); it stays "
-        f"readable with postbag read --ledger {path}",
-        ANOTHER_REPOSITORYS,
-    )
-
-
-def not_there(location):
-    """What a reader says where there is no ledger yet at `location` (a Location)."""
-    whose = f", the repository {location.repository.main_tree}'s" if location.repository is not None else ""
-    return f"there is no ledger at {location.path}{whose} yet"
 
 
 class Ledger:
@@ -371,23 +293,3 @@ class Ledger:
 
     def _first_damage(self, found):
         return first_damage(self.path, found)
-
-
-def first_damage(path, found):
-    """The refusal for a check of the ledger at `path` that failed: that of its first line
-    that is not a record in its place, which may come before what the check found
-    (`found`, the refusal given where every line before it is a record)."""
-    try:
-        fd = ledger_file.open_to_follow(path)
-        data = ledger_file.read_from(fd, 0) if fd is not None else b""
-        if fd is not None:
-            os.close(fd)
-    except (OSError, Refusal):
-        return found
-    whole = data[: data.rfind(b"\n") + 1]
-    try:
-        for _ in records.from_bytes(whole, 1, path):
-            pass
-    except Refusal as refusal:
-        return refusal
-    return found

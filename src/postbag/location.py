@@ -189,3 +189,9 @@ def ledgers(here):
     except OSError:
         return []
     return sorted(os.path.join(folder, name) for name in names if name.endswith(".jsonl") and not name.startswith("."))
+
+
+def not_there(location):
+    """What a reader says where there is no ledger yet at `location` (a Location)."""
+    whose = f", the repository {location.repository.main_tree}'s" if location.repository is not None else ""
+    return f"there is no ledger at {location.path}{whose} yet"

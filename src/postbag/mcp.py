@@ -22,8 +22,7 @@ from postbag.contract import door_fields
 from postbag.escape import shown
 from postbag.guards import caller_of_mcp
 from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
-from postbag.ledger import not_there
-from postbag.location import locate
+from postbag.location import locate, not_there
 from postbag.refusal import Refusal, sentence, told
 from postbag.signals import end_as
 from postbag.vendors import LETTER_MOST, PEERS, VENDORS, other, room

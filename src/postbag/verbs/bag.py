@@ -4,7 +4,8 @@ which ledger it was, where a person could think it another."""
 
 import os
 
-from postbag import ledger
+from postbag import ledger, records
+from postbag.damage import ANOTHER_REPOSITORYS
 from postbag.escape import as_text
 from postbag.location import keep_out_of_git
 from postbag.refusal import Refusal
@@ -60,3 +61,46 @@ def write_record(bag, kind, **fields):
         bag.append(kind, **fields)
     except OSError as error:
         raise Refusal(f"cannot write the ledger ({error.strerror})") from None
+
+
+def require_whole(path):
+    """Refuse the ledger at `path` where it is damaged: its first line that is not a record,
+    or its last line cut short by something other than postbag; nothing where it is whole,
+    where there is none, and where only its last record is unfinished, which the next writer
+    removes. Every line is read."""
+    with ledger.Ledger(path, reading=True) as bag:
+        for _ in bag.records():
+            pass
+
+
+def set_aside(location, clock):
+    """Move the ledger at `location` aside, whole, where it is damaged or holds another
+    repository's records, to a name beside it that says so and when (its bytes and its mode
+    kept, so it stays private); the words that say it. A Refusal where it is neither, for
+    then nothing needs setting aside."""
+    path = location.path
+    try:
+        with ledger.Ledger(path, serves=location.repository):
+            pass
+        require_whole(path)
+    except Refusal as refusal:
+        if refusal.fix not in (records.AFRESH, ANOTHER_REPOSITORYS):
+            raise
+        damaged = refusal.fix == records.AFRESH
+    else:
+        raise Refusal(f"the ledger {path} is not damaged, so nothing was set aside: open it without --afresh")
+    whose, why = ("damaged ledger", "damaged") if damaged else ("ledger of another repository", "another-repository")
+    stamp = clock.stamp()[:19].replace(":", "")
+    aside = f"{path}.{why}-{stamp}"
+    tried = 1
+    while os.path.lexists(aside):
+        tried += 1
+        aside = f"{path}.{why}-{stamp}-{tried}"
+    from postbag.whole_file import sync_directory  # the human's --afresh alone
+
+    try:
+        os.rename(path, aside)
+        sync_directory(os.path.dirname(path))
+    except OSError as error:
+        raise Refusal(f"cannot set the ledger aside ({error.strerror}: {path})") from None
+    return f"set the {whose} aside, whole and private, as {aside} (postbag read --ledger {aside} reads it)"

@@ -9,7 +9,7 @@ from postbag.location import ledgers, locate
 from postbag.refusal import Refusal
 from postbag.times import moment
 from postbag.vendors import PEERS, SWITCHES, room
-from postbag.verbs.bag import ledger_at, repository_fields, which_ledger, write_record
+from postbag.verbs.bag import ledger_at, repository_fields, set_aside, which_ledger, write_record
 from postbag.verbs.join import still_there
 from postbag.words import Done, counted
 
@@ -32,7 +32,7 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
     who has yet to join, and whether each joined door can take a letter."""
     chosen = chosen or {}
     where = locate(here)
-    aside = ledger.set_aside(where, here.clock) if afresh else None
+    aside = set_aside(where, here.clock) if afresh else None
     with ledger_at(here, where, write=True, create=True) as bag:
         replaced = _replaced(bag.exchange())
         write_record(bag, "open", limit=limit, **chosen, **repository_fields(where))

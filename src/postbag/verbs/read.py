@@ -1,11 +1,10 @@
 """What the ledger and the recipients' records say: `read`'s snapshot of the records, the
 status line, and the receipts of letters."""
 
-from postbag import ledger
+from postbag.damage import truncated
 from postbag.escape import one_line
 from postbag.exchange import CLOSED, NOT_OPENED, SPENT
-from postbag.ledger import not_there
-from postbag.location import locate
+from postbag.location import locate, not_there
 from postbag.vendors import SWITCHES, room
 from postbag.verbs.bag import ledger_at
 from postbag.verbs.join import came_from
@@ -42,7 +41,7 @@ class Snapshot:
 def unfinished_words(line, path):
     """What a reader says of a last record left unfinished after `line`, which the next writer removes."""
     return (
-        f"{ledger.truncated(line, path)}: its last record is unfinished, most likely from "
+        f"{truncated(line, path)}: its last record is unfinished, most likely from "
         "an interrupted send, and the next send, join or open removes it"
     )
 
