@@ -1,27 +1,19 @@
-"""A JSON document edited as text, as a person edits it by hand: a value added at the end
-of an array or an object, or taken out of one, every other byte left as it was (the
-person's indentation, key order, spacing, line endings, numbers as written, escapes, and
-final newline).
+"""A JSON document read as JSON.parse reads it, by a parser of its own that keeps where
+each part of it stands, for json_edit.py to edit it as a person would.
 
-The document is read by a parser of its own, which takes what JSON.parse takes (Claude
-Code reads its settings so): any depth, for it keeps its place on a stack of its own, not
-Python's; any number, whose text it checks and never converts; every escape, lone
-surrogates among them. Of a key that stands twice in one object, the last counts, as in
-JSON.parse. The parser keeps, of the root and of the few containers below it that an
-edit looks into, where each item starts and ends and each member's key; every other value
-it checks and passes over, at the speed of json's own scanner where it can. Its time is
-linear in the text, and so is every edit's.
-
-An added value copies the layout around it: the separator the last two items have (or
-the space before the only one), the spacing after a key's colon, and the indentation of
-its lines, so that taking it out again removes exactly the text adding it put in.
+The parser takes what JSON.parse takes (Claude Code reads its settings so): any depth, for
+it keeps its place on a stack of its own, not Python's; any number, whose text it checks
+and never converts; every escape, lone surrogates among them. Of a key that stands twice
+in one object, the last counts, as in JSON.parse. It keeps, of the root and of the few
+containers below it that an edit looks into, where each item starts and ends and each
+member's key; every other value it checks and passes over, at the speed of json's own
+scanner where it can. Its time is linear in the text.
 """
 
 import json
 import json.scanner
 import re
 
-LAYOUT_LOOKS = 64  # containers the layout is read from, at most: enough, and linear in the text
 # One token, after any space: a bracket, a comma or a colon, a string (no control
 # character, known escapes only), a number as JSON writes one, or a literal.
 _TOKEN = re.compile(
@@ -30,7 +22,7 @@ _TOKEN = re.compile(
     r"|(?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
     r"|(?P<literal>true|false|null))"
 )
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SPACES = re.compile(r"[ \t\r\n]*")
 # What an open container waits for next.
 _VALUE, _KEY, _COLON, _NEXT = "a value", "a key in quotes", "a colon", "a comma"
@@ -218,7 +210,7 @@ def _not_json(text, at, stack):
         wanted = top.wants
         if top.may_close:
             wanted += f" or the end of the {top.node.kind}"
-    line = len(_LINE_BREAK.findall(text, 0, at)) + 1
+    line = len(LINE_BREAK.findall(text, 0, at)) + 1
     column = at - max(text.rfind("\n", 0, at), text.rfind("\r", 0, at))
     there = "its end" if at >= len(text) else repr(text[at])
     return NotJson(f"at line {line} column {column}, {there} stands where JSON wants {wanted}")
@@ -271,96 +263,3 @@ def member(node, key):
 def strings(text, node):
     """The strings among the items of the array `node`, decoded."""
     return [string_at(text, item.start) for item in node.items if text[item.start] == '"']
-
-
-def indent_of(text, at):
-    """The spaces and tabs that start the line holding `at`."""
-    start = max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
-    end = start
-    while end < at and text[end] in " \t":
-        end += 1
-    return text[start:end]
-
-
-class Layout:
-    """How a document is laid out, read from its text: its line ending, `unit`, the
-    indentation one level adds (None: it is written on one line), and the separators
-    after a key and between the items of a container written on one line. It is read from
-    the first LAYOUT_LOOKS containers, the top first: a document lays itself out alike."""
-
-    def __init__(self, text, root):
-        found = _LINE_BREAK.search(text)
-        self.newline = found.group() if found else "\n"
-        self.unit = self.colon = self.comma = None
-        containers, looked = [root], 0
-        while looked < min(len(containers), LAYOUT_LOOKS):
-            node, looked = containers[looked], looked + 1
-            self._read(text, node)
-            containers += [item for item in node.items if item.items]
-        if self.unit is None and _LINE_BREAK.search(text, root.start, root.end):
-            self.unit = "  "
-        self.colon = self.colon or ": "
-        self.comma = self.comma or ", "
-
-    def _read(self, text, node):
-        if not node.items:
-            return
-        first = node.items[0]
-        if _on_lines(text, node) and self.unit is None:
-            outer, inner = indent_of(text, node.start), indent_of(text, first.first)
-            if inner.startswith(outer) and len(inner) > len(outer):
-                self.unit = inner[len(outer) :]
-        between = text[first.key_end : first.start] if first.key_end is not None else None
-        if between is not None and self.colon is None and not _LINE_BREAK.search(between):
-            self.colon = between  # a colon on a line of its own is too odd to copy
-        if len(node.items) > 1 and not _on_lines(text, node) and self.comma is None:
-            self.comma = text[first.end : node.items[1].first]
-
-    def render(self, value, indent):
-        """`value` as JSON in this layout: on lines, those after the first at `indent`; or
-        on one line, where `indent` is None or the document is written on one."""
-        if self.unit is None or indent is None:
-            return json.dumps(value, separators=(self.comma, self.colon))
-        shown = json.dumps(value, indent=self.unit, separators=(",", self.colon))
-        return shown.replace("\n", self.newline + indent)
-
-
-def _on_lines(text, node):
-    """Whether the container `node` puts its first item on a line of its own."""
-    until = node.items[0].first if node.items else node.end - 1
-    return _LINE_BREAK.search(text, node.start + 1, until) is not None
-
-
-def appended(text, node, key, value, layout):
-    """`text` with `value` added at the end of the container `node` (under `key`, in an
-    object): after the last item, joined as the last two are (or as the space before the
-    only one says), or, in an empty container, just after its bracket."""
-    if node.items:
-        at, first = node.items[-1].end, node.items[0]
-        if len(node.items) > 1:
-            lead = text[node.items[-2].end : node.items[-1].first]
-        elif _on_lines(text, node):
-            lead = "," + text[node.start + 1 : first.first]
-        else:
-            lead = layout.comma
-        indent = indent_of(text, first.first) if _on_lines(text, node) else None
-    else:
-        at, indent = node.start + 1, indent_of(text, node.start) + (layout.unit or "")
-        lead = layout.newline + indent if _on_lines(text, node) and layout.unit is not None else ""
-        indent = indent if lead else None
-    shown = layout.render(value, indent)
-    if key is not None:
-        shown = json.dumps(key) + layout.colon + shown
-    return text[:at] + lead + shown + text[at:]
-
-
-def without(text, node, index):
-    """`text` without item `index` of the container `node` and what joined it to the one
-    before (or, for the first, to the one after, or to the bracket): what `appended` put
-    in, where it put it."""
-    item = node.items[index]
-    if index > 0:
-        return text[: node.items[index - 1].end] + text[item.end :]
-    if len(node.items) > 1:
-        return text[: item.first] + text[node.items[1].first :]
-    return text[: node.start + 1] + text[item.end :]

@@ -5,7 +5,7 @@ which setup never changes; and the text of settings.json with the rule that lets
 postbag's tools run put in, or taken out, as a person edits it (json_text.py), every other
 byte as it was."""
 
-from postbag import json_text
+from postbag import json_edit, json_text
 from postbag.escape import shell_word
 from postbag.refusal import Refusal
 from postbag.vendor_files import LIMIT, read_regular
@@ -159,13 +159,13 @@ def with_rule(settings):
     in place. A Refusal where they would be longer than postbag reads back."""
     if settings.data in (None, NO_FILE, NO_FOLDER):
         return MADE
-    text, layout = settings.text, json_text.Layout(settings.text, settings.root)
+    text, layout = settings.text, json_edit.Layout(settings.text, settings.root)
     if settings.permissions is None:
-        text = json_text.appended(text, settings.root, "permissions", {"allow": [RULE]}, layout)
+        text = json_edit.appended(text, settings.root, "permissions", {"allow": [RULE]}, layout)
     elif settings.allow is None:
-        text = json_text.appended(text, settings.permissions, "allow", [RULE], layout)
+        text = json_edit.appended(text, settings.permissions, "allow", [RULE], layout)
     else:
-        text = json_text.appended(text, settings.allow, None, RULE, layout)
+        text = json_edit.appended(text, settings.allow, None, RULE, layout)
     return _checked(settings, text)
 
 
@@ -175,7 +175,7 @@ def without_rule(settings, made):
     None where that leaves nothing at all of a file setup made."""
     text = settings.text
     found = [at for at, rule in enumerate(_strings_of(settings.text, settings.allow)) if rule == RULE]
-    text = json_text.without(text, settings.allow, found[-1])
+    text = json_edit.without(text, settings.allow, found[-1])
     for emptied in (ALLOW, PERMISSIONS):
         if made < emptied:
             break
@@ -183,7 +183,7 @@ def without_rule(settings, made):
         holder, held = (now.permissions, now.allow) if emptied == ALLOW else (now.root, now.permissions)
         if held is None or held.items:
             break
-        text = json_text.without(text, holder, holder.items.index(held))
+        text = json_edit.without(text, holder, holder.items.index(held))
     if made == FILE and not json_text.parse(text, within=LOOKED_INTO).items:
         return None
     return _checked(settings, text)
