@@ -582,11 +582,10 @@ def test_without_home_a_persons_home_is_the_one_the_password_database_holds():
     import pwd
 
     from postbag.here import Here
-    from postbag.location import home_of
 
-    assert home_of(Here({}, "/")) == pwd.getpwuid(os.getuid()).pw_dir
-    assert home_of(Here({"HOME": ""}, "/")) == pwd.getpwuid(os.getuid()).pw_dir
-    assert home_of(Here({"HOME": "/home/elsewhere"}, "/")) == "/home/elsewhere"
+    assert Here({}, "/").home() == pwd.getpwuid(os.getuid()).pw_dir
+    assert Here({"HOME": ""}, "/").home() == pwd.getpwuid(os.getuid()).pw_dir
+    assert Here({"HOME": "/home/elsewhere"}, "/").home() == "/home/elsewhere"
 
 
 @pytest.mark.shipped

@@ -3,8 +3,10 @@ clock, system (and the root under which the system keeps what an administrator s
 its standard streams, how it was started, and what the process remembers of its own
 knocks. The entry point reads them once (cli.main) and everything below is given them,
 so that a test, or the MCP server for each call, can give others. Below it, the process
-is read for two things alone, which no test gives otherwise: its id, in the names of
-files no other process may take, and the monotonic timer that measures its own waits."""
+is read only for what no test gives otherwise: its id, in the names of files no other
+process may take; its user, and the password database, for whose a folder is and for a
+home that HOME does not name (~NAME, or HOME unset); and the monotonic timer that
+measures its own waits."""
 
 import os
 
@@ -70,6 +72,24 @@ class Here:
         if self._for_a_child is None:
             raise TypeError("this Here was made without for_a_child: it cannot start a vendor's program")
         return self._for_a_child(self.env)
+
+    def home(self):
+        """The HOME of the environment, else the user's home directory from the password
+        database; a Refusal where HOME is relative, which would put the ledgers wherever a
+        command runs."""
+        home = self.env.get("HOME")
+        if not home:
+            import pwd  # only without HOME, which a person's shell always sets
+
+            home = pwd.getpwuid(os.getuid()).pw_dir
+        if not os.path.isabs(home):
+            from postbag.refusal import Refusal
+
+            raise Refusal(
+                f"HOME is a relative path ({home}), and postbag keeps its ledgers in it: set HOME to your home "
+                "folder's absolute path"
+            )
+        return home.rstrip("/") or "/"
 
     def absolute(self, path):
         """`path` made absolute against the working directory, as the process would open it."""

@@ -111,34 +111,18 @@ def named_path(raw, here):
     return os.path.normpath(path)
 
 
-def home_of(here):
-    """The HOME of `here`, else the user's home directory from the password database; a
-    Refusal where HOME is relative, which would put the ledgers wherever a command runs."""
-    home = here.env.get("HOME")
-    if not home:
-        import pwd  # only without HOME, which a person's shell always sets
-
-        home = pwd.getpwuid(os.getuid()).pw_dir
-    if not os.path.isabs(home):
-        raise Refusal(
-            f"HOME is a relative path ({home}), and postbag keeps its ledgers in it: set HOME to your home folder's "
-            "absolute path"
-        )
-    return home.rstrip("/") or "/"
-
-
 def expand_home(path, here):
     """`path` with a leading ~ taken as the HOME of `here`, and ~NAME as NAME's home directory."""
     if not path.startswith("~"):
         return path
     if path != "~" and not path.startswith("~/"):
         return os.path.expanduser(path)  # ~NAME: from the password database, not the environment
-    return home_of(here) + path[1:]
+    return here.home() + path[1:]
 
 
 def folder_of(here):
     """~/.postbag, in the HOME of `here`, as an absolute path, unchecked."""
-    return os.path.join(home_of(here), FOLDER)
+    return os.path.join(here.home(), FOLDER)
 
 
 def private_folder(here):

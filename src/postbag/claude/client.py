@@ -26,7 +26,6 @@ from postbag.claude.acceptance import (
 from postbag.claude.files import config_directory
 from postbag.claude.modes import BYPASSES
 from postbag.claude.settings import RULE, holding_back, settings_at
-from postbag.location import home_of
 from postbag.processes import which
 from postbag.refusal import Refusal
 from postbag.registration import (
@@ -144,7 +143,7 @@ class ClaudeInstallation(Installation):
 
 def global_config(here):
     """Claude Code's own file of what it keeps for the person, its MCP servers among it."""
-    return os.path.join(here.env.get("CLAUDE_CONFIG_DIR") or home_of(here), ".claude.json")
+    return os.path.join(here.env.get("CLAUDE_CONFIG_DIR") or here.home(), ".claude.json")
 
 
 def settings_path(here):

@@ -19,7 +19,6 @@ no sign of anything.
 import os
 
 from postbag.doors import is_uuid
-from postbag.location import home_of
 from postbag.processes import PID_MOST, runs
 from postbag.receipts import SLACK, TAKEN, UNKNOWN, Receipt, is_the_letter, taken_in
 from postbag.room import CANNOT_TELL
@@ -45,7 +44,7 @@ class Session:
 
 
 def config_directory(here):
-    return here.env.get("CLAUDE_CONFIG_DIR") or os.path.join(home_of(here), ".claude")
+    return here.env.get("CLAUDE_CONFIG_DIR") or os.path.join(here.home(), ".claude")
 
 
 def transcripts(config, session=None):

@@ -18,7 +18,6 @@ no sign of anything.
 
 import os
 
-from postbag.location import home_of
 from postbag.receipts import is_the_letter
 from postbag.vendor_files import find_back, is_regular, json_of, open_regular, record, table, text
 
@@ -41,7 +40,7 @@ THE_ROLLOUT = "the thread's rollout"  # how a receipt names it: its file name ho
 
 
 def home_directory(here):
-    return here.env.get("CODEX_HOME") or os.path.join(home_of(here), ".codex")
+    return here.env.get("CODEX_HOME") or os.path.join(here.home(), ".codex")
 
 
 def rollouts(home, thread):
