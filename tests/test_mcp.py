@@ -20,6 +20,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from postbag import __version__, vendors
+from postbag.mcp_tools import Toolbox
 
 THREAD = "019a1b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b"
 TOOLS = ["join", "send", "read", "status"]
@@ -573,7 +574,7 @@ def test_no_message_ends_in_a_traceback_or_a_reply_that_shows_a_door(tmp_path, i
     here = Here(
         env, str(tmp_path), platform=sys.platform, started=(sys.executable, "", True), for_a_child=vendors.for_a_child
     )
-    reply = jsonrpc.answer(json.dumps(message).encode(), mcp.methods_of(here))
+    reply = jsonrpc.answer(json.dumps(message).encode(), mcp.methods_of(here, Toolbox()))
     shown = json.dumps(reply)
     for secret in (inbox.token, inbox.path, THREAD, codex.thread, "s3cr3t-v4lue"):
         assert secret not in shown
@@ -618,7 +619,7 @@ def test_status_before_any_letter_says_the_other_peer_has_not_joined_and_nothing
     postbag.ok("join", "claude", inside="claude")
     postbag.open("3")
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "status", "arguments": {}}}
-    reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(postbag.place("claude")))
+    reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(postbag.place("claude"), Toolbox()))
     [content] = reply["result"]["content"]
     assert content["text"].endswith("\ncodex has not joined\nyou have sent no letter"), content["text"]
     assert reply["result"]["isError"] is False
@@ -630,7 +631,7 @@ def _dispatch(here, name, arguments, meta=None):
 
     params = {"name": name, "arguments": arguments, **({"_meta": meta} if meta else {})}
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
-    reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(here))
+    reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(here, Toolbox()))
     [content] = reply["result"]["content"]
     return content["text"], reply["result"]["isError"]
 
@@ -671,8 +672,8 @@ def test_a_server_started_without_stdin_or_stdout_ends_at_once_with_0(postbag):
     from postbag import mcp
 
     output = io.TextIOWrapper(io.BytesIO())
-    assert mcp.serve(postbag.place("claude", streams=(None, output, None))) == 0
-    assert mcp.serve(postbag.place("claude", streams=(io.TextIOWrapper(io.BytesIO(b"")), None, None))) == 0
+    assert mcp.serve(postbag.place("claude", streams=(None, output, None)), Toolbox()) == 0
+    assert mcp.serve(postbag.place("claude", streams=(io.TextIOWrapper(io.BytesIO(b"")), None, None)), Toolbox()) == 0
     assert output.buffer.getvalue() == b""
 
 

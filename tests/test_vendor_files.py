@@ -346,6 +346,7 @@ def test_whatever_stands_in_a_vendors_file_every_verb_ends_and_says_what_it_know
     postbag, damaged, within, place, content
 ):
     from postbag import jsonrpc, mcp
+    from postbag.mcp_tools import Toolbox
 
     path = damaged[place]
     try:
@@ -368,7 +369,7 @@ def test_whatever_stands_in_a_vendors_file_every_verb_ends_and_says_what_it_know
             else:
                 assert result.returncode == 1 and text.endswith("; stop and ask the human\n"), text
         call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "status", "arguments": {}}}
-        reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(postbag.place("claude")))
+        reply = jsonrpc.answer(json.dumps(call).encode(), mcp.methods_of(postbag.place("claude"), Toolbox()))
         [status] = reply["result"]["content"]
         assert reply["result"]["isError"] is False and not (set(status["text"]) & UNSAFE)
     finally:

@@ -142,6 +142,7 @@ def cmd_doctor(args, here, call):
 
 def cmd_mcp(args, here, call):
     from postbag import mcp  # a client's verb, and once a session: the agents' verbs need none of it
+    from postbag.mcp_tools import Toolbox
     from postbag.refusal import say
 
     if here.stdin is not None and here.stdin.isatty():
@@ -151,7 +152,7 @@ def cmd_mcp(args, here, call):
             "with both). It ends at the end of its input: press Ctrl-D",
             here.stderr,
         )
-    return mcp.serve(here)
+    return mcp.serve(here, Toolbox())
 
 
 def _chosen(args, here):

@@ -1,7 +1,8 @@
 """postbag's MCP server: `postbag mcp`, on stdin and stdout, which offers an agent postbag's
-verbs as tools, for the sessions whose shell cannot run postbag (a client's sandbox may
-keep its commands from the other session's door and from the ledger, where its MCP
-servers run outside it: docs/doors.md says which).
+verbs as tools (mcp_tools.py's Toolbox, which `serve` is given), for the sessions whose
+shell cannot run postbag (a client's sandbox may keep its commands from the other
+session's door and from the ledger, where its MCP servers run outside it: docs/doors.md
+says which).
 
 It speaks newline-delimited JSON-RPC 2.0 (jsonrpc.py), by hand and with the standard
 library only, and answers each request in turn (a batch of them, under the protocol
@@ -18,7 +19,6 @@ import signal
 
 from postbag import __version__, jsonrpc
 from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
-from postbag.mcp_tools import INSTRUCTIONS, TOOLS, Sessions
 from postbag.refusal import Refusal, sentence, told
 from postbag.signals import end_as
 
@@ -30,14 +30,14 @@ VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 BATCHES = ("2025-03-26", "2024-11-05")
 
 
-def serve(here):
-    """Answer requests from `here`'s stdin until it closes, on its stdout, in `here`;
-    return the exit status, 0."""
+def serve(here, toolbox):
+    """Answer requests from `here`'s stdin until it closes, on its stdout, in `here`, with
+    the tools of `toolbox`; return the exit status, 0."""
     if here.stdin is None or here.stdout is None:  # started without one: there is no client
         return 0
     stdin, stdout = here.stdin.buffer, here.stdout.buffer
     agreement = Agreement()
-    methods = methods_of(here, agreement)
+    methods = methods_of(here, toolbox, agreement)
     calls = _Calls()
     calls.guard()
     for line in jsonrpc.lines(stdin):
@@ -61,42 +61,41 @@ class Agreement:
         self.version = None
 
 
-def methods_of(here, agreement=None):
+def methods_of(here, toolbox, agreement=None):
     """The MCP methods this server answers, for jsonrpc.answer, each in `here`: the place
-    the client started the server in, its environment above all; `agreement` keeps the
-    version initialize agrees on."""
+    the client started the server in, its environment above all; with the tools of
+    `toolbox`; `agreement` keeps the version initialize agrees on."""
     agreement = Agreement() if agreement is None else agreement
-    sessions = Sessions()
     return {
-        "initialize": lambda params: _initialize(params, agreement),
+        "initialize": lambda params: _initialize(params, agreement, toolbox.instructions),
         "ping": lambda params: {},
-        "tools/list": lambda params: {"tools": [tool.listed for tool in TOOLS.values()]},
-        "tools/call": lambda params: _call_tool(params, here, sessions),
+        "tools/list": lambda params: {"tools": [tool.listed for tool in toolbox.tools.values()]},
+        "tools/call": lambda params: _call_tool(params, here, toolbox),
     }
 
 
-def _initialize(params, agreement):
+def _initialize(params, agreement, instructions):
     asked = params.get("protocolVersion")
     agreement.version = asked if asked in VERSIONS else VERSIONS[0]
     return {
         "protocolVersion": agreement.version,
         "capabilities": {"tools": {"listChanged": False}},
         "serverInfo": {"name": "postbag", "title": "postbag", "version": __version__},
-        "instructions": INSTRUCTIONS,
+        "instructions": instructions,
     }
 
 
-def _call_tool(params, here, sessions):
+def _call_tool(params, here, toolbox):
     name = params.get("name")
-    tool = TOOLS.get(name) if type(name) is str else None
+    tool = toolbox.tools.get(name) if type(name) is str else None
     if tool is None:
-        raise JsonRpcError(INVALID_PARAMS, f"unknown tool; the tools are {', '.join(TOOLS)}")
+        raise JsonRpcError(INVALID_PARAMS, f"unknown tool; the tools are {', '.join(toolbox.tools)}")
     arguments = params.get("arguments")
     arguments = tool.fitted({} if arguments is None else arguments)
     if arguments is None:
         return _result(tool.usage, error=True)  # the model's mistake to mend, not the human's
     try:
-        return _result(tool.run(here, params.get("_meta"), arguments, sessions))
+        return _result(tool.run(here, params.get("_meta"), arguments, toolbox.sessions))
     except Refusal as refusal:
         return _refused(refusal)
     except OSError as error:  # what no verb foresaw still fails closed, as on the command line

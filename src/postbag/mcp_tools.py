@@ -202,3 +202,13 @@ TOOLS = {
         ),
     )
 }
+
+
+class Toolbox:
+    """What the server offers and keeps: `tools`, by name; `instructions`, what initialize
+    tells the client of them; and `sessions`, what it keeps of the sessions that call it."""
+
+    tools, instructions = TOOLS, INSTRUCTIONS
+
+    def __init__(self):
+        self.sessions = Sessions()
