@@ -56,3 +56,11 @@ def first_damage(path, found):
     except Refusal as refusal:
         return refusal
     return found
+
+
+def unfinished_words(line, path):
+    """What a reader says of a last record left unfinished after `line`, which the next writer removes."""
+    return (
+        f"{truncated(line, path)}: its last record is unfinished, most likely from "
+        "an interrupted send, and the next send, join or open removes it"
+    )

@@ -5,6 +5,8 @@ may go."""
 # Why no letter can be sent, as Exchange.barred says it.
 NOT_OPENED, CLOSED, SPENT = "not opened", "closed", "spent"
 DEFAULT_LIMIT = 12  # letters an exchange grants when the human names no number
+# What an open record holds of its own; any other field is a switch the human set (vendors.Switch).
+OPEN_FIELDS = ("n", "at", "kind", "limit", "repository")
 
 
 class Exchange:
@@ -16,6 +18,16 @@ class Exchange:
     def __init__(self, granted, sent, *, closed=False, opened=True, switches=None):
         self.granted, self.sent, self.closed, self.opened = granted, sent, closed, opened
         self.switches = switches or {}
+
+    @classmethod
+    def opened_by(cls, record, later):
+        """The exchange the open `record` granted, the `later` records telling what became of it."""
+        sent = closed = 0
+        for each in later:
+            sent += each["kind"] == "letter"
+            closed = closed or each["kind"] == "close"
+        switches = {field: value for field, value in record.items() if field not in OPEN_FIELDS}
+        return cls(record["limit"], sent, closed=bool(closed), switches=switches)
 
     @property
     def left(self):

@@ -21,9 +21,6 @@ from postbag.exchange import Exchange
 from postbag.ledger_index import LineIndex
 from postbag.refusal import Refusal
 
-# What an open record holds of its own; any other field is a switch the human set (vendors.Switch).
-_OPEN_FIELDS = ("n", "at", "kind", "limit", "repository")
-
 
 class Ledger:
     """The ledger opened and locked: shared to read, exclusive to write.
@@ -213,12 +210,7 @@ class Ledger:
         if found is None:
             return Exchange(0, 0, opened=False)
         number, record, _, end = found
-        sent = closed = 0
-        for later in self._records_from(end + 1, number + 1):
-            sent += later["kind"] == "letter"
-            closed = closed or later["kind"] == "close"
-        switches = {field: value for field, value in record.items() if field not in _OPEN_FIELDS}
-        return Exchange(record["limit"], sent, closed=bool(closed), switches=switches)
+        return Exchange.opened_by(record, self._records_from(end + 1, number + 1))
 
     def _records_from(self, start, number):
         """Every record from byte `start`, line `number`, to the end, validated, read a piece at a time."""
@@ -293,3 +285,13 @@ class Ledger:
 
     def _first_damage(self, found):
         return first_damage(self.path, found)
+
+
+def require_whole(path):
+    """Refuse the ledger at `path` where it is damaged: its first line that is not a record,
+    or its last line cut short by something other than postbag; nothing where it is whole,
+    where there is none, and where only its last record is unfinished, which the next writer
+    removes. Every line is read."""
+    with Ledger(path, reading=True) as bag:
+        for _ in bag.records():
+            pass

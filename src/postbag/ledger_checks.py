@@ -6,13 +6,14 @@ import os
 import stat
 
 from postbag import ledger_file
+from postbag.damage import unfinished_words
 from postbag.escape import shell_word
-from postbag.ledger import Ledger
+from postbag.ledger import Ledger, require_whole
 from postbag.location import DEFAULT, folder_of, ledgers, locate, of_repository
 from postbag.refusal import Refusal, to_the_persons_ears
 from postbag.registration import FIX, NOTE, OK, Check
 from postbag.room import TAKES
-from postbag.verbs.bag import require_whole
+from postbag.vendors import reach
 from postbag.words import counted
 
 GIT_WAIT = 10.0  # seconds git may take to list what it tracks in ~/.postbag
@@ -22,7 +23,6 @@ def ledger_checks(here):
     """The ledger as `open` would find it, and each door that has joined it, in `open`'s
     words; then every ledger in ~/.postbag, whose it is and how to read it, and whether
     git tracks any of them."""
-    from postbag import verbs
 
     try:
         location = locate(here)
@@ -34,8 +34,8 @@ def ledger_checks(here):
         joins, exchange = found
         for peer, joined in joins.items():
             if joined is not None:
-                reach = verbs.reach(peer, joined, here, exchange)
-                doors.append(Check(OK if reach.state == TAKES else NOTE, f"{peer}'s door", reach.words))
+                door = reach(peer, joined, here, exchange)
+                doors.append(Check(OK if door.state == TAKES else NOTE, f"{peer}'s door", door.words))
     listed = [_listed(path, here) for path in ledgers(here)]
     return [check, *doors, *_joined_before(here), *listed, *_tracked(here)]
 
@@ -173,8 +173,6 @@ def _the_ledger(location):
     except Refusal as refusal:  # what stops open comes first: a loose mode, open mends itself
         return Check(FIX, what, to_the_persons_ears(refusal)), None
     if unfinished is not None:  # as read says it: nothing the next writer does not mend
-        from postbag.verbs import unfinished_words
-
         return Check(NOTE, what, unfinished_words(unfinished, path)), (joins, exchange)
     if stat.S_IMODE(status.st_mode) & 0o077:
         mode = f"{stat.S_IMODE(status.st_mode):o}"

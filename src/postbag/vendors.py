@@ -160,3 +160,14 @@ def room(peer, here, exchange=None):
     fields = {switch.field for switch in SWITCHES if switch.peer == peer}
     switches = {} if exchange is None else {k: v for k, v in exchange.switches.items() if k in fields}
     return room_class(peer)(here, switches)
+
+
+def reach(peer, joined, here, exchange):
+    """Whether `peer`'s session behind the door of its join record `joined` can take a
+    letter now, in `exchange`: a room.Reach."""
+    from postbag.room import CANNOT_TELL, Reach
+
+    try:
+        return room(peer, here, exchange).reachability(joined)
+    except OSError as error:  # a record that cannot be read is something not known, not a failure
+        return Reach(CANNOT_TELL, f"whether {peer} can take a letter now cannot be told ({error.strerror})")

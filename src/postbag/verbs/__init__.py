@@ -7,9 +7,9 @@ anything these functions decide. What is asked of a peer's door and records is a
 its room (rooms.py), which the exchange's switches go to.
 """
 
-from postbag.verbs.exchange import close_exchange, open_exchange, reach, reach_of
+from postbag.verbs.exchange import close_exchange, open_exchange, reach_of
 from postbag.verbs.join import join
-from postbag.verbs.read import ledger_called, receipt_of, receipts, snapshot, status, status_line, unfinished_words
+from postbag.verbs.read import ledger_called, receipt_of, receipts, snapshot, status, status_line
 from postbag.verbs.send import send
 
 __all__ = [
@@ -17,7 +17,6 @@ __all__ = [
     "join",
     "ledger_called",
     "open_exchange",
-    "reach",
     "reach_of",
     "receipt_of",
     "receipts",
@@ -25,5 +24,4 @@ __all__ = [
     "snapshot",
     "status",
     "status_line",
-    "unfinished_words",
 ]

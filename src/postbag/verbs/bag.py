@@ -7,6 +7,7 @@ import os
 from postbag import ledger, records
 from postbag.damage import ANOTHER_REPOSITORYS
 from postbag.escape import as_text
+from postbag.ledger import require_whole
 from postbag.location import keep_out_of_git
 from postbag.refusal import Refusal
 from postbag.vendors import sandbox_of
@@ -61,16 +62,6 @@ def write_record(bag, kind, **fields):
         bag.append(kind, **fields)
     except OSError as error:
         raise Refusal(f"cannot write the ledger ({error.strerror})") from None
-
-
-def require_whole(path):
-    """Refuse the ledger at `path` where it is damaged: its first line that is not a record,
-    or its last line cut short by something other than postbag; nothing where it is whole,
-    where there is none, and where only its last record is unfinished, which the next writer
-    removes. Every line is read."""
-    with ledger.Ledger(path, reading=True) as bag:
-        for _ in bag.records():
-            pass
 
 
 def set_aside(location, clock):

@@ -8,7 +8,7 @@ from postbag.exchange import CLOSED, NOT_OPENED, SPENT
 from postbag.location import ledgers, locate
 from postbag.refusal import Refusal
 from postbag.times import moment
-from postbag.vendors import PEERS, SWITCHES, room
+from postbag.vendors import PEERS, SWITCHES, reach
 from postbag.verbs.bag import ledger_at, repository_fields, set_aside, which_ledger, write_record
 from postbag.verbs.join import still_there
 from postbag.words import Done, counted
@@ -62,17 +62,6 @@ def _not_joined(absent):
     if len(absent) == len(PEERS):
         return "neither agent has joined yet: no letter can reach them until each joins from its own session"
     return f"{absent[0]} has not joined yet: no letter can reach it until it joins from its own session"
-
-
-def reach(peer, joined, here, exchange):
-    """Whether `peer`'s session behind the door of its join record `joined` can take a
-    letter now, in `exchange`: a room.Reach."""
-    from postbag.room import CANNOT_TELL, Reach
-
-    try:
-        return room(peer, here, exchange).reachability(joined)
-    except OSError as error:  # a record that cannot be read is something not known, not a failure
-        return Reach(CANNOT_TELL, f"whether {peer} can take a letter now cannot be told ({error.strerror})")
 
 
 def reach_of(here, peer, location=None):

@@ -1,7 +1,7 @@
 """What the ledger and the recipients' records say: `read`'s snapshot of the records, the
 status line, and the receipts of letters."""
 
-from postbag.damage import truncated
+from postbag.damage import unfinished_words
 from postbag.escape import one_line
 from postbag.exchange import CLOSED, NOT_OPENED, SPENT
 from postbag.location import locate, not_there
@@ -36,14 +36,6 @@ class Snapshot:
     @property
     def path(self):
         return self.location.path
-
-
-def unfinished_words(line, path):
-    """What a reader says of a last record left unfinished after `line`, which the next writer removes."""
-    return (
-        f"{truncated(line, path)}: its last record is unfinished, most likely from "
-        "an interrupted send, and the next send, join or open removes it"
-    )
 
 
 def status(here, location=None):
