@@ -695,7 +695,7 @@ sys.path.insert(0, sys.argv[1])
 import postbag.__main__
 postbag.__main__._load_compiled_code()
 from postbag.claude import inbox
-inbox.Pace.wait = lambda self: None
+inbox.Throttle.wait = lambda self: None
 sys.exit(postbag.__main__.run(["mcp"]))"""
 
 

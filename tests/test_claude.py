@@ -570,7 +570,7 @@ def test_a_process_keeps_its_knocks_to_the_rate_claude_takes_a_senders_letters_a
 
     monkeypatch.setattr(time, "monotonic", lambda: clock[0])
     monkeypatch.setattr(time, "sleep", sleep)
-    pace = inbox.Pace()
+    pace = inbox.Throttle()
     for _ in range(inbox.BURST - inbox.HEADROOM):  # a few under Claude's burst: its clock may start late
         pace.wait()
     assert slept == []

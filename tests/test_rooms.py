@@ -106,7 +106,8 @@ def test_the_light_part_holds_values_of_the_shapes_above_the_rooms_read():
         # Each word a Switch and a Sandbox take, and none else: vendors.py makes them of these.
         for switch in package.SWITCHES:
             made = vendors.Switch(name, **switch)
-            assert all(isinstance(getattr(made, word), str) for word in ("flag", "field", "help", "opened", "standing"))
+            words = ("flag", "field", "help", "said_at_open", "said_in_status")
+            assert all(isinstance(getattr(made, word), str) for word in words)
         if package.SANDBOX is not None:
             vendors.Sandbox(**package.SANDBOX)
         assert package.in_sandbox(Here({}, "/")) is False

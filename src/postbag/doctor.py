@@ -57,13 +57,13 @@ def _this_postbag(here, wanted):
     return Check(OK, "postbag", f"{__version__}, which the clients start as {wanted.words()}")
 
 
-def _client_checks(its_room, here, wanted):
+def _client_checks(peer_room, here, wanted):
     """A client's checks: installed, its version, postbag as its MCP server, and its room's own."""
-    installed = its_room.installation()
+    installed = peer_room.installation()
     client = installed.client
     if client.program is None:
         return [Check(FIX, client.name, f"not installed here ({client.missing}): install it, then {RUN_SETUP}")]
-    found = [version_check(client, installed.version(), its_room.PROVEN, installed.installing)]
+    found = [version_check(client, installed.version(), peer_room.PROVEN, installed.installing)]
     what = f"{client.name}'s registration of postbag"
     try:
         registered = installed.registered()

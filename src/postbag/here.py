@@ -21,7 +21,7 @@ class Here:
     streams, each None where the process was started without it), `started` (how the
     process was started: the Python executable, the path it ran, and whether it ran as
     `python -m postbag`; envelope.program_of makes the words that start it again) and
-    `paces` (what this process remembers of its own knocks on a door, by room: a process
+    `throttles` (what this process remembers of its own knocks on a door, by room: a process
     is the sender a vendor counts, and the MCP server one process for all its calls), and
     `for_a_child`, which makes of an environment what a vendor's program a door runs gets
     (vendors.for_a_child: the entry point, which knows the vendors, gives it)."""
@@ -31,13 +31,13 @@ class Here:
         "_for_a_child",
         "clock",
         "env",
-        "paces",
         "platform",
         "root",
         "started",
         "stderr",
         "stdin",
         "stdout",
+        "throttles",
     )
 
     def __init__(  # noqa: PLR0913
@@ -50,13 +50,13 @@ class Here:
         platform=None,
         streams=(None, None, None),
         started=None,
-        paces=None,
+        throttles=None,
         for_a_child=None,
     ):
         self.env, self._cwd, self.clock, self.root, self.platform = env, cwd, clock or Clock(), root, platform
         self.stdin, self.stdout, self.stderr = streams
         self.started = started
-        self.paces = {} if paces is None else paces
+        self.throttles = {} if throttles is None else throttles
         self._for_a_child = for_a_child
 
     @property
@@ -110,4 +110,4 @@ class Here:
     def _like(self, env, cwd):
         streams = (self.stdin, self.stdout, self.stderr)
         kept = {"clock": self.clock, "root": self.root, "platform": self.platform, "started": self.started}
-        return Here(env, cwd, streams=streams, paces=self.paces, for_a_child=self._for_a_child, **kept)
+        return Here(env, cwd, streams=streams, throttles=self.throttles, for_a_child=self._for_a_child, **kept)

@@ -14,7 +14,6 @@ outside them.
 """
 
 from postbag.contract import heading
-from postbag.signals import start_beside
 from postbag.times import moment
 from postbag.vendor_files import find_back, quoted
 from postbag.versions import numbers
@@ -58,33 +57,6 @@ class Receipt:
     def as_json(self):
         shown = {"state": self.state, "at": self.at, "answered_by": self.answered_by, "why": self.why or None}
         return {name: value for name, value in shown.items() if value is not None}
-
-
-class Beside:
-    """`look()`, worked out on a thread of its own while the door takes the letter: a
-    vendor's records can take a moment to read (a process's first read of /proc/locks,
-    some kernels make cost more than a send may spend), and the door takes longer."""
-
-    WAIT = 1.0  # seconds, at most, once the door has answered: a slow disk must not hold the send
-
-    def __init__(self, look):
-        self._found = None
-
-        def work():
-            try:
-                self._found = look()
-            except Exception:  # noqa: S110 - what cannot be had is left out, not a failure
-                pass
-
-        # The reader was imported by the caller, on the main thread: a thread that imports
-        # while a refused send's interpreter shuts down can crash it (seen as SIGSEGV from
-        # postbag.pyz's loader).
-        self._thread = start_beside(work)
-
-    def found(self):
-        """What the look found, or None when it found nothing, failed or took too long."""
-        self._thread.join(self.WAIT)
-        return self._found
 
 
 def is_the_letter(text, letter):

@@ -45,18 +45,18 @@ def setup(here, *, removing=False, dry_run=False):
     """What setup does, or, `dry_run`, would do, for this postbag, as `here` was started."""
     require_human("setup", here)
     wanted = registration_of(here)
-    rooms = [(its_room, its_room.installation()) for its_room in (room(peer, here) for peer in PEERS)]
-    found = [(its_room, installed) for its_room, installed in rooms if installed.client.program is not None]
+    rooms = [(peer_room, peer_room.installation()) for peer_room in (room(peer, here) for peer in PEERS)]
+    found = [(peer_room, installed) for peer_room, installed in rooms if installed.client.program is not None]
     absent = [f"{i.client.name} is not installed here ({i.client.missing})" for _, i in rooms if not i.client.program]
     if not found:
         raise Refusal(f"{'; '.join(absent)}: install them, then run postbag setup again")
-    plans = [(its_room, _plan(its_room, installed, wanted, here, removing)) for its_room, installed in found]
+    plans = [(peer_room, _plan(peer_room, installed, wanted, here, removing)) for peer_room, installed in found]
     blocked = [plan.blocked for _, plan in plans if plan.blocked]
     if blocked:
         raise Refusal(f"setup changed nothing: {'; '.join(blocked)}")
-    changes = [(its_room.NAME, change) for its_room, plan in plans for change in plan.changes]
+    changes = [(peer_room.NAME, change) for peer_room, plan in plans for change in plan.changes]
     notes = [f"{line}: setup leaves it alone" for line in absent]
-    notes += [_version_note(its_room, installed) for its_room, installed in found]
+    notes += [_version_note(peer_room, installed) for peer_room, installed in found]
     notes += [note for _, plan in plans for note in plan.notes]
     notes += list(dict.fromkeys(news for _, change in changes for news in change.news))  # moving says it twice
     if not changes:
@@ -66,16 +66,16 @@ def setup(here, *, removing=False, dry_run=False):
     if dry_run:
         return Done("\n".join([*steps, f"setup would make {many} (--dry-run: nothing was changed)"]), *notes)
     _make_all([change for _, change in changes], here)
-    changed = list(dict.fromkeys(its_room.CLIENT for its_room, plan in plans if plan.changes))
+    changed = list(dict.fromkeys(peer_room.CLIENT for peer_room, plan in plans if plan.changes))
     reads = "each reads its" if len(changed) > 1 else "it reads its"
     restart = f"start {' and '.join(changed)} again: {reads} MCP servers as it starts"
     return Done("\n".join([*steps, f"setup made {many}; {restart}"]), *notes)
 
 
-def _version_note(its_room, installed):
-    """What setup says of the version `installed` (an Installation of `its_room`'s client)
+def _version_note(peer_room, installed):
+    """What setup says of the version `installed` (an Installation of `peer_room`'s client)
     is, where doctor would not call it ok; else None."""
-    check = version_check(installed.client, installed.version(), its_room.PROVEN, installed.installing)
+    check = version_check(installed.client, installed.version(), peer_room.PROVEN, installed.installing)
     return None if check.state == OK else f"{installed.client.name}: {check.finding}"
 
 
@@ -120,8 +120,8 @@ def _undone(made, under_way=None):
     return "nothing was changed"
 
 
-def _plan(its_room, installed, wanted, here, removing):
-    """The Plan for the client of `its_room`, as `installed` (its Installation): the
+def _plan(peer_room, installed, wanted, here, removing):
+    """The Plan for the client of `peer_room`, as `installed` (its Installation): the
     person's file first, then the client's commands."""
     try:
         registered = installed.registered()
@@ -132,10 +132,10 @@ def _plan(its_room, installed, wanted, here, removing):
     if state == ANOTHER:
         starts = quoted(registered.words(), 200)
         if removing:
-            left = f"{its_room.CLIENT}'s MCP server postbag starts {starts}, not this postbag: left"
+            left = f"{peer_room.CLIENT}'s MCP server postbag starts {starts}, not this postbag: left"
             return Plan([allowing], notes=[left, *installed.notes(removing=True)])
         return Plan(
-            blocked=f"{its_room.CLIENT}'s MCP server postbag starts {starts}, not this postbag: take "
+            blocked=f"{peer_room.CLIENT}'s MCP server postbag starts {starts}, not this postbag: take "
             f"it out with {installed.unregistering().shown}, or run setup from the postbag "
             "it starts"
         )

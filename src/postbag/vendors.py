@@ -23,14 +23,14 @@ from postbag.refusal import Refusal
 class Switch:
     """A choice the human makes in opening an exchange, which one room honours: `flag` on
     `open`'s command line (with its `help`) records `field` as `value` in the open record,
-    and `opened` and `standing` are what `open` and `read`'s status line add of it. `peer`
-    is the room that honours it."""
+    and `said_at_open` and `said_in_status` are what `open` and `read`'s status line add
+    of it. `peer` is the room that honours it."""
 
-    __slots__ = ("field", "flag", "help", "opened", "peer", "standing", "value")
+    __slots__ = ("field", "flag", "help", "peer", "said_at_open", "said_in_status", "value")
 
-    def __init__(self, peer, flag, field, value, *, help, opened, standing):  # noqa: PLR0913
+    def __init__(self, peer, flag, field, value, *, help, said_at_open, said_in_status):  # noqa: PLR0913
         self.peer, self.flag, self.field, self.value, self.help = peer, flag, field, value, help
-        self.opened, self.standing = opened, standing
+        self.said_at_open, self.said_in_status = said_at_open, said_in_status
 
     @property
     def dest(self):

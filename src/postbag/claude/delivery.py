@@ -43,9 +43,9 @@ class ClaudeDelivery(Delivery):
 
     def knock(self, envelope, sandbox):
         fields = {field: self.joined[field] for field in door_fields(NAME)}
-        ear = knock(fields, envelope, here=self.room.here, sandbox=sandbox, hear=self.hearing is not None)
-        if ear is not None:
-            self.word, self.reason = ear.word(self.hearing)
+        listener = knock(fields, envelope, here=self.room.here, sandbox=sandbox, hear=self.hearing is not None)
+        if listener is not None:
+            self.word, self.reason = listener.word(self.hearing)
 
     def recorded(self):
         return {} if self.word is None else {"recipient_said": self.word}

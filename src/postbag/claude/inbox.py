@@ -38,7 +38,7 @@ _FRAME_MOST = 64 << 10  # bytes of a frame read from Claude: a status is a few h
 # Claude Code takes about 30 letters at once from one sender, then one every two seconds,
 # and drops the rest at its inbox, saying nothing of them to a sender that names no
 # socket of its own (2.1.332, measured: docs/doors.md). A sender is a process, and the
-# MCP server is one process for all of a session's letters: so a process paces
+# MCP server is one process for all of a session's letters: so a process throttles
 # its knocks to the rate Claude counts them at, and none is dropped for it.
 BURST, REFILL = 30, 0.5  # letters, and letters a second
 # The rate a process keeps to: a little under Claude's, whose clock starts when it reads a
@@ -51,7 +51,7 @@ KEPT_TO = 0.9 * REFILL
 HEADROOM = 5
 
 
-class Pace:
+class Throttle:
     """The letters this process may knock with at once, as Claude Code counts a sender's."""
 
     def __init__(self):
@@ -74,16 +74,16 @@ def knock(door, envelope, *, here, sandbox=None, hear=False):
     """Write `envelope` to the inbox socket of `door`, in `here` (its system, and the pace
     of this process's knocks, which Claude counts), from inside `sandbox` (the Sandbox
     around the sender, or None). With `hear`, name a socket of the knock's own on which
-    Claude can say what it did with the letter: the Ear that listens there (None where
+    Claude can say what it did with the letter: the StatusListener that listens there (None where
     none could be made); else None."""
     most = SOCKET_PATH_MOST.get(here.platform, SOCKET_PATH_MOST_ELSEWHERE)
-    ear = Ear.beside(door["socket"], most) if hear else None
-    if ear is None:  # a knock that names its own socket is a sender of its own
-        here.paces.setdefault("claude", Pace()).wait()
+    listener = StatusListener.beside(door["socket"], most) if hear else None
+    if listener is None:  # a knock that names its own socket is a sender of its own
+        here.throttles.setdefault("claude", Throttle()).wait()
     auth = {"type": "auth", "token": door["token"]}
     message = {"type": "user", "message": {"role": "user", "content": envelope}}
-    if ear is not None:
-        message |= {"from": f"uds:{ear.path}", "msg_id": ear.msg_id}
+    if listener is not None:
+        message |= {"from": f"uds:{listener.path}", "msg_id": listener.msg_id}
     payload = (dumps(auth) + "\n" + dumps(message) + "\n").encode()
     inbox = _stream_socket()
     try:
@@ -102,15 +102,15 @@ def knock(door, envelope, *, here, sandbox=None, hear=False):
         except OSError as error:
             raise maybe_delivered("claude", _socket_failure(error)) from None
     except Refusal:
-        if ear is not None:
-            ear.close()
+        if listener is not None:
+            listener.close()
         raise
     finally:
         inbox.close()
-    return ear
+    return listener
 
 
-class Ear:
+class StatusListener:
     """A socket of the knock's own beside the inbox, on which Claude says what it did with
     the letter; closed, and its file removed, once heard."""
 
@@ -119,7 +119,7 @@ class Ear:
 
     @classmethod
     def beside(cls, inbox, most):
-        """An Ear in the directory of the socket `inbox`, or None where none can be made
+        """A StatusListener in the directory of the socket `inbox`, or None where none can be made
         there (its path longer than `most` bytes, what a socket's address can hold)."""
         # The whole socket module, whose accept() the C one lacks: a knock that hears is
         # one whose letter Claude may hold, and pays for it.
@@ -186,7 +186,7 @@ def _frames(connection, deadline):
 
 
 def _status_word(lines):
-    """Claude's word in a peer_message_status frame among `lines`, as Ear.word gives it; None without one."""
+    """Claude's word in a peer_message_status frame among `lines`, as StatusListener.word gives it; None without one."""
     for line in lines:
         try:
             frame = record(json_of(line))

@@ -49,8 +49,8 @@ NO_WAKE = {
     "field": "wake",
     "value": False,
     "help": "wake no Codex thread: letters to one nobody has loaded wait until a person resumes it",
-    "opened": "which wake no codex thread",
-    "standing": "waking no codex thread",
+    "said_at_open": "which wake no codex thread",
+    "said_in_status": "waking no codex thread",
 }
 SWITCHES = (NO_WAKE,)
 # What its sandbox keeps a command from, in a refusal's words (vendors.Sandbox says each).

@@ -11,7 +11,7 @@ from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
 from postbag.codex.queue import Resume, find_codex, knock
 from postbag.codex.wake import CODEX_WITHOUT_RESUME, why_not_woken
 from postbag.doors import Delivery
-from postbag.receipts import Beside
+from postbag.signals import start_beside
 from postbag.vendor_files import newest
 
 # What a send says of a thread nobody has loaded that the resume it asked for did not wake.
@@ -21,6 +21,34 @@ RESUME_FAILED = {
     "it",
     Resume.UNSUPPORTED: CODEX_WITHOUT_RESUME,
 }
+
+
+class InBackground:
+    """`look()`, worked out on a thread of its own while the door takes the letter: whether
+    a running codex has the thread loaded can take a moment to read (a process's first
+    read of /proc/locks, some kernels make cost more than a send may spend), and `codex
+    queue` takes longer."""
+
+    WAIT = 1.0  # seconds, at most, once the door has answered: a slow disk must not hold the send
+
+    def __init__(self, look):
+        self._found = None
+
+        def work():
+            try:
+                self._found = look()
+            except Exception:  # noqa: S110 - what cannot be had is left out, not a failure
+                pass
+
+        # The reader was imported by the caller, on the main thread: a thread that imports
+        # while a refused send's interpreter shuts down can crash it (seen as SIGSEGV from
+        # postbag.pyz's loader).
+        self._thread = start_beside(work)
+
+    def result(self):
+        """What the look found, or None when it found nothing, failed or took too long."""
+        self._thread.join(self.WAIT)
+        return self._found
 
 
 class CodexDelivery(Delivery):
@@ -39,7 +67,7 @@ class CodexDelivery(Delivery):
             self.gone = True
         elif found:  # None: no sessions here to read, and nothing is known
             system = room.here.platform
-            self.loaded = Beside(lambda: is_loaded(home, self.thread, system))
+            self.loaded = InBackground(lambda: is_loaded(home, self.thread, system))
             self.why_not = why_not_woken(newest(found), room.wakes)
             self.resume = self.why_not is None
             self.stalled = stalled(newest(found))
@@ -53,7 +81,7 @@ class CodexDelivery(Delivery):
             return "but codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
         if self.loaded is None:
             return None
-        state = self.loaded.found()
+        state = self.loaded.result()
         if state == LOADED or self.answer == Resume.LOADED_ELSEWHERE:
             return None if self.stalled is None else f"but {self.stalled}"  # else it takes it when idle
         if not self.resume:
@@ -75,7 +103,7 @@ class CodexDelivery(Delivery):
 
     def finish(self):
         if self.loaded is not None:
-            self.loaded.found()
+            self.loaded.result()
 
 
 def stalled(rollout):

@@ -40,7 +40,7 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
     # Read outside the lock, as receipts are: the vendors' records are theirs.
     absent = [peer for peer, joined in joins.items() if joined is None]
     doors = [reach(peer, joined, here, exchange).words for peer, joined in joins.items() if joined is not None]
-    switched = [switch.opened for switch in SWITCHES if switch.set_in(chosen)]
+    switched = [switch.said_at_open for switch in SWITCHES if switch.set_in(chosen)]
     opened = ", ".join([f"exchange open: {counted(limit, 'letter')}", *switched])
     wrote = which_ledger(bag, where, always=True)
     elsewhere = _joined_elsewhere(here, where, limit) if len(absent) == len(PEERS) else []

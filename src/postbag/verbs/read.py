@@ -55,7 +55,7 @@ def status_line(bag, location):
     else:
         state = f"exchange of {counted(exchange.granted, 'letter')}, {exchange.sent} sent, "
         state += STANDING.get(exchange.barred) or f"{exchange.left} left"
-        state += "".join(f", {s.standing}" for s in SWITCHES if s.set_in(exchange.switches))
+        state += "".join(f", {s.said_in_status}" for s in SWITCHES if s.set_in(exchange.switches))
     peers = [_joined_words(peer, joined) for peer, joined in bag.latest_joins().items()]
     return f"{ledger_called(location)}: {state}; {', '.join(peers)}"
 

@@ -101,7 +101,7 @@ def _require_the_joined_session(peer, joined, door, where):
     )
 
 
-def _require_working_here(peer, joined, where, here, its_room):
+def _require_working_here(peer, joined, where, here, recipient_room):
     """Refuse a letter to `peer`'s session behind `joined`, its join, where the session does
     not work in the repository whose ledger `where` is (outside any, for the default): as
     its join records it, or, for a join from before joins recorded it, as its directory or
@@ -114,7 +114,7 @@ def _require_working_here(peer, joined, where, here, its_room):
             return
     elif "repository" in joined and recorded is None and where.repository is None:
         return
-    directory = joined.get("cwd") if type(joined.get("cwd")) is str else its_room.directory(joined)
+    directory = joined.get("cwd") if type(joined.get("cwd")) is str else recipient_room.directory(joined)
     if directory is None or not os.path.isdir(directory):
         raise Refusal(
             f"{peer}'s join does not show where its session works (a join from before each repository had a ledger "
