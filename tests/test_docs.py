@@ -228,18 +228,54 @@ def test_every_module_imports_only_from_its_layer_and_below_and_no_circle_runs_t
 
 
 # Names that more than one module defines, each the same thing in each: what each vendor's
-# room or package answers.
-EACH_VENDORS = {"inside", "door_in", "in_sandbox", "is_session_variable", "knock", "took", "version_of"}
+# package declares (and vendors.py gathers over both) and its room answers; what every room
+# says of itself; 1.0's name for the entry point; and attributes that are, in each class
+# that has them, its own of the same kind (a path, a name, its help, why, its state...).
+EACH_VENDORS = {
+    "CLIENT", "DELIVERED", "DOOR_VARIABLES", "FILES", "INSTALLING", "LETTER_MOST", "MARKS", "NAME", "PROGRAM",
+    "PROVEN", "SANDBOX", "SEND_TOOL", "SERVER_NAME", "SESSION", "SESSION_NAME", "SWITCHES", "VARIABLES",
+    "door_in", "in_sandbox", "inside", "is_session_variable", "knock", "took", "version_of", "main",
+}  # fmt: skip
+OF_THE_SAME_KIND = {
+    ".PROVEN", ".SEND_TOOL", ".__slots__", ".clock", ".data", ".env", ".fd", ".help", ".here", ".identity",
+    ".installing", ".name", ".news", ".path", ".room", ".state", ".switches", ".usage", ".why",
+}  # fmt: skip
+
+
+def defined_names(tree):
+    """Every name a module of `tree` defines, by the modules that define it: its functions,
+    classes and constants, and, as ".NAME", its classes' attributes."""
+    defined = {}
+
+    def add(name, module):
+        defined.setdefault(name, set()).add(module)
+
+    def targets(node):
+        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            yield from target.elts if isinstance(target, ast.Tuple) else [target]
+
+    for module in graph.module_names(tree):
+        for node in graph.parsed(tree, module).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                add(node.name, module)
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                for target in targets(node):
+                    if isinstance(target, ast.Name):
+                        add(target.id, module)
+            if isinstance(node, ast.ClassDef):
+                for inner in ast.walk(node):
+                    if isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Store):
+                        add("." + inner.attr, module)
+                    if isinstance(inner, (ast.Assign, ast.AnnAssign)) and inner in node.body:
+                        for target in targets(inner):
+                            if isinstance(target, ast.Name):
+                                add("." + target.id, module)
+    return defined
 
 
 def test_no_two_modules_give_one_name_to_two_things():
-    defined = {}
-    for name in graph.module_names(ROOT):
-        for node in graph.parsed(ROOT, name).body:
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                defined.setdefault(node.name, []).append(name)
-    shared = {name: modules for name, modules in defined.items() if len(modules) > 1}
-    assert sorted(set(shared) - EACH_VENDORS) == [], shared
+    shared = {name: modules for name, modules in defined_names(ROOT).items() if len(modules) > 1}
+    assert sorted(set(shared) - EACH_VENDORS - OF_THE_SAME_KIND) == [], shared
 
 
 def test_the_readme_installs_each_client_as_setup_and_doctor_say_to():

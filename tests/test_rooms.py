@@ -143,7 +143,7 @@ def test_each_room_answers_every_question_in_the_declared_shapes(peer, here):
 
     installed = room.installation()
     assert isinstance(installed, Installation)
-    assert isinstance(installed.client, Client) and installed.client.program is None and installed.client.missing
+    assert isinstance(installed.client, Client) and installed.client.path is None and installed.client.missing
     assert installed.version() is None
     assert installed.registered() is None  # nothing registered in a throwaway home
     assert isinstance(installed.registering(Registration(["postbag", "mcp"])), Change)

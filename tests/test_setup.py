@@ -779,7 +779,7 @@ def test_no_sequence_of_setups_removals_and_edits_loses_the_persons_file(tmp_pat
 
     folder = tmp_path_factory.mktemp("claude") / ".claude"
     path = str(folder / "settings.json")
-    kept = path + permission.KEPT
+    kept = path + whole_file.KEPT
     left = None
     if leftover is not None:  # a copy an earlier install left: the person's from now on
         os.makedirs(folder, exist_ok=True)
@@ -814,7 +814,7 @@ def test_no_sequence_of_setups_removals_and_edits_loses_the_persons_file(tmp_pat
             assert taken == (1 if given_back is not None else 0)
             if given_back is not None:
                 assert (after or b"") == given_back
-            assert whole_file.copy_as_left(path, permission.KEPT) is None
+            assert whole_file.copy_as_left(path) is None
             given_back = None
         if left is not None:
             assert read_bytes(kept) == left  # the copy an earlier install left stays as it was

@@ -13,8 +13,8 @@ from postbag.guards import require_human_first
 from postbag.refusal import Refusal, silence, stop
 from postbag.vendors import CLIENTS, VENDORS, for_a_child, in_a_persons_terminal
 
-INTERRUPTED, READER_GONE = 130, 141  # as a shell reports SIGINT and SIGPIPE
-SHOWN_MOST = 60  # characters of an unquoted letter a usage mistake echoes, quoted as it should have been
+EXIT_INTERRUPTED, EXIT_READER_GONE = 130, 141  # as a shell reports SIGINT and SIGPIPE
+LETTER_ECHOED_MOST = 60  # characters of an unquoted letter a usage mistake echoes, quoted as it should have been
 ENVIRONMENT = {
     "POSTBAG_LEDGER": (
         "the ledger (default: the repository's own in ~/.postbag, else ~/.postbag/ledger.jsonl); "
@@ -22,7 +22,6 @@ ENVIRONMENT = {
     ),
     **{name: said for each in VENDORS.values() for name, said in each.VARIABLES.items()},
 }
-SESSIONS = " and ".join(f"a {each.CLIENT} session" for each in VENDORS.values())
 EXAMPLES = f"""\
 a session:
   postbag setup                            you, once: register postbag with {CLIENTS}
@@ -78,12 +77,12 @@ def main(argv=None, env=None, here=None):
         return stop(refusal, here.stderr, to_the_person=to_the_person)
     except BrokenPipeError:
         silence(here.stdout)  # the reader went away, as in `postbag read | head`
-        return READER_GONE
+        return EXIT_READER_GONE
     except OSError as error:  # what no verb foresaw still fails closed, without a traceback
         failed = Refusal(error.strerror or "the system refused an operation")
         return stop(failed, here.stderr, to_the_person=to_the_person)
     except KeyboardInterrupt:
-        return INTERRUPTED
+        return EXIT_INTERRUPTED
 
 
 class Call:
@@ -131,7 +130,7 @@ def _parse(argv, here):
         from postbag.escape import shell_word  # a letter of many words, unquoted: the shell split it
 
         whole = shell_word(" ".join([args.text, *extra]))
-        shown = whole if len(whole) <= SHOWN_MOST else whole[: SHOWN_MOST - 2] + "…'"
+        shown = whole if len(whole) <= LETTER_ECHOED_MOST else whole[: LETTER_ECHOED_MOST - 2] + "…'"
         parser.error(
             f"the letter is one argument: quote it (postbag send {args.peer} {shown}), or "
             f"give - and the letter on stdin (postbag send {args.peer} - <<'POSTBAG')"
@@ -156,9 +155,10 @@ def _verb_parser(verb, here):
 
 
 def _top_parser(here):
+    sessions = " and ".join(f"a {each.CLIENT} session" for each in VENDORS.values())
     parser = _speaking_parser(here)(
         prog="postbag",
-        description=f"Two coding agents on one machine, {SESSIONS},"
+        description=f"Two coding agents on one machine, {sessions},"
         "\ncorrespond by letters. A human opens each exchange with a budget of letters.",
         epilog=EXAMPLES,
         formatter_class=_sized(_argparse().RawDescriptionHelpFormatter, _columns(here)),

@@ -61,7 +61,7 @@ def _client_checks(peer_room, here, wanted):
     """A client's checks: installed, its version, postbag as its MCP server, and its room's own."""
     installed = peer_room.installation()
     client = installed.client
-    if client.program is None:
+    if client.path is None:
         return [Check(FIX, client.name, f"not installed here ({client.missing}): install it, then {RUN_SETUP}")]
     found = [version_check(client, installed.version(), peer_room.PROVEN, installed.installing)]
     what = f"{client.name}'s registration of postbag"
@@ -120,7 +120,7 @@ def answers(registration, here):
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env={**here.child_env(), **registration.env},
+            env={**here.child_env(), **registration.variables},
             start_new_session=True,
         )
     except OSError as error:

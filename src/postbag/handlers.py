@@ -9,7 +9,7 @@ from postbag.vendors import AGENTS, CLIENTS, PEERS
 # Letters an exchange may grant at most: the largest whole number every JSON reader of the
 # ledger keeps exact (jq's and JavaScript's numbers are doubles). Past it is no budget.
 LIMIT_MOST = 2**53 - 1
-SHOWN_MOST = 20  # characters of a number the command line echoes back in a usage error
+NUMBER_ECHOED_MOST = 20  # characters of a number the command line echoes back in a usage error
 FOLLOW_INTERVAL = 0.25  # seconds between looks at the file: prompt for a person, idle for the machine
 FIX_FOUND = 1  # doctor's exit status while something needs a fix
 
@@ -79,7 +79,7 @@ def cmd_read(args, here, call):
     with_status = on_a_terminal and not args.follow
     named = _chosen(args, here)
     shot = snapshot(here, count, on_wait=waiting, following=args.follow, location=named)
-    if not shot.found:
+    if not shot.exists:
         say(not_there(shot.location), here.stderr)
         if not args.follow:
             return 0
@@ -198,9 +198,9 @@ def number(call, text, what, most=None):
     else a usage error naming `what`, which echoes `text` cut short."""
     if text is None:
         return None
-    shown = repr(text if len(text) <= SHOWN_MOST else text[: SHOWN_MOST - 1] + "…")
+    shown = repr(text if len(text) <= NUMBER_ECHOED_MOST else text[: NUMBER_ECHOED_MOST - 1] + "…")
     digits = text.strip().removeprefix("+")
-    if len(digits) > SHOWN_MOST and digits.isascii() and digits.isdigit():
+    if len(digits) > NUMBER_ECHOED_MOST and digits.isascii() and digits.isdigit():
         number = 2**63  # past any count, and past what int() takes from text
     else:
         try:

@@ -11,16 +11,16 @@ from postbag.refusal import Refusal
 class Position:
     """A place in the ledger file: which file, how far into it, and the next line's number."""
 
-    __slots__ = ("identity", "number", "offset", "path")
+    __slots__ = ("identity", "next_number", "offset", "path")
 
-    def __init__(self, path, identity, offset, number):
-        self.path, self.identity, self.offset, self.number = path, identity, offset, number
+    def __init__(self, path, identity, offset, next_number):
+        self.path, self.identity, self.offset, self.next_number = path, identity, offset, next_number
 
     def follow(self, interval):
         """Each record appended after this position, as it is appended, checking every
         `interval` seconds; no lock is held. A ledger that does not exist yet is waited for.
         Moving, replacing or cutting the file short ends it with a refusal."""
-        fd, identity, offset, number = None, self.identity, self.offset, self.number
+        fd, identity, offset, number = None, self.identity, self.offset, self.next_number
         try:
             while True:
                 if fd is None:

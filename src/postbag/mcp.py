@@ -42,7 +42,7 @@ def serve(here, toolbox):
     calls.guard()
     for line in jsonrpc.lines(stdin):
         with calls:
-            reply = jsonrpc.answer(line, methods, batches=agreement.version in BATCHES)
+            reply = jsonrpc.answer(line, methods, batches=agreement.protocol in BATCHES)
             if reply is not None:
                 try:
                     jsonrpc.write_message(stdout, reply)
@@ -53,12 +53,12 @@ def serve(here, toolbox):
 
 class Agreement:
     """What the server keeps of its client from one message to the next: the protocol
-    `version` they agreed on, which says how the wire is read (None: not yet)."""
+    `protocol` version they agreed on, which says how the wire is read (None: not yet)."""
 
-    __slots__ = ("version",)
+    __slots__ = ("protocol",)
 
     def __init__(self):
-        self.version = None
+        self.protocol = None
 
 
 def methods_of(here, toolbox, agreement=None):
@@ -76,9 +76,9 @@ def methods_of(here, toolbox, agreement=None):
 
 def _initialize(params, agreement, instructions):
     asked = params.get("protocolVersion")
-    agreement.version = asked if asked in VERSIONS else VERSIONS[0]
+    agreement.protocol = asked if asked in VERSIONS else VERSIONS[0]
     return {
-        "protocolVersion": agreement.version,
+        "protocolVersion": agreement.protocol,
         "capabilities": {"tools": {"listChanged": False}},
         "serverInfo": {"name": "postbag", "title": "postbag", "version": __version__},
         "instructions": instructions,

@@ -87,7 +87,7 @@ def _send(here, meta, arguments, sessions):
 def _read(here, meta, arguments, sessions):
     place, location, _ = sessions.callers_place(here, meta)
     shot = verbs.snapshot(place, arguments.get("count", READ_DEFAULT), location=location)
-    if not shot.found:
+    if not shot.exists:
         return not_there(shot.location)
     shown = (
         "".join(map(words.human_line, shot.records)) or "the ledger holds no records yet"

@@ -47,7 +47,7 @@ def from_bytes(data, number, path):
         if cut:
             yield from from_bytes(data[:cut], number, path)
         raise not_a_record(number + data.count(b"\n", 0, cut), path) from None
-    at, size, find_end, scan = 0, len(text), text.index, _scan
+    at, size, find_end, scan = 0, len(text), text.index, _scan_record
     escapes = _may_escape_a_surrogate(text)  # once for all, not once a line
     while at < size:
         end = find_end("\n", at)
@@ -75,7 +75,7 @@ def parse_record(text, start, end, number, escapes=True):
     while start < end and text[start] in _JSON_SPACE:
         start += 1
     try:
-        record, stop = _scan(text, start)
+        record, stop = _scan_record(text, start)
     except (*json_values.NOT_JSON, RecursionError):
         return None
     if stop != end and text[stop:end].strip(_JSON_SPACE):
@@ -136,4 +136,4 @@ def _may_escape_a_surrogate(text, start=0, end=None):
 # json's own scanner parses one value in place, where the line starts, with no copy of the
 # line and none of json.loads's wrapping. NaN and Infinity are not JSON, so they are
 # refused too.
-_scan = json_values.scanner(constants=False)
+_scan_record = json_values.scanner(constants=False)

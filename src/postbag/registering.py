@@ -24,7 +24,7 @@ def registration_of(here):
 def ledger_of(registration, here):
     """The ledger postbag's server writes, started as `registration` says: the path its
     POSTBAG_LEDGER names; None where it names none, and each session's is its own."""
-    named = registration.env.get(VARIABLE)
+    named = registration.variables.get(VARIABLE)
     if not named:
         return None
     try:

@@ -77,27 +77,27 @@ class Installation(abc.ABC):
 
 
 class Client:
-    """A vendor's program as a person installed it: `name` (as its vendor names it), `word`
-    (as a person types it) and `program` (its path, or None where it is not to be found,
+    """A vendor's program as a person installed it: `name` (as its vendor names it), `command`
+    (as a person types it) and `path` (its path, or None where it is not to be found,
     with `missing` saying why)."""
 
-    __slots__ = ("missing", "name", "program", "word")
+    __slots__ = ("command", "missing", "name", "path")
 
-    def __init__(self, name, word, program=None, missing=None):
-        self.name, self.word, self.program, self.missing = name, word, program, missing
+    def __init__(self, name, command, path=None, missing=None):
+        self.name, self.command, self.path, self.missing = name, command, path, missing
 
 
 class Registration:
-    """How a client starts postbag's server: `argv`, its command and arguments, and `env`,
-    the variables the client gives it."""
+    """How a client starts postbag's server: `argv`, its command and arguments, and
+    `variables`, the variables the client gives it."""
 
-    __slots__ = ("argv", "env")
+    __slots__ = ("argv", "variables")
 
-    def __init__(self, argv, env=None):
-        self.argv, self.env = list(argv), dict(env or {})
+    def __init__(self, argv, variables=None):
+        self.argv, self.variables = list(argv), dict(variables or {})
 
     def __eq__(self, other):
-        return isinstance(other, Registration) and (self.argv, self.env) == (other.argv, other.env)
+        return isinstance(other, Registration) and (self.argv, self.variables) == (other.argv, other.variables)
 
     def __hash__(self):
         return hash(tuple(self.argv))
@@ -133,10 +133,10 @@ def command(client, env, does, argv):
     """A Change that runs one of `client`'s own commands, `argv` after its program, in
     `env`: `does`, what it does, is followed by the command as a person would type it, each
     word quoted for a shell, so that it can be pasted."""
-    shown = " ".join(map(shell_word, [client.word, *argv]))
+    shown = " ".join(map(shell_word, [client.command, *argv]))
 
     def make():
-        status, _, err = processes.ask([client.program, *argv], env, COMMAND_TIMEOUT)
+        status, _, err = processes.ask([client.path, *argv], env, COMMAND_TIMEOUT)
         if status != 0:
             raise failed(shown, status, err)
 
@@ -187,5 +187,5 @@ def version_check(client, installed, proven, installing):
 
 def version_words(client, env):
     """The words `client`'s own --version prints, or none where it fails."""
-    status, out, _ = processes.ask([client.program, "--version"], env, COMMAND_TIMEOUT)
+    status, out, _ = processes.ask([client.path, "--version"], env, COMMAND_TIMEOUT)
     return out.split() if status == 0 else []

@@ -32,7 +32,7 @@ from postbag.escape import as_text
 from postbag.refusal import Refusal
 
 LINK_MOST = 4096  # bytes of a `.git` file or `commondir` postbag reads: a path and a line ending
-HEAD_MOST = 255  # bytes of HEAD git reads to tell what it names
+GIT_HEAD_MOST = 255  # bytes of HEAD git reads to tell what it names
 MEND = "mend it (git worktree repair, for a worktree), or name a ledger with POSTBAG_LEDGER"
 _TRUE = ("1", "true", "yes", "on")
 
@@ -205,7 +205,7 @@ def _head_is_valid(path):
     try:
         if stat.S_ISLNK(os.lstat(path).st_mode):
             return os.readlink(path).startswith("refs/")
-        text = _text_of_file(path, HEAD_MOST, whole=False)
+        text = _text_of_file(path, GIT_HEAD_MOST, whole=False)
     except (OSError, ValueError, Refusal):
         return False
     if text.startswith("ref:"):

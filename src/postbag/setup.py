@@ -46,8 +46,8 @@ def setup(here, *, removing=False, dry_run=False):
     require_human("setup", here)
     wanted = registration_of(here)
     rooms = [(peer_room, peer_room.installation()) for peer_room in (room(peer, here) for peer in PEERS)]
-    found = [(peer_room, installed) for peer_room, installed in rooms if installed.client.program is not None]
-    absent = [f"{i.client.name} is not installed here ({i.client.missing})" for _, i in rooms if not i.client.program]
+    found = [(peer_room, installed) for peer_room, installed in rooms if installed.client.path is not None]
+    absent = [f"{i.client.name} is not installed here ({i.client.missing})" for _, i in rooms if not i.client.path]
     if not found:
         raise Refusal(f"{'; '.join(absent)}: install them, then run postbag setup again")
     plans = [(peer_room, _plan(peer_room, installed, wanted, here, removing)) for peer_room, installed in found]
@@ -157,8 +157,8 @@ def _moving(installed, registered, wanted, here):
     another ledger than this terminal (or names one where this names none, or none where
     this names one), at this terminal's: the registration taken out and made again, with
     whatever else it names; put back as it was where the new one fails."""
-    others = {name: value for name, value in registered.env.items() if name != VARIABLE}
-    moved = Registration(wanted.argv, {**others, **wanted.env})
+    others = {name: value for name, value in registered.variables.items() if name != VARIABLE}
+    moved = Registration(wanted.argv, {**others, **wanted.variables})
     out = _undone_by(installed.unregistering(), installed.registering(registered))
     back_in = _undone_by(installed.registering(moved), installed.unregistering())
 

@@ -22,6 +22,8 @@ from postbag.escape import shell_word
 from postbag.refusal import Refusal
 from postbag.vendor_files import open_regular
 
+KEPT = ".before-postbag"  # what a person's file, as setup found it, is kept as beside it
+
 
 def write(path, data, mode=None):
     """`data` as the whole of the file at `path` (or the file a link there names), which
@@ -101,11 +103,11 @@ def put_back(path, was):
     os.utime(path, ns=(was.modified, was.modified))
 
 
-def copies(path, suffix):
-    """The copies kept beside the file at `path`: `path + suffix`, and any later one
-    `path + suffix + "-N"`, in that order."""
+def copies(path):
+    """The copies kept beside the file at `path`: `path + KEPT`, and any later one
+    `path + KEPT + "-N"`, in that order."""
     folder, name = os.path.split(path)
-    stem = name + suffix
+    stem = name + KEPT
     try:
         names = os.listdir(folder or ".")
     except OSError:
@@ -115,18 +117,18 @@ def copies(path, suffix):
     return [os.path.join(folder, each) for each in found]
 
 
-def free_copy(path, suffix):
-    """Where a new copy of the file at `path` goes: `path + suffix`, else the first
-    `path + suffix + "-N"` no file takes. A copy already there is never written over."""
-    taken, tried = set(copies(path, suffix)), path + suffix
+def free_copy(path):
+    """Where a new copy of the file at `path` goes: `path + KEPT`, else the first
+    `path + KEPT + "-N"` no file takes. A copy already there is never written over."""
+    taken, tried = set(copies(path)), path + KEPT
     number = 1
     while tried in taken or os.path.lexists(tried):
         number += 1
-        tried = f"{path}{suffix}-{number}"
+        tried = f"{path}{KEPT}-{number}"
     return tried
 
 
-def copy_as_left(path, suffix):
+def copy_as_left(path):
     """The copy setup made of the file at `path`, where the file is as setup left it: the
     copy stamped (stamp) with the file's ctime, which any write or chmod moves on and
     nothing sets back. None where no copy is: one made by something else, or before the
@@ -135,7 +137,7 @@ def copy_as_left(path, suffix):
         changed = os.stat(path).st_ctime_ns
     except OSError:
         return None
-    for copy in copies(path, suffix):
+    for copy in copies(path):
         try:
             stamped = os.stat(copy, follow_symlinks=False).st_mtime_ns
         except OSError:
@@ -145,11 +147,11 @@ def copy_as_left(path, suffix):
     return None
 
 
-def others_copies(path, suffix):
+def others_copies(path):
     """The copies beside the file at `path` that are not setup's as it left the file: each
     one setup did not make, or made before the file changed since, which it never uses."""
-    own = copy_as_left(path, suffix)
-    return [copy for copy in copies(path, suffix) if copy != own]
+    own = copy_as_left(path)
+    return [copy for copy in copies(path) if copy != own]
 
 
 def stamp(path, copy):

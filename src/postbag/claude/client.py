@@ -66,7 +66,7 @@ class ClaudeInstallation(Installation):
         return Client(CLIENT, PROGRAM, self.here.absolute(program))
 
     def version(self):
-        if self.client.program is None:
+        if self.client.path is None:
             return None
         words = version_words(self.client, self.here.child_env())
         return words[0] if words else None
@@ -94,7 +94,7 @@ class ClaudeInstallation(Installation):
         return found
 
     def registering(self, registration):
-        env = [word for name, value in registration.env.items() for word in ("-e", f"{name}={value}")]
+        env = [word for name, value in registration.variables.items() for word in ("-e", f"{name}={value}")]
         add = ["mcp", "add", "--transport", "stdio", "--scope", "user", SERVER_NAME, *env, "--", *registration.argv]
         return command(self.client, self.here.child_env(), "registers postbag's MCP server", add)
 
@@ -115,7 +115,7 @@ class ClaudeInstallation(Installation):
         except Refusal as refusal:
             return [Check(FIX, what, f"{refusal}: mend it, then {RUN_SETUP}"), _acceptance(here)]
         held = holding_back(settings_paths(here))
-        denied = [each for each in held if each.kind == "deny"]
+        denied = [each for each in held if each.listed_in == "deny"]
         if denied:
             found = Check(
                 FIX, what, f"{denied[0].words()}: take it out there, if the agents are to write to each other"

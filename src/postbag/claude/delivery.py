@@ -29,17 +29,17 @@ class ClaudeDelivery(Delivery):
 
     def __init__(self, room, joined):
         self.room, self.joined, self.word, self.reason = room, joined, None, None
-        self.found, self.hearing = None, None
+        self.verdict, self.hearing = None, None
         session = session_of(joined)
         if session is not None:
             try:
                 alive = live_session(room.config, session)
-                self.found = None if alive == ENDED else room.verdict_of(session, alive)
+                self.verdict = None if alive == ENDED else room.verdict_of(session, alive)
             except Exception:
                 alive = None
             # Only a session whose file says it runs is one whose word is worth the wait.
-            if isinstance(alive, Session) and self.found is not None:
-                self.hearing = HEARING.get(self.found.policy)
+            if isinstance(alive, Session) and self.verdict is not None:
+                self.hearing = HEARING.get(self.verdict.policy)
 
     def knock(self, envelope, sandbox):
         fields = {field: self.joined[field] for field in door_fields(NAME)}
@@ -51,26 +51,26 @@ class ClaudeDelivery(Delivery):
         return {} if self.word is None else {"recipient_said": self.word}
 
     def note(self, letter):  # noqa: PLR0911 - Claude's own word first, then what its records foretold
-        found = self.found
+        verdict = self.verdict
         if self.word == HELD:
-            if found is not None and found.policy == HOLD:
-                return f"but claude holds it for the person's review, since {found.why}; {self._fate(letter)}"
+            if verdict is not None and verdict.policy == HOLD:
+                return f"but claude holds it for the person's review, since {verdict.why}; {self._fate(letter)}"
             return "but claude holds it for the person's review, for a reason its records do not show"
         if self.word == REFUSED:
-            if found and found.policy == REFUSE:
-                return f"but claude refused it, since {found.why}"
+            if verdict and verdict.policy == REFUSE:
+                return f"but claude refused it, since {verdict.why}"
             return "but claude refused it"
         if self.word == DROPPED:
             return (
                 f"but claude dropped it at its inbox ({self.reason or 'for a reason it did not give'}): "
                 "it will not reach the session"
             )
-        if found is not None and found.policy == REFUSE:
-            return f"but claude refuses it, since {found.why}"
-        if found is not None and found.policy == HOLD:
-            return f"but claude holds it for the person's review, since {found.why}; {self._fate(letter)}"
+        if verdict is not None and verdict.policy == REFUSE:
+            return f"but claude refuses it, since {verdict.why}"
+        if verdict is not None and verdict.policy == HOLD:
+            return f"but claude holds it for the person's review, since {verdict.why}; {self._fate(letter)}"
         return None
 
     def _fate(self, letter):
         # Parsed only here: a letter let in at once has no expiry to tell, nor a datetime to load.
-        return self.found.hold.fate(moment(letter["at"]), self.room.here.clock)
+        return self.verdict.hold.fate(moment(letter["at"]), self.room.here.clock)

@@ -55,19 +55,19 @@ class Throttle:
     """The letters this process may knock with at once, as Claude Code counts a sender's."""
 
     def __init__(self):
-        self.tokens, self.at = float(BURST - HEADROOM), None
+        self.tokens, self.last = float(BURST - HEADROOM), None
 
     def wait(self):
         """Wait, where Claude would drop the next letter, until it would take it."""
         import time
 
         now = time.monotonic()
-        if self.at is not None:
-            self.tokens = min(BURST - HEADROOM, self.tokens + (now - self.at) * KEPT_TO)
+        if self.last is not None:
+            self.tokens = min(BURST - HEADROOM, self.tokens + (now - self.last) * KEPT_TO)
         if self.tokens < 1:
             time.sleep((1 - self.tokens) / KEPT_TO)
             now, self.tokens = time.monotonic(), 1.0
-        self.at, self.tokens = now, self.tokens - 1
+        self.last, self.tokens = now, self.tokens - 1
 
 
 def knock(door, envelope, *, here, sandbox=None, hear=False):

@@ -44,8 +44,6 @@ from postbag.refusal import Refusal
 from postbag.registration import Change
 from postbag.vendor_files import read_regular
 
-KEPT = ".before-postbag"  # the settings file as postbag found it, beside it
-
 
 def change(path, *, removing, unasked=True):
     """The Change by which setup puts the rule in the settings at `path`, or, `removing`,
@@ -58,7 +56,7 @@ def change(path, *, removing, unasked=True):
         return _taking_out(path, settings)
     if settings.allowed():
         return None
-    copy = whole_file.free_copy(path, KEPT)
+    copy = whole_file.free_copy(path)
     if settings.data is None:
         does = f"writes {shell_word(path)}, with {RULE} in permissions.allow"
     else:
@@ -73,9 +71,9 @@ def leftovers(path, *, removing):
     said = [
         f"{copy}, a copy of claude's settings.json, stays: setup did not make it, or the file has changed since it "
         "did, so setup and remove never use it; compare the two, take from the copy what you want back, then delete it"
-        for copy in map(shell_word, whole_file.others_copies(path, KEPT))
+        for copy in map(shell_word, whole_file.others_copies(path))
     ]
-    if removing and said and whole_file.copy_as_left(path, KEPT) is None:
+    if removing and said and whole_file.copy_as_left(path) is None:
         try:
             held = settings_at(path).holds_the_rule()
         except Refusal:
@@ -125,7 +123,7 @@ def _taking_out(path, settings):
     """The Change that takes out what setup put in, told by the copy it kept in this
     install; None where setup put nothing in, or the file changed since, so that remove
     cannot tell what it did (notes say so)."""
-    copy = whole_file.copy_as_left(path, KEPT)
+    copy = whole_file.copy_as_left(path)
     kept = _kept_copy(copy) if copy is not None else None
     if kept is None:
         return None

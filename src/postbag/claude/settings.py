@@ -27,14 +27,14 @@ RULE_ALONE, ALLOW, PERMISSIONS, FILE = 0, 1, 2, 3
 
 class SettingsFile:
     """A settings file as Claude Code reads it: its bytes (`data`, None where there is none),
-    and of its text the object of settings (`root`), its permissions and its allow list,
+    and of its text the object of settings (`document`), its permissions and its allow list,
     each the one that counts, or None."""
 
-    __slots__ = ("allow", "bom", "data", "permissions", "root", "text")
+    __slots__ = ("allow", "bom", "data", "document", "permissions", "text")
 
     def __init__(self, data):
         self.data, self.bom, self.text = data, b"", None
-        self.root = self.permissions = self.allow = None
+        self.document = self.permissions = self.allow = None
         if data is None:
             return
         self.bom = BOM if data.startswith(BOM) else b""
@@ -42,12 +42,12 @@ class SettingsFile:
         # back, they are the same bytes.
         self.text = data[len(self.bom) :].decode("utf-8", "surrogateescape")
         try:
-            self.root = json_text.parse(self.text, within=LOOKED_INTO)
+            self.document = json_text.parse(self.text, within=LOOKED_INTO)
         except json_text.NotJson as error:
             raise Refusal(f"claude's settings.json is not JSON ({error})") from None
-        if self.root.kind != "object":
+        if self.document.kind != "object":
             raise Refusal("claude's settings.json is not an object of settings")
-        self.permissions = json_text.member(self.root, "permissions")
+        self.permissions = json_text.member(self.document, "permissions")
         if self.permissions is not None and self.permissions.kind != "object":
             raise Refusal("permissions in claude's settings.json is not an object")
         self.allow = _list(self, "allow")
@@ -82,7 +82,7 @@ def words_of(data):
         settings = SettingsFile(data)
     except Refusal:
         return {}
-    found = _string_members(settings.text, settings.root)
+    found = _string_members(settings.text, settings.document)
     if settings.permissions is not None:
         found["permissions"] = _string_members(settings.text, settings.permissions)
     return found
@@ -114,23 +114,22 @@ def settings_at(path):
 
 class HoldingRule:
     """A deny or ask rule that keeps postbag's tools from running without asking: the
-    `rule`, its `kind` ("deny" or "ask") and the settings file it stands in (`path`)."""
+    `rule`, the list it stands in (`listed_in`: "deny" or "ask") and the settings file it
+    stands in (`path`)."""
 
-    __slots__ = ("kind", "path", "rule")
+    __slots__ = ("listed_in", "path", "rule")
 
-    def __init__(self, kind, rule, path):
-        self.kind, self.rule, self.path = kind, rule, path
+    def __init__(self, listed_in, rule, path):
+        self.listed_in, self.rule, self.path = listed_in, rule, path
 
     def words(self):
         """What it does, in words that say where it stands."""
         tool = self.rule.removeprefix(TOOL_RULE)
         what = "postbag's tools" if self.rule in RULES else f"postbag's {tool} tool"
-        where = f"{self.rule} stands in permissions.{self.kind} of {shell_word(self.path)}"
-        return (
-            "Claude Code will not run {what}: {where}, and a deny wins over every allow"
-            if self.kind == "deny"
-            else "Claude Code asks before each call of {what}: {where}, and an ask wins over an allow"
-        ).format(what=what, where=where)
+        where = f"{self.rule} stands in permissions.{self.listed_in} of {shell_word(self.path)}"
+        if self.listed_in == "deny":
+            return f"Claude Code will not run {what}: {where}, and a deny wins over every allow"
+        return f"Claude Code asks before each call of {what}: {where}, and an ask wins over an allow"
 
 
 def holding_back(paths):
@@ -159,9 +158,9 @@ def with_rule(settings):
     in place. A Refusal where they would be longer than postbag reads back."""
     if settings.data in (None, NO_FILE, NO_FOLDER):
         return MADE
-    text, layout = settings.text, json_edit.Layout(settings.text, settings.root)
+    text, layout = settings.text, json_edit.Layout(settings.text, settings.document)
     if settings.permissions is None:
-        text = json_edit.appended(text, settings.root, "permissions", {"allow": [RULE]}, layout)
+        text = json_edit.appended(text, settings.document, "permissions", {"allow": [RULE]}, layout)
     elif settings.allow is None:
         text = json_edit.appended(text, settings.permissions, "allow", [RULE], layout)
     else:
@@ -180,7 +179,7 @@ def without_rule(settings, made):
         if made < emptied:
             break
         now = SettingsFile(settings.bom + text.encode("utf-8", "surrogateescape"))
-        holder, held = (now.permissions, now.allow) if emptied == ALLOW else (now.root, now.permissions)
+        holder, held = (now.permissions, now.allow) if emptied == ALLOW else (now.document, now.permissions)
         if held is None or held.items:
             break
         text = json_edit.without(text, holder, holder.items.index(held))

@@ -53,15 +53,15 @@ class CodexInstallation(Installation):
             return Client(CLIENT, PROGRAM, missing=str(missing).partition(";")[0])
 
     def version(self):
-        if self.client.program is None:
+        if self.client.path is None:
             return None
         words = version_words(self.client, self.here.child_env())
         return words[-1] if words else None
 
     def registered(self):
-        if self.client.program is None:
+        if self.client.path is None:
             return None
-        get = [self.client.program, "mcp", "get", SERVER_NAME, "--json"]
+        get = [self.client.path, "mcp", "get", SERVER_NAME, "--json"]
         status, out, err = processes.ask(get, self.here.child_env(), COMMAND_TIMEOUT)
         if status != 0:
             if "no mcp server named" in err.lower():
@@ -80,7 +80,7 @@ class CodexInstallation(Installation):
         return found
 
     def registering(self, registration):
-        env = [word for name, value in registration.env.items() for word in ("--env", f"{name}={value}")]
+        env = [word for name, value in registration.variables.items() for word in ("--env", f"{name}={value}")]
         add = ["mcp", "add", SERVER_NAME, *env, "--", *registration.argv]
         return self._keeping_the_file(self._command("registers postbag's MCP server", add))
 
@@ -136,7 +136,7 @@ class CodexInstallation(Installation):
                 f"{shell_word(copy)}, a copy of Codex's config.toml, stays: setup did not make "
                 "it, or the file has changed since it did, so remove does not give it back; compare "
                 "the two, take from the copy what you want back, then delete it"
-                for copy in whole_file.others_copies(path, config.KEPT)
+                for copy in whole_file.others_copies(path)
             ]
         state = daemon_runs(home_directory(self.here))
         if state == RUNS:
@@ -160,8 +160,8 @@ class CodexInstallation(Installation):
         path = config.config_path(self.here)
         kept = config.keeping(path, change)
         if os.path.lexists(path) and config.setups_copy(path) is None:
-            copy = shell_word(whole_file.free_copy(path, config.KEPT))
-            others = [shell_word(each) for each in whole_file.others_copies(path, config.KEPT)]
+            copy = shell_word(whole_file.free_copy(path))
+            others = [shell_word(each) for each in whole_file.others_copies(path)]
             stay = "stay as they are" if len(others) > 1 else "stays as it is"
             older = f" ({', '.join(others)}, which setup did not make, {stay})" if others else ""
             kept.news.append(

@@ -17,8 +17,6 @@ from postbag.codex.files import home_directory
 from postbag.escape import shell_word
 from postbag.registration import Change
 
-KEPT = ".before-postbag"
-
 
 def config_path(here):
     return os.path.join(home_directory(here), "config.toml")
@@ -26,7 +24,7 @@ def config_path(here):
 
 def setups_copy(path):
     """The copy setup made of the file at `path`, where the file is as setup left it; else None."""
-    return whole_file.copy_as_left(path, KEPT)
+    return whole_file.copy_as_left(path)
 
 
 def keeping(path, change, *, keep=True):
@@ -39,7 +37,7 @@ def keeping(path, change, *, keep=True):
         before.take()
         copy = before.copy
         if keep and copy is None:
-            copy = before.copy = whole_file.free_copy(path, KEPT)
+            copy = before.copy = whole_file.free_copy(path)
             before.found[copy] = None
             _keep(path, copy)
         change.make()
@@ -65,7 +63,7 @@ def giving_back(path, take_out, names_postbag):
         if kept is None or names_postbag():
             take_out.make()
 
-    shown = shell_word(copy or path + KEPT)
+    shown = shell_word(copy or path + whole_file.KEPT)
     does = f"{take_out.does.partition(':')[0]}: gives back {shell_word(path)} as setup found it, from {shown}"
     return Change(does, make, undo=before.put_back, shown=take_out.shown)
 

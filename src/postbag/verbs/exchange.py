@@ -84,8 +84,8 @@ def _joined_elsewhere(here, where, limit):
     said = []
     for found in recent_joins(here, where.path)[:OTHERS_MOST]:
         joined = ", ".join(f"{peer} at {record['at']}" for peer, record in found.joins.items())
-        if found.directory is not None:
-            opens = f"cd {shell_word(found.directory)} && {program} open {limit}"
+        if found.joined_from is not None:
+            opens = f"cd {shell_word(found.joined_from)} && {program} open {limit}"
             whence = found.whence()
             said.append(f"agents joined another ledger ({joined}), {whence}: to open an exchange there, {opens}")
         else:
@@ -97,14 +97,14 @@ def _joined_elsewhere(here, where, limit):
 
 class Joined:
     """Another ledger's joins in the last day: `path`, `joins` (each peer's latest, by
-    peer, in the ledger's order of peers) and `directory`, the one the latest came from,
+    peer, in the ledger's order of peers) and `joined_from`, the directory the latest came from,
     where it is still there (else None)."""
 
-    __slots__ = ("directory", "joins", "path")
+    __slots__ = ("joined_from", "joins", "path")
 
     def __init__(self, path, joins):
         self.path, self.joins = path, joins
-        self.directory = still_there(max(joins.values(), key=lambda record: record["n"]))
+        self.joined_from = still_there(max(joins.values(), key=lambda record: record["n"]))
 
     @property
     def latest(self):
@@ -112,9 +112,9 @@ class Joined:
 
     def whence(self):
         """Where the joins came from, in words: the directory of the one, or of the latest."""
-        return ("from {directory}" if len(self.joins) == 1 else "the latest from {directory}").format(
-            directory=self.directory
-        )
+        if len(self.joins) == 1:
+            return f"from {self.joined_from}"
+        return f"the latest from {self.joined_from}"
 
 
 def recent_joins(here, path):

@@ -30,8 +30,8 @@ class Snapshot:
     shown; `news` beside them; and, for a follower, where to follow from. `found` is
     whether there is a ledger at `location` (a location.Location) at all."""
 
-    def __init__(self, found, location, records, *, position=None, news=None):
-        self.found, self.location, self.records, self.position, self.news = found, location, records, position, news
+    def __init__(self, exists, location, records, *, position=None, news=None):
+        self.exists, self.location, self.records, self.position, self.news = exists, location, records, position, news
 
     @property
     def path(self):
