@@ -4,12 +4,12 @@ repository."""
 
 import os
 
-from postbag import ledger_file, records
+from postbag import contract, ledger_file, records
 from postbag.refusal import Refusal
 
 
 def truncated(count, path):
-    return f"ledger is truncated after line {count} ({path})"
+    return f"{contract.truncated_after(count)} ({path})"
 
 
 def cut_short(count, path):

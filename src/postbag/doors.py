@@ -6,6 +6,7 @@ two ways a knock fails, told apart because only one of them makes a resend safe.
 
 import abc
 
+from postbag import contract
 from postbag.refusal import Refusal
 
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -37,7 +38,7 @@ def not_answered(peer, reason):
     """The refusal of a knock that handed nothing over: after the peer rejoins, sending
     again is safe."""
     return Refusal(
-        f"{peer}'s door did not answer ({reason}); if its session restarted it must run: postbag join {peer}"
+        f"{contract.door_did_not_answer(peer)} ({reason}); if its session restarted it must run: postbag join {peer}"
     )
 
 

@@ -8,6 +8,7 @@ This is a guardrail against mixed-up roles, not authentication: any program of t
 user can set or unset these variables.
 """
 
+from postbag import contract
 from postbag.refusal import Refusal
 from postbag.vendors import PEERS, VARIABLES, VENDORS, in_a_persons_terminal, room
 
@@ -25,7 +26,7 @@ def _require_human(verb, names):
     if found:
         listed = " and ".join([", ".join(found[:-1]), found[-1]] if len(found) > 1 else found)
         marks = "marks" if len(found) == 1 else "mark"
-        raise Refusal(f"{verb} is the human's verb (this shell has {listed}, which {marks} an agent's session)")
+        raise Refusal(f"{contract.humans_verb(verb)} (this shell has {listed}, which {marks} an agent's session)")
 
 
 def require_human_first(argv, names):

@@ -4,7 +4,7 @@ The rules are 1.0's, and a little stricter where 1.0 let through what no door or
 can carry: a door field with a NUL, or a lone surrogate in any field.
 """
 
-from postbag import json_values
+from postbag import contract, json_values
 from postbag.contract import PEERS, door_fields
 from postbag.doors import is_door_field, is_text
 from postbag.refusal import Refusal
@@ -33,7 +33,7 @@ AFRESH = "run postbag open --afresh to set it aside, whole, and start a new one,
 
 
 def not_a_record(number, path):
-    return Refusal(f"ledger line {number} is not a record ({path})", AFRESH)
+    return Refusal(f"{contract.line_not_a_record(number)} ({path})", AFRESH)
 
 
 def from_bytes(data, number, path):

@@ -15,7 +15,7 @@ words of the Sandbox around its commands (None: none); and the functions
 is_session_variable(name), inside(env), door_in(env) and in_sandbox(env).
 """
 
-from postbag import claude, codex
+from postbag import claude, codex, contract
 from postbag.contract import LEDGER_VARIABLE, PEERS
 from postbag.refusal import Refusal
 
@@ -108,7 +108,7 @@ def session_door(peer, verb, here):
     door = door_in(peer, here)
     if door is not None:
         return door
-    reason = f"{verb} is {peer}'s verb; run it inside a {peer} session"
+    reason = contract.peers_verb(verb, peer)
     the_other = other(peer)
     if inside(the_other, here):
         reason += f" (this is a {the_other} session: to write to {peer}, run postbag send {peer})"

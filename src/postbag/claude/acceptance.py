@@ -43,19 +43,6 @@ BY_SETTING = {
     HOLD: (HOLD, "its settings hold letters from other sessions (crossSessionInbound hold)"),
     ACCEPT: (ACCEPT, "its settings let letters from other sessions in (crossSessionInbound accept)"),
 }
-BY_CLASS = {
-    BYPASS: (
-        HOLD,
-        "it bypasses permission prompts ({how}), and a letter from postbag claims no "
-        "permission mode, which such a session holds while crossSessionInbound is unset",
-    ),
-    PROMPTING: (ACCEPT, "it prompts for permissions ({how}), so letters get in while crossSessionInbound is unset"),
-    None: (
-        CANNOT_TELL,
-        "while crossSessionInbound is unset it holds letters if it bypasses permission "
-        "prompts, and whether it does is not known: {how}",
-    ),
-}
 # How the person lets letters in where Claude may not, by who set what keeps them out
 # (Settings.inbound's `where`; None: the class, nothing set).
 REMEDIES = {
@@ -166,7 +153,22 @@ def verdict(settings, klass, session=None):
         policy, why = BY_SETTING[value]
         held = hold(settings, session, by_setting=True) if policy == HOLD else None
         return Verdict(policy, why, hold=held, remedy=REMEDIES[where] if policy != ACCEPT else None)
-    found, how = klass()
-    policy, why = BY_CLASS[found]
+    policy, why = _by_class(*klass())
     held = hold(settings, session, by_setting=False) if policy in (HOLD, CANNOT_TELL) else None
-    return Verdict(policy, why.format(how=how), hold=held, remedy=REMEDIES[None] if policy != ACCEPT else None)
+    return Verdict(policy, why, hold=held, remedy=REMEDIES[None] if policy != ACCEPT else None)
+
+
+def _by_class(found, how):
+    """The policy, and why, while crossSessionInbound is unset: by the session's permission
+    class `found` (None: not known), which `how` says how it is known or why it is not."""
+    if found == BYPASS:
+        return HOLD, (
+            f"it bypasses permission prompts ({how}), and a letter from postbag claims no permission mode, which "
+            "such a session holds while crossSessionInbound is unset"
+        )
+    if found == PROMPTING:
+        return ACCEPT, f"it prompts for permissions ({how}), so letters get in while crossSessionInbound is unset"
+    return CANNOT_TELL, (
+        "while crossSessionInbound is unset it holds letters if it bypasses permission prompts, and whether it "
+        f"does is not known: {how}"
+    )

@@ -20,7 +20,7 @@ import os
 
 from postbag.doors import is_uuid
 from postbag.processes import PID_MOST, runs
-from postbag.receipts import SLACK, TAKEN, UNKNOWN, Receipt, is_the_letter, taken_in
+from postbag.receipts import SLACK, TAKEN, is_the_letter, taken_in
 from postbag.room import CANNOT_TELL
 from postbag.times import moment
 from postbag.vendor_files import find_back, read_json, read_regular, record, text, whole
@@ -181,12 +181,11 @@ def mode_at(transcript, seconds):
     return (None, unread) if found is None else (found["permissionMode"], None)
 
 
-def taken_elsewhere(config, own, letter, clock, who):
-    """TAKEN where a transcript not `own` (the joined session's), written since the letter
-    was sent, holds it, said as `who` says (who took it, and what a transcript that cannot
-    be read leaves untold, with its `why`: wording.py's): Claude Code checks no
-    token off Windows, so a session restarted on the same socket takes what was sent to
-    the old one. UNKNOWN where such a transcript cannot be read; None where none holds it."""
+def taken_elsewhere(config, own, letter, clock):
+    """Whether a transcript not `own` (the joined session's), written since the letter was
+    sent, holds it: Claude Code checks no token off Windows, so a session restarted on the
+    same socket takes what was sent to the old one. (the TAKEN Receipt, None), (None, why
+    such a transcript cannot be read), or (None, None) where none holds it."""
     since = (moment(letter["at"]) or 0) - SLACK
     unreadable = None
     for path in transcripts(config):
@@ -197,12 +196,9 @@ def taken_elsewhere(config, own, letter, clock, who):
             continue
         taken = taken_in(path, "another claude transcript", letter, took, clock)
         if taken is not None and taken.state == TAKEN:
-            taken.why = who[0]
-            return taken
+            return taken, None
         unreadable = unreadable or taken
-    if unreadable is not None:
-        return Receipt(UNKNOWN, who[1].format(why=unreadable.why))
-    return None
+    return None, None if unreadable is None else unreadable.why
 
 
 def session_of(joined):

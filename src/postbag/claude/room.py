@@ -5,7 +5,7 @@ commands and MCP servers (inbox.py). What becomes of a letter is read from the s
 transcript and files (files.py), and from what Claude Code lets in from other sessions
 (acceptance.py): Claude's own word, where the knock heard it, first."""
 
-from postbag import claude
+from postbag import claude, contract
 from postbag.claude import NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
 from postbag.claude.acceptance import HOLD, REFUSE, Settings, verdict
 from postbag.claude.delivery import ClaudeDelivery
@@ -64,7 +64,7 @@ class Claude(Room, vendor=claude):
                 "so no letter can reach it"
             )
         if not inside(self.here):
-            raise Refusal("join claude from inside a claude session")
+            raise Refusal(contract.join_from_inside(NAME))
         door = {"socket": env[SOCKET], "token": env[TOKEN]}
         for field, name in (("socket", SOCKET), ("token", TOKEN)):
             if not is_door_field(door[field]):
@@ -105,7 +105,7 @@ class Claude(Room, vendor=claude):
     def delivery(self, joined):
         return ClaudeDelivery(self, joined)
 
-    def receipt(self, letter, joined):
+    def receipt(self, letter, joined):  # noqa: PLR0911 - its transcript; once it ended, what took its socket
         session = session_of(joined)
         if session is None:
             return Receipt(UNKNOWN, "claude's join names no session to look in (a join from before postbag 1.2)")
@@ -118,23 +118,11 @@ class Claude(Room, vendor=claude):
         if alive == ENDED:  # the socket's listener now may be another session, or this one after /clear
             now = listener(config, joined["socket"])
             cleared = now is not None and _is_the_joined_process(joined, now[1])
-            who = (
-                (
-                    "by the session that joined, in the transcript it began since under another session "
-                    "id, as /clear and /branch begin one",
-                    "the session that joined has begun another transcript since, as /clear and /branch "
-                    "do; whether it took the letter there is unknown: {why}",
-                )
-                if cleared
-                else (
-                    "by another claude session, which listens on the socket it went to: the session "
-                    "that joined has ended, and the new one has not joined",
-                    "claude's session has ended; whether another took the letter is unknown: {why}",
-                )
-            )
-            elsewhere = taken_elsewhere(config, set(found), letter, clock, who)
+            elsewhere, unread = taken_elsewhere(config, set(found), letter, clock)
             if elsewhere is not None:
-                return elsewhere
+                return _taken_elsewhere(elsewhere, cleared)
+            if unread is not None:
+                return _unread_elsewhere(unread, cleared)
             if cleared:
                 found = transcripts(config, now[0])
                 alive = now[1]
@@ -284,3 +272,30 @@ def _held(found, sent, clock):
         told = f"claude held it for the person's review, since {found.why}; {expired}{held.another_time()}"
         return Receipt(UNKNOWN, told)
     return Receipt(NOT_TAKEN, f"claude held it for the person's review, since {found.why}, and {expired}")
+
+
+def _taken_elsewhere(taken, cleared):
+    """`taken`, the receipt of a letter another transcript holds, saying whose it is: the
+    joined session's own, begun since (`cleared`), or another session's on its socket."""
+    if cleared:
+        taken.why = (
+            "by the session that joined, in the transcript it began since under another session id, as /clear "
+            "and /branch begin one"
+        )
+    else:
+        taken.why = (
+            "by another claude session, which listens on the socket it went to: the session that joined has "
+            "ended, and the new one has not joined"
+        )
+    return taken
+
+
+def _unread_elsewhere(why, cleared):
+    """The receipt of a letter another transcript may hold, which cannot be read, for `why`."""
+    if cleared:
+        return Receipt(
+            UNKNOWN,
+            "the session that joined has begun another transcript since, as /clear and /branch do; whether it took "
+            f"the letter there is unknown: {why}",
+        )
+    return Receipt(UNKNOWN, f"claude's session has ended; whether another took the letter is unknown: {why}")

@@ -7,7 +7,7 @@ _meta, since it gives its MCP servers none of the thread's variables. A letter g
 rollout (files.py), whether a running Codex has the thread loaded (loaded.py), and,
 for a thread nobody has loaded, whether the letter wakes it (wake.py)."""
 
-from postbag import codex
+from postbag import codex, contract
 from postbag.codex import NAME, NO_WAKE, SESSION, THREAD, inside
 from postbag.codex.delivery import CodexDelivery, stalled
 from postbag.codex.files import (
@@ -60,7 +60,7 @@ class Codex(Room, vendor=codex):
         """CODEX_THREAD_ID, else CODEX_SESSION_ID."""
         env = self.here.env
         if not inside(self.here):
-            raise Refusal("join codex from inside a codex session")
+            raise Refusal(contract.join_from_inside(NAME))
         if THREAD in env:
             # CODEX_SESSION_ID can name a root shared by sub-agent threads, so a thread id that
             # is present but malformed is refused rather than silently replaced by the root.

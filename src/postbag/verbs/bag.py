@@ -27,12 +27,6 @@ def which_ledger(bag, where, *, always=False):
     return f"wrote to {where.words()}" if where.named or always else None
 
 
-def elsewhere(where):
-    """The words a refusal adds that could come from the agents' and the human's ledgers
-    differing: which ledger this one is, unless it is the default."""
-    return "" if where.is_default else f" ({where.words()})"
-
-
 def repository_fields(where):
     """What a join or an open records of whose ledger `where` is: the repository's
     identity, or None outside any repository; nothing for a ledger named by path."""

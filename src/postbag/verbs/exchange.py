@@ -2,7 +2,7 @@
 yet to join, whether each joined door can take a letter now, and, where nobody joined
 this ledger, the other ledgers agents joined in the last day."""
 
-from postbag import ledger
+from postbag import contract, ledger
 from postbag.escape import shell_word
 from postbag.exchange import CLOSED, NOT_OPENED, SPENT
 from postbag.location import ledgers, locate
@@ -41,10 +41,10 @@ def open_exchange(here, limit, chosen=None, *, afresh=False):
     absent = [peer for peer, joined in joins.items() if joined is None]
     doors = [reach(peer, joined, here, exchange).words for peer, joined in joins.items() if joined is not None]
     switched = [switch.said_at_open for switch in SWITCHES if switch.set_in(chosen)]
-    opened = ", ".join([f"exchange open: {counted(limit, 'letter')}", *switched])
+    opened = ", ".join([contract.exchange_open(limit), *switched])
     wrote = which_ledger(bag, where, always=True)
     elsewhere = _joined_elsewhere(here, where, limit) if len(absent) == len(PEERS) else []
-    return Done(opened, aside, *bag.news, wrote, replaced, _not_joined(absent), *elsewhere, *doors)
+    return Done(opened, aside, *bag.news, wrote, replaced, _yet_to_join(absent), *elsewhere, *doors)
 
 
 def _replaced(exchange):
@@ -56,7 +56,7 @@ def _replaced(exchange):
     )
 
 
-def _not_joined(absent):
+def _yet_to_join(absent):
     if not absent:
         return None
     if len(absent) == len(PEERS):
@@ -71,7 +71,7 @@ def reach_of(here, peer, location=None):
         if bag.fd is None:
             return None
         joined, exchange = bag.latest_join(peer), bag.exchange()
-    return f"{peer} has not joined" if joined is None else reach(peer, joined, here, exchange).words
+    return contract.not_joined(peer) if joined is None else reach(peer, joined, here, exchange).words
 
 
 def _joined_elsewhere(here, where, limit):

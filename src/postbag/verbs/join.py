@@ -4,6 +4,7 @@ whether it works in the repository whose ledger it is."""
 
 import os
 
+from postbag import contract
 from postbag.contract import door_fields
 from postbag.location import locate
 from postbag.verbs.bag import directory_fields, ledger_at, repository_fields, which_ledger, write_record
@@ -25,7 +26,7 @@ def join(here, peer, door, *, again=True, location=None):
             return Done(f"{peer} was joined already: letters to {peer} reach this session", *bag.news)
         write_record(bag, "join", peer=peer, **door, **directory_fields(here), **repository_fields(where))
     replaced = _replaced_session(peer, before, door)
-    return Done(f"{peer} joined", *bag.news, which_ledger(bag, where), replaced)
+    return Done(contract.joined(peer), *bag.news, which_ledger(bag, where), replaced)
 
 
 def _replaced_session(peer, before, door):

@@ -1,6 +1,7 @@
 """What the ledger and the recipients' records say: `read`'s snapshot of the records, the
 status line, and the receipts of letters."""
 
+from postbag import contract
 from postbag.damage import unfinished_words
 from postbag.escape import one_line
 from postbag.exchange import CLOSED, NOT_OPENED, SPENT
@@ -70,7 +71,7 @@ def ledger_called(location):
 def _joined_words(peer, joined):
     """How the status line says when `peer` joined, and from where, or that it has not."""
     if joined is None:
-        return f"{peer} has not joined"
+        return contract.not_joined(peer)
     return f"{peer} joined {one_line(joined['at'])}" + one_line(came_from(joined))
 
 

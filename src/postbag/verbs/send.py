@@ -4,33 +4,39 @@ works in the ledger's repository."""
 
 import os
 
+from postbag import contract
 from postbag.contract import door_fields
 from postbag.escape import masked
-from postbag.exchange import CLOSED, NOT_OPENED, SPENT
+from postbag.exchange import CLOSED, SPENT
 from postbag.location import locate
 from postbag.refusal import Refusal
 from postbag.vendors import LETTER_MOST, room
-from postbag.verbs.bag import directory_fields, elsewhere, ledger_at, repository_fields, which_ledger, write_record
+from postbag.verbs.bag import directory_fields, ledger_at, repository_fields, which_ledger, write_record
 from postbag.verbs.join import came_from, is_latest
 from postbag.words import Done
 
-# What each verb says of an exchange that takes no more letters, by Exchange.barred.
-SEND_REFUSED = {
-    NOT_OPENED: "no exchange is open",
-    CLOSED: "the human closed the exchange",
-    SPENT: "the exchange's letters are spent",
-}
+
+def _barred(exchange, where):
+    """Why a send finds the exchange takes no letter: 1.0's words, and, where the ledger is
+    not the default, which ledger, and for a repository's, what the human runs and where."""
+    if exchange.barred == CLOSED:
+        return Refusal(contract.CLOSED_BY_THE_HUMAN)
+    if exchange.barred == SPENT:
+        return Refusal(contract.LETTERS_SPENT)
+    if where.repository is not None:
+        return Refusal(
+            f"no exchange is open in the ledger of the repository {where.repository.main_tree} (the human runs "
+            "postbag open there)"
+        )
+    if where.is_default:
+        return Refusal(contract.NO_EXCHANGE)
+    return Refusal(f"{contract.NO_EXCHANGE} ({where.words()})")
 
 
-def _no_exchange(location):
-    """Why a send finds no exchange open: 1.0's words, and which ledger, and, for a
-    repository's, what the human runs and where."""
-    if location.repository is None:
-        return SEND_REFUSED[NOT_OPENED] + elsewhere(location)
-    return (
-        f"no exchange is open in the ledger of the repository {location.repository.main_tree} "
-        "(the human runs postbag open there)"
-    )
+def _unjoined(recipient, where):
+    if where.is_default:
+        return Refusal(contract.not_joined(recipient))
+    return Refusal(f"{contract.not_joined(recipient)} ({where.words()})")
 
 
 def send(here, sender, recipient, body, door, *, joins_first=False, handed_over=None, location=None):  # noqa: PLR0913
@@ -50,18 +56,18 @@ def send(here, sender, recipient, body, door, *, joins_first=False, handed_over=
     with ledger_at(here, where, write=True) as bag:
         exchange = bag.exchange()
         if exchange.barred:
-            raise Refusal(_no_exchange(where) if exchange.barred == NOT_OPENED else SEND_REFUSED[exchange.barred])
+            raise _barred(exchange, where)
         joins = bag.latest_joins((recipient, sender))
         joined = joins[recipient]
         if joined is None:
-            raise Refusal(f"{recipient} has not joined" + elsewhere(where))
+            raise _unjoined(recipient, where)
         _require_the_joined_session(sender, joins[sender], door, where)
         recipient_room = room(recipient, here, exchange)
         _require_working_here(recipient, joined, where, here, recipient_room)
-        rejoined = ""
+        said = []  # what the send says, clause by clause
         if joins_first and not is_latest(joins[sender], door):  # its first, or a fresh word of it
             write_record(bag, "join", peer=sender, **door, **directory_fields(here), **repository_fields(where))
-            rejoined = f"{sender} joined; "
+            said.append(contract.joined(sender))
         number, left = bag.next_number, exchange.left - 1
         command = envelope.reply_command(envelope.program_of(here), where.path if where.named else None)
         tool = recipient_room.SEND_TOOL if joined.get("via") == "mcp" else None
@@ -75,7 +81,7 @@ def send(here, sender, recipient, body, door, *, joins_first=False, handed_over=
                 letter = bag.append("letter", **{"from": sender, "to": recipient, "body": body}, **delivery.recorded())
             except OSError as error:
                 raise Refusal(
-                    f"letter {number} was submitted to {recipient}'s door but not recorded ({error.strerror}); "
+                    f"{contract.not_recorded(number, recipient)} ({error.strerror}); "
                     f"do not resend before checking {recipient}'s session"
                 ) from None
         except Refusal as refused:
@@ -83,8 +89,8 @@ def send(here, sender, recipient, body, door, *, joins_first=False, handed_over=
             # A client's own words may quote a door field: each one the ledger holds is hidden.
             secrets = bag.door_values() | {value for value in door.values() if type(value) is str}
             raise Refusal(masked(str(refused), secrets), refused.fix) from None
-    delivered = rejoined + f"letter {number} delivered to {recipient}, {left} left"
-    return Done(delivered + _after(delivery, letter), *bag.news, which_ledger(bag, where))
+    said += [contract.delivered(number, recipient, left), _note(delivery, letter)]
+    return Done("; ".join(filter(None, said)), *bag.news, which_ledger(bag, where))
 
 
 def _require_the_joined_session(peer, joined, door, where):
@@ -132,13 +138,12 @@ def _require_working_here(peer, joined, where, here, recipient_room):
         )
 
 
-def _after(delivery, letter):
-    """What a send adds once `letter` is recorded, from what its delivery found; nothing where
+def _note(delivery, letter):
+    """What a send adds once `letter` is recorded, from what its delivery found; None where
     that fails, for the letter is delivered and must be said to be."""
     try:
-        said = delivery.note(letter)
+        return delivery.note(letter)
     except Exception:
-        said = None
+        return None
     finally:
         delivery.finish()
-    return f"; {said}" if said else ""
