@@ -357,7 +357,7 @@ DEVICES = (
     ("posix.environ, not os.environ, for a refused human's verb", "import os; os.environ", "import posix"),
     ("a shell word quoted by hand, not shlex.quote", "import shlex", "pass"),
     ("a program found on PATH by hand, not shutil.which", "import shutil", "pass"),
-    ("a UUID checked by hand, not the uuid module", "import uuid", "pass"),
+    ("a UUID checked and made by hand, not the uuid module", "import uuid", "pass"),
     ("plain words read without argparse", "import argparse", "pass"),
     ("folders listed, not globbed, for transcripts", "import glob", "pass"),
     ("codex's words read without re", "import re", "pass"),

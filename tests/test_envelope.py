@@ -169,3 +169,16 @@ def test_a_vendors_id_is_a_uuid_exactly_where_uuid_reads_it_in_its_usual_form(te
     except ValueError:
         usual = False
     assert is_uuid(text) == usual
+
+
+def test_the_msg_id_of_a_knock_that_listens_is_a_random_uuid_as_uuid_reads_one():
+    """inbox._uuid stands in for uuid.uuid4, as doors.is_uuid does for uuid.UUID."""
+    import uuid
+
+    from postbag.claude.inbox import _uuid
+
+    made = [_uuid() for _ in range(200)]
+    for text in made:
+        read = uuid.UUID(text)
+        assert str(read) == text and read.version == 4 and read.variant == uuid.RFC_4122
+    assert len(set(made)) == len(made)

@@ -1,8 +1,9 @@
 """The command line: the process read once, into `here` (here.py), and the verb the command
 line names (commands.py, a table) parsed and run. Only the chosen verb's parser is built,
-and only its handler's imports load. The exit status is decided here, once: the
+and only its handler's imports load. A verb's exit status is decided here: the
 handler's, 1 for a refusal, 2 for a usage mistake (argparse's), 130 for an interrupt,
-141 for a reader that went away."""
+141 for a reader that went away. What the entry point answers before (__main__.py: a
+Python too old, --version, a human's verb refused in a session) it ends itself."""
 
 import os
 import sys

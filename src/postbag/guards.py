@@ -1,7 +1,8 @@
 """Who may run which verb, decided by the variables each vendor exports into its sessions
 (each vendor's package says which are its own: vendors.py): the human's verbs outside
 them all, refused before their arguments are read and before the rest of postbag loads
-(the entry point asks here first, and this imports only the vendors' light packages);
+(the entry point asks here first, and this loads no more than the refusal, the contract
+and the vendors' light packages: tests/test_pyz.py holds a refused open to it);
 each agent's inside its own.
 
 This is a guardrail against mixed-up roles, not authentication: any program of the same

@@ -2,12 +2,14 @@
 json (its accelerator, `_json`), without the json package itself: that package imports
 re, whose cost is more than all the rest an agent's verb does. What comes out is json's
 own, to the byte and to the exception: every case these functions do not take themselves
-(a Python without the accelerator, or whose accelerator fails in any way, a value of
-another type, text that is not JSON) is handed to the json package, imported then.
-tests/test_json_values.py holds them to it, with the accelerator and without it.
+(a Python without the accelerator, an accelerator that lacks these names, raises, or reads
+the proof below otherwise; a value of another type; text that is not JSON) is handed to
+the json package, imported then, which uses the accelerator where it has one and its own
+Python code where it has none. tests/test_json_values.py holds them to it, with the
+accelerator and without it.
 """
 
-try:  # a private module, behind the public json package: whatever fails of it, json serves
+try:  # a private module, behind the public json package
     from _json import encode_basestring_ascii, make_scanner
 except Exception:  # a Python without the accelerator, or with another one
     encode_basestring_ascii = make_scanner = None

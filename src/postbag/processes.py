@@ -152,7 +152,8 @@ def runs(pid, started=None):
 
 def which(name, search):
     """The program `name` (a path, or a name looked for in `search`, a PATH), or None, as
-    shutil.which finds it on a POSIX system; importing shutil would cost a send 5 ms."""
+    shutil.which finds it on a POSIX system (test_doors.py holds it to it); importing
+    shutil would cost a send more (docs/performance.md)."""
     if os.path.dirname(name):
         return name if _is_program(name) else None
     for directory in search.split(os.pathsep) if search else ():

@@ -1,5 +1,6 @@
-"""The git repository a directory lies in, found as git finds it (its setup.c), without
-running git.
+"""The git repository a directory lies in, found as git's discovery finds it (its setup.c),
+without running git, but for git's settings: a repository of another user's is refused
+always, as git refuses it where its safe.directory names none.
 
 - GIT_DIR, where the environment sets it, is the repository, from the working directory
   where it is relative; GIT_COMMON_DIR, where set, its common directory. Nothing is looked for.

@@ -4,8 +4,10 @@ has a letter the command line sent."""
 
 # The C module beneath `signal`, which is private, where it holds all that is used here: its
 # masks are sets of numbers, where `signal` turns each of some sixty signals into an enum
-# member, which would cost every send 4 ms (enum's import, and the members). Whatever
-# fails of it, `signal` serves, its functions the same ones.
+# member, which would cost every send 5 ms (docs/performance.md). Where it is missing,
+# lacks a name used here, or refuses the calls tried here as it is imported (those that
+# change nothing), `signal` serves, its functions the same ones (tests/test_private_modules.py
+# makes each happen). `signal` imports `_signal` itself: where that is broken, so is `signal`.
 USED = ("pthread_sigmask", "valid_signals", "signal", "SIG_BLOCK", "SIG_SETMASK", "SIG_IGN", "SIG_DFL")
 USED += ("SIGXFSZ", "SIGTERM", "SIGHUP", "SIGINT")
 try:
@@ -13,7 +15,8 @@ try:
 
     if not all(hasattr(_c, name) for name in USED):
         raise ImportError("_signal holds less than postbag uses")
-except Exception:  # any failure of the private module: the public one serves
+    _c.pthread_sigmask(_c.SIG_BLOCK, _c.valid_signals() & set())  # blocks nothing: the call, tried
+except (ImportError, TypeError, ValueError):
     import signal as _c
 
 

@@ -205,7 +205,8 @@ def _status_word(lines):
 
 
 def _uuid():
-    """A random UUID (version 4), as a frame's msg_id, without importing uuid."""
+    """A random UUID (version 4), as a frame's msg_id, made by hand: the uuid module would
+    cost a send to Claude that hears its word more (docs/performance.md)."""
     raw = bytearray(os.urandom(16))
     raw[6], raw[8] = (raw[6] & 0x0F) | 0x40, (raw[8] & 0x3F) | 0x80
     hexed = raw.hex()
@@ -231,15 +232,20 @@ def _connect(inbox, path, most):
 
 
 def _stream_socket():
-    """A new Unix stream socket, from the C module beneath `socket`, which is private, where
-    it serves: the whole socket module would cost a send about 8 ms (it builds enums of every
-    address family and flag, and imports selectors), and is what any failure of it falls
-    back to."""
+    """A new Unix stream socket, from the C module beneath `socket`, which is private: the
+    whole socket module would cost a send about 8 ms (docs/performance.md; it builds enums
+    of every address family and flag, and imports selectors). Where `_socket` is missing,
+    lacks these names, or makes no socket of these arguments, `socket` serves
+    (tests/test_private_modules.py makes each happen); `socket` imports `_socket` itself,
+    so where that is broken, so is `socket`."""
     try:
-        from _socket import AF_UNIX, SOCK_STREAM, socket
-    except Exception:  # any failure of the private module: the public one serves
-        from socket import AF_UNIX, SOCK_STREAM, socket
-    return socket(AF_UNIX, SOCK_STREAM)
+        import _socket
+
+        return _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    except (ImportError, AttributeError, TypeError):
+        import socket
+
+        return socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 
 
 def _socket_failure(error):

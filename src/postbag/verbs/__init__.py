@@ -1,10 +1,12 @@
 """The verbs, whoever calls them: each takes `here` (what the process gives it, its
-environment above all), does its work under the ledger's lock, and returns what it did
-in words, or raises a Refusal.
+environment above all), reads and writes the ledger under its lock, and returns what it
+did in words, or raises a Refusal. What a vendor's records say (receipts, the state of
+each door that `open` reports) is read after the lock is released: those files are the
+vendor's, and may take a moment.
 
 The command line (cli.py) and the MCP server (mcp.py) are two ways in; neither decides
 anything these functions decide. What is asked of a peer's door and records is asked of
-its room (rooms.py), which the exchange's switches go to.
+its room (vendors.room), which the exchange's switches go to.
 """
 
 from postbag.verbs.exchange import close_exchange, open_exchange, reach_of
