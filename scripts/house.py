@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""The shape of the code, in figures: how many modules and lines, the layers CONCEPT.md
-gives them, the imports between them (and any that run back up a layer), and one send
-followed through the modules that are handed `here`, the process's inputs.
+"""The shape of the code, in figures: how many modules and lines (in all, and in each of
+the largest), the floors its imports stack into and the longest chain of them, the
+layers CONCEPT.md gives the modules, the imports between them (and any that run back up a
+layer), one send followed through the modules that are handed `here`, the process's
+inputs, and, with --suite, how long the test suite takes.
 
-    python3 scripts/house.py [--tree DIR]
+    python3 scripts/house.py [--tree DIR] [--suite]
+
+A floor is a room above every room it imports; a room is a module, or a package's folder
+of them (claude/, codex/, verbs/), counted as one, as a vendor's folder is one room.
 
 --tree measures another checkout of postbag (an older commit, say) with this script. A
 send is followed in a child Python, against the test suite's fake Claude inbox: every
@@ -82,7 +87,9 @@ def follow_a_send(tree, work):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tree", default=ROOT, help="the checkout to measure (default: this one)")
-    tree = parser.parse_args().tree
+    parser.add_argument("--suite", action="store_true", help="time the test suite too (hatch test, no real clients)")
+    options = parser.parse_args()
+    tree = options.tree
     modules = [name for name in graph.module_names(tree) if name != "__init__.py"]
     depth = graph.layers(tree)
     imports = {name: graph.imports_of(tree, name, set(modules)) for name in modules}
@@ -90,7 +97,10 @@ def main():
     lines = {name: _lines(tree, name) for name in modules}
     print(f"modules: {len(modules)}, in {len(set(depth.values()))} layers; lines: {sum(lines.values())}")
     print("largest: " + ", ".join(f"{name} {count}" for name, count in sorted(lines.items(), key=lambda x: -x[1])[:4]))
+    print(f"modules over 300 lines: {sum(count > 300 for count in lines.values())}")
     print(f"imports between them: {sum(map(len, imports.values()))}, of which run back up a layer: {upward}")
+    floors, chain = _floors(imports)
+    print(f"floors: {floors}, the longest chain: {' > '.join(chain)}")
     with tempfile.TemporaryDirectory(prefix="postbag-house-") as work:
         followed = follow_a_send(tree, work)
     stays = followed["stays"]
@@ -100,6 +110,44 @@ def main():
         f"climbs back up {climbs} times, asks is_default {followed['is_default']} times"
     )
     print("  " + " > ".join(name.removeprefix("postbag.") for name in stays))
+    rooms = {_room(_path(name)) for name in stays}
+    print(f"  the rooms it enters, a package's folder counted as one: {len(rooms)}")
+    if options.suite:
+        print(f"the suite: {_suite_seconds(tree):.0f} s (hatch test -- --ignore=tests/real)")
+
+
+def _room(path):
+    """The room a module stands in: its package's folder, else itself."""
+    return path.split("/")[0] + "/" if "/" in path else path
+
+
+def _floors(imports):
+    """How many floors the rooms stack into, each above every room it imports (floor 1
+    imports none), and the longest chain of imports, from the top."""
+    edges = {}
+    for name, imported in imports.items():
+        edges.setdefault(_room(name), set()).update(_room(each) for each in imported if _room(each) != _room(name))
+    floor = {}
+
+    def floor_of(room):
+        if room not in floor:
+            below = [floor_of(each) for each in edges.get(room, ())]
+            floor[room] = 1 + max(below, default=0)
+        return floor[room]
+
+    top = max(edges, key=floor_of)
+    chain = [top]
+    while edges.get(chain[-1]):
+        chain.append(max(edges[chain[-1]], key=floor_of))
+    return floor[top], chain
+
+
+def _suite_seconds(tree):
+    import time
+
+    started = time.monotonic()
+    subprocess.run(["hatch", "test", "--", "--ignore=tests/real", "-q"], cwd=tree, check=False, capture_output=True)
+    return time.monotonic() - started
 
 
 def _lines(tree, name):
@@ -110,7 +158,7 @@ def _lines(tree, name):
 def _path(module):
     """A module's path under src/postbag, as CONCEPT.md's table names it."""
     place = module.removeprefix("postbag.").replace(".", "/")
-    return f"{place}/__init__.py" if place in ("claude", "codex") else f"{place}.py"
+    return f"{place}/__init__.py" if place in ("claude", "codex", "verbs") else f"{place}.py"
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ else 5 minutes, and from 2.1.336 a session that can ask a person waits for the a
 unless one of those is set."""
 
 from postbag.claude.files import DIALOG_TIMEOUT, dialog_timeout
+from postbag.receipts import NOT_TAKEN, UNKNOWN, Receipt
 from postbag.versions import numbers
 
 EXPIRIES = {"60s": 60, "5m": 300, "10m": 600, "never": None}
@@ -112,3 +113,20 @@ def _asked_in(session):
 def _at_least(version, since):
     found = numbers(version)
     return found is not None and found >= numbers(since)
+
+
+def held_receipt(found, sent, clock):
+    """The Receipt of a letter Claude held, sent at `sent` (seconds since the epoch), as
+    `found` (the Verdict its records give) foretold: while it waits, not taken, and when it
+    expires; once its time has passed, expired unanswered, or, where a time postbag cannot
+    see may apply, unknown."""
+    held, ends = found.hold, found.hold.ends(sent)
+    if ends is None or clock.now() < ends:
+        fate = held.fate(sent, clock)
+        return Receipt(NOT_TAKEN, f"claude holds it for the person's review, since {found.why}; {fate}")
+    expired = f"nobody let it in within {held.by}: it expired unanswered by {clock.stamp(ends)}"
+    if held.untold is not None:
+        return Receipt(
+            UNKNOWN, f"claude held it for the person's review, since {found.why}; {expired}{held.another_time()}"
+        )
+    return Receipt(NOT_TAKEN, f"claude held it for the person's review, since {found.why}, and {expired}")

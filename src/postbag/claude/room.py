@@ -22,6 +22,7 @@ from postbag.claude.files import (
     transcripts,
     version_of,
 )
+from postbag.claude.hold import held_receipt
 from postbag.claude.inbox import DROPPED, HELD, REFUSED, require_a_socket
 from postbag.claude.modes import permission_class
 from postbag.doors import is_door_field
@@ -157,7 +158,10 @@ class Claude(Room, vendor=claude):
             refused = f"claude refused it, since {found.why}" if found.policy == REFUSE else "claude refused it"
             return Receipt(NOT_TAKEN, refused)
         if said == HELD or (said is None and found.policy == HOLD and changed is False):
-            return _held(found, sent, self.here.clock)
+            if found.policy != HOLD:  # Claude's own word, which its records do not explain
+                unexplained = "claude holds it for the person's review, for a reason its records do not show"
+                return Receipt(NOT_TAKEN, unexplained)
+            return held_receipt(found, sent, self.here.clock)
         if changed:
             value, _ = settings.inbound()
             return Receipt(
@@ -255,23 +259,6 @@ def _is_the_joined_process(joined, running):
 
 def _if_running(alive):
     return alive if isinstance(alive, Session) else None
-
-
-def _held(found, sent, clock):
-    """The Receipt of a letter Claude held, sent at `sent` (seconds since the epoch): while it
-    waits, not taken, and when it expires; once its time has passed, expired unanswered, or,
-    where a time postbag cannot see may apply, unknown."""
-    if found.policy != HOLD:  # Claude's own word, which its records do not explain
-        return Receipt(NOT_TAKEN, "claude holds it for the person's review, for a reason its records do not show")
-    held, ends = found.hold, found.hold.ends(sent)
-    if ends is None or clock.now() < ends:
-        fate = held.fate(sent, clock)
-        return Receipt(NOT_TAKEN, f"claude holds it for the person's review, since {found.why}; {fate}")
-    expired = f"nobody let it in within {held.by}: it expired unanswered by {clock.stamp(ends)}"
-    if held.untold is not None:
-        told = f"claude held it for the person's review, since {found.why}; {expired}{held.another_time()}"
-        return Receipt(UNKNOWN, told)
-    return Receipt(NOT_TAKEN, f"claude held it for the person's review, since {found.why}, and {expired}")
 
 
 def _taken_elsewhere(taken, cleared):
