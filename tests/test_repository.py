@@ -298,6 +298,16 @@ def _unnamed(postbag):
     return postbag
 
 
+def a_worktree(postbag, tmp_path):
+    """A repository, api, and a worktree of it beside it, api-feature, for the runner with
+    no POSTBAG_LEDGER: (the repository's folder, the worktree's)."""
+    _unnamed(postbag)
+    main = new_repository(tmp_path / "api")
+    worktree = str(tmp_path / "api-feature")
+    git("worktree", "add", "-q", worktree, cwd=main)
+    return main, worktree
+
+
 @pytest.mark.shipped
 def test_two_repositories_pairs_never_cross_a_letter_a_join_or_a_budget(postbag, inbox, codex, tmp_path):
     _unnamed(postbag)
@@ -325,10 +335,7 @@ def test_two_repositories_pairs_never_cross_a_letter_a_join_or_a_budget(postbag,
 
 @pytest.mark.shipped
 def test_a_worktree_joins_its_repositorys_ledger_and_a_join_that_takes_letters_says_from_whom(postbag, tmp_path):
-    _unnamed(postbag)
-    main = new_repository(tmp_path / "api")
-    worktree = str(tmp_path / "api-feature")
-    git("worktree", "add", "-q", worktree, cwd=main)
+    main, worktree = a_worktree(postbag, tmp_path)
     postbag.ok("join", "codex", inside="codex", cwd=main)
     joined = postbag.run("join", "codex", inside="codex", env={"CODEX_THREAD_ID": THREAD}, cwd=worktree)
     assert joined.stdout == "codex joined\n"
