@@ -132,12 +132,6 @@ def _passes_over(text, at, stack, within):
     return not (len(stack) == 2 and stack[1].kept)
 
 
-def _scalar_at(text, at):
-    """Whether the value at `at` (after any space) is no container."""
-    at = _skip(text, at)
-    return at < len(text) and text[at] not in "[{"
-
-
 # json's scanner, reading JSON as JSON.parse does: numbers kept as their text (so that no
 # length is too long for an int), NaN and the infinities refused.
 def _refuse(constant):

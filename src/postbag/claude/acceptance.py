@@ -31,9 +31,6 @@ MANAGED_SETTINGS = (
 PROJECT_SETTINGS = ("settings.local.json", "settings.json")  # in its .claude folder, the more particular first
 STRICTNESS = {ACCEPT: 0, HOLD: 1, REFUSE: 2}
 SETTING = "crossSessionInbound"
-LETTING_IN = (
-    "crossSessionInbound to accept in claude's settings.json"  # the setting by which a person lets every letter in
-)
 
 # Claude Code's acceptance policy, as the versions room.PROVEN names apply it, each rule a row:
 # crossSessionInbound where it is set (a value it does not know holds, as HOLD does), the
