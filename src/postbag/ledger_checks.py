@@ -157,7 +157,7 @@ def _the_ledger(location):
     opens it; its owner and mode; every line a record. With it, where it is there and
     whole, its latest joins and exchange; else None."""
     what, path = "the ledger", location.path
-    called = path + _whose(location)
+    called = _called(location)
     try:
         status = os.lstat(path)
     except FileNotFoundError:
@@ -180,12 +180,14 @@ def _the_ledger(location):
     return Check(OK, what, f"{called}, yours and private, {counted(count, 'record')}"), (joins, exchange)
 
 
-def _whose(location):
-    """What doctor adds to the ledger's path: which repository's it is, or that
-    POSTBAG_LEDGER names it; nothing for the default."""
+def _called(location):
+    """The ledger at `location` as doctor names it: its path, and which repository's it is,
+    or that POSTBAG_LEDGER names it."""
     if location.repository is not None:
-        return f", the repository {location.repository.main_tree}'s"
-    return ", which POSTBAG_LEDGER names" if location.named else ""
+        return f"{location.path}, the repository {location.repository.main_tree}'s"
+    if location.named:
+        return f"{location.path}, which POSTBAG_LEDGER names"
+    return location.path
 
 
 def _none_yet(path, called):

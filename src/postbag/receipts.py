@@ -41,11 +41,11 @@ class Receipt:
         return Receipt(ANSWERED, self.why, self.at, answered_by=answer)
 
     def words(self):
-        why = f" ({self.why})" if self.why else ""
         if self.state == TAKEN:
-            return f"taken at {self.at}" + why
+            return f"taken at {self.at} ({self.why})" if self.why else f"taken at {self.at}"
         if self.state == ANSWERED:
-            return f"answered by letter {self.answered_by}, taken at {self.at}" + why
+            answered = f"answered by letter {self.answered_by}, taken at {self.at}"
+            return f"{answered} ({self.why})" if self.why else answered
         return f"{self.state}: {self.why}"
 
     def noting(self, words):

@@ -19,12 +19,12 @@ def which_ledger(bag, where, *, always=False):
     a ledger POSTBAG_LEDGER names, and, `always`, for any (open and close, the person's
     verbs, name the ledger they acted on); else None. `where` is where the ledger was found
     (a location.Location)."""
-    if bag.made is not None:
-        made = f"created the ledger {bag.path}"
-        if where.repository is not None:
-            made += f" for the repository {where.repository.main_tree}"
-        return made + (f", and the directory {bag.made.directory} for it" if bag.made.directory else "")
-    return f"wrote to {where.words()}" if where.named or always else None
+    if bag.made is None:
+        return f"wrote to {where.words()}" if where.named or always else None
+    made = f"created the ledger {bag.path}"
+    if where.repository is not None:
+        made = f"created the ledger {bag.path} for the repository {where.repository.main_tree}"
+    return f"{made}, and the directory {bag.made.directory} for it" if bag.made.directory else made
 
 
 def repository_fields(where):

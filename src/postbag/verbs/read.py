@@ -52,20 +52,22 @@ def status_line(bag, location):
     names it), the exchange, and who has joined since when."""
     exchange = bag.exchange()
     if exchange.barred == NOT_OPENED:
-        state = "no exchange opened"
+        state = ["no exchange opened"]
     else:
-        state = f"exchange of {counted(exchange.granted, 'letter')}, {exchange.sent} sent, "
-        state += STANDING.get(exchange.barred) or f"{exchange.left} left"
-        state += "".join(f", {s.said_in_status}" for s in SWITCHES if s.set_in(exchange.switches))
+        standing = STANDING.get(exchange.barred) or f"{exchange.left} left"
+        switched = [switch.said_in_status for switch in SWITCHES if switch.set_in(exchange.switches)]
+        state = [f"exchange of {counted(exchange.granted, 'letter')}", f"{exchange.sent} sent", standing, *switched]
     peers = [_joined_words(peer, joined) for peer, joined in bag.latest_joins().items()]
-    return f"{ledger_called(location)}: {state}; {', '.join(peers)}"
+    return f"{ledger_called(location)}: {', '.join(state)}; {', '.join(peers)}"
 
 
 def ledger_called(location):
     """The ledger at `location` as a status line names it: its path, and why it is that one."""
     if location.repository is not None:
         return f"ledger {location.path}, of the repository {location.repository.main_tree}"
-    return f"ledger {location.path}" + (", which POSTBAG_LEDGER names" if location.named else "")
+    if location.named:
+        return f"ledger {location.path}, which POSTBAG_LEDGER names"
+    return f"ledger {location.path}"
 
 
 def _joined_words(peer, joined):
