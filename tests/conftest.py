@@ -102,14 +102,34 @@ def pytest_generate_tests(metafunc):
 
 
 @pytest.fixture(scope="session")
-def pyz(tmp_path_factory):
+def pyz(built):
     """The zipapp under test: POSTBAG_PYZ, or a fresh build of this tree."""
     prebuilt = os.environ.get("POSTBAG_PYZ")
     if prebuilt:
         return os.path.abspath(prebuilt)
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "build_pyz.py"), "--out", str(out)], check=True)
-    return str(out / "postbag.pyz")
+    return str(built[0])
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    """A fresh build of this tree, as scripts/build_pyz.py makes it: the path of its
+    postbag.pyz, and what the build said. Built once for the whole run, its workers alike
+    (pytest-xdist's share the run's temporary folder); a test copies it before it changes
+    a byte of it."""
+    import fcntl
+    import pathlib
+
+    run = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        run = run.parent  # the run's own folder, above each worker's
+    out = pathlib.Path(run) / "built"
+    with open(f"{out}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "said.txt").exists():
+            build = [sys.executable, os.path.join(ROOT, "scripts", "build_pyz.py"), "--out", str(out)]
+            said = subprocess.run(build, capture_output=True, text=True, check=True).stdout
+            (out / "said.txt").write_text(said)
+    return out / "postbag.pyz", (out / "said.txt").read_text()
 
 
 @pytest.fixture

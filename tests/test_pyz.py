@@ -208,8 +208,8 @@ def _rewritten(pyz, target, change):
     return target
 
 
-def test_the_compiled_code_is_what_runs_and_the_sources_stand_behind_it(tmp_path, bin_dir):
-    pyz, _ = build(tmp_path)
+def test_the_compiled_code_is_what_runs_and_the_sources_stand_behind_it(built, tmp_path, bin_dir):
+    pyz, _ = built
     broken = b"raise SystemExit('the source ran')\n"
 
     def break_sources(name, data):
@@ -245,11 +245,11 @@ def test_the_compiled_code_is_what_runs_and_the_sources_stand_behind_it(tmp_path
             assert (result.returncode, result.stderr) == expected, (change, way)
 
 
-def test_compiled_code_that_fails_its_check_never_runs_and_the_sources_serve(tmp_path, bin_dir):
+def test_compiled_code_that_fails_its_check_never_runs_and_the_sources_serve(built, tmp_path, bin_dir):
     """What the launcher hands to marshal, which bad bytes can crash, it checks first: a
     compiled entry cut short (its zip checksums made again to match, as an altered archive
     has them), or with a bit flipped anywhere in it, fails that check, and the sources run."""
-    pyz, _ = build(tmp_path)
+    pyz, _ = built
     env = clean_env(bin_dir, POSTBAG_LEDGER=str(tmp_path / "none.jsonl"))
     no_ledger = f"postbag: there is no ledger at {env['POSTBAG_LEDGER']} yet\n"
 
@@ -275,11 +275,13 @@ def test_compiled_code_that_fails_its_check_never_runs_and_the_sources_serve(tmp
         assert (result.returncode, result.stderr) == (0, no_ledger), at
 
 
-def test_a_bit_flipped_anywhere_past_the_first_lines_may_end_in_a_python_error_never_in_a_signal(tmp_path, bin_dir):
+def test_a_bit_flipped_anywhere_past_the_first_lines_may_end_in_a_python_error_never_in_a_signal(
+    built, tmp_path, bin_dir
+):
     """SHA256SUMS and the attestation guard a download; what the launcher guards is marshal.
     A flip in the sources can make them another program, which Python runs or refuses as
     it would any: the process ends by its own exit, never killed by a signal."""
-    pyz, _ = build(tmp_path)
+    pyz, _ = built
     data = pyz.read_bytes()
     start = data.index(b"PK\x03\x04")
     env = clean_env(bin_dir, POSTBAG_LEDGER=str(tmp_path / "none.jsonl"))
@@ -512,7 +514,7 @@ def test_the_wheel_installs_a_console_script_that_is_the_same_program(tmp_path, 
     assert line == f"POSTBAG_LEDGER={ledger} postbag send claude - <<'POSTBAG'"
 
 
-def test_the_archives_finder_loads_compiled_modules_and_declines_the_rest(tmp_path, monkeypatch):
+def test_the_archives_finder_loads_compiled_modules_and_declines_the_rest(built, tmp_path, monkeypatch):
     """The finder the zipapp's entry point installs, met in-process (coverage does not follow
     the zipapp's own runs)."""
     import zipimport
@@ -520,7 +522,7 @@ def test_the_archives_finder_loads_compiled_modules_and_declines_the_rest(tmp_pa
     from postbag import __main__ as entry
     from postbag import launch
 
-    pyz, _ = build(tmp_path)
+    pyz, _ = built
     compiled = launch.compiled_code(zipimport.zipimporter(str(pyz)))
     finder = entry._CompiledCode(str(pyz), compiled)
     spec = finder.find_spec("postbag.words")
