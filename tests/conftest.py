@@ -274,7 +274,9 @@ class Postbag:
         where = "src" if self.target == "src" else self.command[0]
         faulty = copy.copy(self)
         faulty.in_process = False
-        faulty.command = [sys.executable, os.path.join(ROOT, "tests", "inject.py"), where, faults, "--"]
+        # Without `site` unless coverage measures the tree, as `command` runs postbag.
+        plain = [] if COVERING and self.target == "src" else ["-S"]
+        faulty.command = [sys.executable, *plain, os.path.join(ROOT, "tests", "inject.py"), where, faults, "--"]
         return faulty
 
     def ok(self, *args, **kwargs):
