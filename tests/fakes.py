@@ -202,8 +202,11 @@ def _say_of(raw, says):
         return
     lines = says if isinstance(says, list) else [{"type": "control", "action": "peer_message_status", **says}]
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as reply:
-        reply.connect(user["from"][len("uds:") :])
-        reply.sendall("".join(json.dumps({"from": "uds:inbox", **line}) + "\n" for line in lines).encode())
+        try:
+            reply.connect(user["from"][len("uds:") :])
+            reply.sendall("".join(json.dumps({"from": "uds:inbox", **line}) + "\n" for line in lines).encode())
+        except OSError:  # the sender stopped listening: Claude's word goes unheard, as it would
+            pass
 
 
 # What a fake client answers of its own configuration, as the real ones do (docs/doors.md,

@@ -44,6 +44,8 @@ BYPASSES = (
     "postbag claims no permission mode, which such a session holds while crossSessionInbound is unset"
 )
 NO_SIGN = "claude's transcript holds no sign of the letter"
+# What Claude Code says, at once, to the socket a letter names, of a letter it holds.
+HELD = {"status": "held", "reason": "held for the recipient user's approval"}
 ENDED = (
     "letter 4 codex -> claude: not taken: claude's session has ended, and its transcript holds no sign of the letter"
 )
@@ -238,7 +240,7 @@ def test_a_session_that_bypasses_prompts_holds_postbags_letter_and_every_word_sa
         f"claude will not act on a letter at once: it holds each for the person's review, since {BYPASSES}; "
         f"{WAITS}; {LETS_IN}"
     )
-    inbox.says = {"status": "held", "reason": "held for the recipient user's approval"}
+    inbox.says = HELD
     sent = postbag.ok("send", "claude", "Are you there?", inside="codex")  # open granted 3 letters again
     held = f"claude holds it for the person's review, since {BYPASSES}; {waits(postbag)}"
     assert sent == f"letter 7 delivered to claude, 2 left; but {held}\n"
@@ -295,9 +297,15 @@ def test_claudes_word_is_heard_among_lines_a_newer_claude_writes_and_whatever_it
 
 
 @pytest.mark.parametrize("says", [None, {"status": "delivered"}, {"status": "queued-for-later"}])
-def test_where_claude_says_no_word_postbag_knows_the_send_says_what_its_records_foretell(postbag, running, inbox, says):
+def test_where_claude_says_no_word_postbag_knows_the_send_says_what_its_records_foretell(
+    postbag, running, inbox, says, monkeypatch
+):
     """Claude's silence within the wait, a status that is not a refusal, a hold or a drop,
     and one postbag does not know are no word: the records' foretelling is said, as such."""
+    from postbag.claude import delivery
+
+    # No word comes, however long the knock listens: here it listens a twentieth of a second.
+    monkeypatch.setattr(delivery, "HEARING", dict.fromkeys(delivery.HEARING, 0.05))
     claude, *_ = running
     claude.turn("bypassPermissions")
     inbox.says = says
@@ -526,9 +534,10 @@ HELD_IN = {
 
 @pytest.mark.parametrize("where", HELD_IN, ids=list(HELD_IN))
 def test_what_a_person_can_do_with_a_held_letter_is_said_for_the_app_the_session_runs_in(
-    postbag, exchange, tmp_path, where
+    postbag, exchange, inbox, tmp_path, where
 ):
     claude, *_ = exchange
+    inbox.says = HELD  # as Claude Code says at once of a letter it holds
     app, version, asked, seconds = HELD_IN[where]
     claude.runs(tmp_path / "repo", **({"entrypoint": app} if app else {}), version=version)
     claude.turn("bypassPermissions")
