@@ -495,16 +495,35 @@ def test_a_pyz_without_its_executable_bit_is_named_with_its_interpreter(pyz, bin
     assert line == f"POSTBAG_LEDGER={ledger} {sys.executable} {plain} send claude - <<'POSTBAG'"
 
 
+@pytest.fixture(scope="session")
+def pip():
+    """pip, as a person has it, in a virtual environment of this Python's own made once
+    into .cache/ (pip's bundled copy, which venv installs, takes seconds to set up)."""
+    import fcntl
+
+    cache = os.path.join(ROOT, ".cache")
+    venv = os.path.join(cache, f"pip-{TAG}")
+    os.makedirs(cache, exist_ok=True)
+    with open(f"{venv}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # pytest-xdist's workers, and runs side by side, share one
+        if not os.path.exists(os.path.join(venv, "made")):
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+            open(os.path.join(venv, "made"), "w").close()
+    return [os.path.join(venv, "bin", "python"), "-m", "pip"]
+
+
 @pytest.mark.skipif(shutil.which("hatchling") is None, reason="building the wheel needs hatchling")
-def test_the_wheel_installs_a_console_script_that_is_the_same_program(tmp_path, codex):
+def test_the_wheel_installs_a_console_script_that_is_the_same_program(tmp_path, codex, pip):
     subprocess.run(["hatchling", "build", "-t", "wheel", "-d", str(tmp_path / "dist")], cwd=ROOT, check=True)
     [wheel] = glob.glob(str(tmp_path / "dist" / "postbag-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         assert {n.split("/")[0] for n in archive.namelist()} == {"postbag", f"postbag-{__version__}.dist-info"}
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-index", "--no-deps", wheel]
-    subprocess.run(pip, check=True)
+    # A virtual environment as venv makes one, which pip then installs the wheel into.
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    install = ["--python", str(venv / "bin" / "python"), "install", "-q", "--no-index", "--no-deps", wheel]
+    subprocess.run([*pip, *install], check=True)
     env = clean_env(venv / "bin", POSTBAG_LEDGER=str(tmp_path / "ledger.jsonl"))
     for way in (["postbag"], [str(venv / "bin" / "python"), "-m", "postbag"]):
         result = subprocess.run([*way, "--version"], env=env, cwd=tmp_path, capture_output=True, text=True)
