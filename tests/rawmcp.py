@@ -67,10 +67,6 @@ class RawServer:
         line, _, self._pending = self._pending.partition(b"\n")
         return json.loads(line)
 
-    def silent(self, seconds=0.5):
-        """Whether the server writes nothing for `seconds`: for messages that get no reply."""
-        return b"\n" not in self._pending and not select.select([self.process.stdout], [], [], seconds)[0]
-
     def close(self, timeout=WAIT):
         """Close its input, as a client does when its session ends; the exit status."""
         if not self.process.stdin.closed:
