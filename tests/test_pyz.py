@@ -139,6 +139,12 @@ def test_the_quickest_answers_read_only_stored_code_and_load_no_zlib(pyz, bin_di
     assert "postbag" in imported and "zlib" not in imported, imported
     assert directories_read == [pyz]  # the archive's, once, by zipimport, which reads the launcher's file
     assert status == (0 if args == ["--version"] else 1)
+    # A refusal loads the guard, the words, and the vendors' light packages: nothing of a room.
+    ours = {name for name in imported if name.startswith("postbag")}
+    assert ours <= {f"postbag{name}" for name in REFUSED_LOADS}, sorted(ours)
+
+
+REFUSED_LOADS = ("", ".launch", ".guards", ".refusal", ".contract", ".escape", ".vendors", ".claude", ".codex")
 
 
 # What none of an agent's everyday commands loads: each costs more at every start than the
