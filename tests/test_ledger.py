@@ -302,8 +302,8 @@ def peak_memory(postbag, *args, inside=None):
     # A child's peak RSS starts at its parent's (Linux keeps it across exec), so postbag runs
     # under a small helper rather than under this test process.
     env = {**postbag.env, **(postbag.session(inside) if inside else {})}
-    measured = subprocess.run(
-        [sys.executable, "-c", PEAK_OF_CHILD, *postbag.command, *args], env=env, capture_output=True, text=True
+    measured = subprocess.run(  # the helper without `site`, whose .pth files would load coverage into it
+        [sys.executable, "-S", "-c", PEAK_OF_CHILD, *postbag.command, *args], env=env, capture_output=True, text=True
     )
     status, kilobytes = map(int, measured.stdout.split())
     assert status == 0, measured.stderr
