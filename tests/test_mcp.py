@@ -737,6 +737,6 @@ def test_a_command_runs_without_the_cycle_collector_and_what_runs_on_with_it(tmp
     env = {"PYTHONPATH": SRC, "HOME": str(tmp_path), "POSTBAG_LEDGER": str(tmp_path / "ledger.jsonl")}
     for before in ("was on", "was off"):  # whatever the collector was, the verb decides
         said = subprocess.run(
-            [sys.executable, "-s", "-c", probe, *args, before], env=env, capture_output=True, text=True, check=False
+            [sys.executable, "-S", "-c", probe, *args, before], env=env, capture_output=True, text=True, check=False
         )
         assert said.stdout == f"[{collects}]\n", said.stderr
