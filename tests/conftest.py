@@ -89,6 +89,28 @@ def pytest_collection_modifyitems(config, items):
     long = [item.nodeid for item in items if len(item.nodeid.partition("[")[2]) > ID_MOST]
     if long:
         raise pytest.UsageError(f"a test id is longer than {ID_MOST} characters: name it (ids=): {long[0][:200]}")
+    if config.getoption("--target") == "both":
+        once_a_family_as_the_zipapp(config, items)
+
+
+def once_a_family_as_the_zipapp(config, items):
+    """Under both, a test marked shipped that is parametrized (a family: one behaviour, met
+    with each of its parameters) runs as the zipapp with the first of them collected only;
+    the tree runs every one. The zipapp carries the tree's modules, compiled: one run of
+    the family proves it ships that behaviour, and what each parameter changes is the
+    tree's logic, which the tree's runs hold to. Under --target pyz, as CI runs the built
+    file on every Python, every parameter runs as the zipapp."""
+    seen, dropped = set(), set()
+    for item in items:
+        params = getattr(item, "callspec", None) and item.callspec.params
+        if params and params.get("target") == "pyz" and len(params) > 1:
+            family = (item.path, item.originalname)
+            if family in seen:
+                dropped.add(item)
+            seen.add(family)
+    if dropped:
+        config.hook.pytest_deselected(items=[item for item in items if item in dropped])
+        items[:] = [item for item in items if item not in dropped]
 
 
 def pytest_generate_tests(metafunc):
