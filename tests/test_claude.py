@@ -334,16 +334,8 @@ def test_a_held_letter_nobody_approved_within_dialogexpiry_is_said_to_have_expir
     claude.runs(tmp_path / "repo", **({"entrypoint": app} if app else {}))
     claude.settings(claude.config, dialogExpiry="60s")
     claude.turn("bypassPermissions", at="2026-12-01T00:00:00.000Z")
-    an_hour_ago = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time() - 3600))
-    postbag.write_ledger(
-        line(n=1, at=an_hour_ago, kind="join", peer="claude", **inbox.door())
-        + line(n=2, at=an_hour_ago, kind="join", peer="codex", thread=codex.thread)
-        + line(n=3, at=an_hour_ago, kind="open", limit=3)
-        + line(**{"n": 4, "at": an_hour_ago, "kind": "letter", "from": "codex", "to": "claude", "body": "hi"})
-    )
-    from postbag.times import Clock, moment
-
-    expired = Clock().stamp(moment(an_hour_ago) + 62)
+    sent = _a_letter_sent_an_hour_ago(postbag, inbox, codex)
+    expired = _stamp(sent + 62)
     assert postbag.receipts(inside="codex") == [
         f"letter 4 codex -> claude: not taken: claude held it for the person's review, since {BYPASSES}, and nobody "
         f"let it in within dialogExpiry 60s: it expired unanswered by {expired}"
@@ -639,19 +631,31 @@ def test_the_sessions_own_timeout_decides_when_a_held_letter_expires_or_the_rece
         claude = Claude(postbag.env["HOME"], inbox.session)
         claude.runs(tmp_path / "repo", pid=session.pid, entrypoint="sdk-cli", version="2.1.337")
         claude.turn("bypassPermissions", at="2026-12-01T00:00:00.000Z")
-        an_hour_ago = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time() - 3600))
-        postbag.write_ledger(
-            line(n=1, at=an_hour_ago, kind="join", peer="claude", **inbox.door())
-            + line(n=2, at=an_hour_ago, kind="join", peer="codex", thread=codex.thread)
-            + line(n=3, at=an_hour_ago, kind="open", limit=3)
-            + line(**{"n": 4, "at": an_hour_ago, "kind": "letter", "from": "codex", "to": "claude", "body": "hi"})
-        )
-        from postbag.times import Clock, moment
-
-        at = Clock().stamp(moment(an_hour_ago) + (3 if value == "3000" else 300) + 2)
+        sent = _a_letter_sent_an_hour_ago(postbag, inbox, codex)
+        at = _stamp(sent + (3 if value == "3000" else 300) + 2)
         assert postbag.receipts(inside="codex") == [
             f"letter 4 codex -> claude: {state}: {said.format(why=BYPASSES, at=at)}"
         ]
     finally:
         session.kill()
         session.wait()
+
+
+def _a_letter_sent_an_hour_ago(postbag, inbox, codex):
+    """A ledger whose letter 4, codex to claude, went an hour ago; the moment it went."""
+    an_hour_ago = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time() - 3600))
+    postbag.write_ledger(
+        line(n=1, at=an_hour_ago, kind="join", peer="claude", **inbox.door())
+        + line(n=2, at=an_hour_ago, kind="join", peer="codex", thread=codex.thread)
+        + line(n=3, at=an_hour_ago, kind="open", limit=3)
+        + line(**{"n": 4, "at": an_hour_ago, "kind": "letter", "from": "codex", "to": "claude", "body": "hi"})
+    )
+    from postbag.times import moment
+
+    return moment(an_hour_ago)
+
+
+def _stamp(moment):
+    from postbag.times import Clock
+
+    return Clock().stamp(moment)
