@@ -1,12 +1,11 @@
 """A JSON document edited as text, as a person edits it by hand: a value added at the end
-of an array or an object, or taken out of one, every other byte left as it was (the
-person's indentation, key order, spacing, line endings, numbers as written, escapes, and
-final newline). It is read first by json_text.py.
+of an array or an object, every other byte left as it was (the person's indentation, key
+order, spacing, line endings, numbers as written, escapes, and final newline). It is read
+first by json_text.py.
 
 An added value copies the layout around it: the separator the last two items have (or
 the space before the only one), the spacing after a key's colon, and the indentation of
-its lines, so that taking it out again removes exactly the text adding it put in. Its
-time is linear in the text.
+its lines. Its time is linear in the text.
 """
 
 import json
@@ -95,15 +94,3 @@ def appended(text, node, key, value, layout):
     if key is not None:
         shown = json.dumps(key) + layout.colon + shown
     return text[:at] + lead + shown + text[at:]
-
-
-def without(text, node, index):
-    """`text` without item `index` of the container `node` and what joined it to the one
-    before (or, for the first, to the one after, or to the bracket): what `appended` put
-    in, where it put it."""
-    item = node.items[index]
-    if index > 0:
-        return text[: node.items[index - 1].end] + text[item.end :]
-    if len(node.items) > 1:
-        return text[: item.first] + text[node.items[1].first :]
-    return text[: node.start + 1] + text[item.end :]

@@ -18,9 +18,8 @@ settings.json is the person's file, and is treated so:
   and of what it made to hold it;
 - --remove takes out what setup put in and nothing else: where the file is still what
   setup made of the kept copy, it gives back the kept bytes (or removes the file, and the
-  folder, setup made); where the person changed it since, it takes out the rule setup
-  added, and what setup made to hold it where that holds nothing else; the kept copy goes
-  with it, said so where it no longer described the file. A rule the person wrote before
+  folder, setup made); where the file has changed since, remove cannot tell whose the
+  rule is, and leaves the rule and the copy, saying so. A rule the person wrote before
   setup stays: setup added none, and kept no copy.
 """
 
@@ -28,17 +27,7 @@ import os
 import stat
 
 from postbag import whole_file
-from postbag.claude.settings import (
-    FILE,
-    MADE,
-    NO_FILE,
-    NO_FOLDER,
-    RULE,
-    SettingsFile,
-    settings_at,
-    with_rule,
-    without_rule,
-)
+from postbag.claude.settings import MADE, NO_FILE, NO_FOLDER, RULE, SettingsFile, settings_at, with_rule
 from postbag.escape import shell_word
 from postbag.refusal import Refusal
 from postbag.registration import Change
@@ -73,17 +62,13 @@ def leftovers(path, *, removing):
         "did, so setup and remove never use it; compare the two, take from the copy what you want back, then delete it"
         for copy in map(shell_word, whole_file.others_copies(path))
     ]
-    if removing and said and whole_file.copy_as_left(path) is None:
-        try:
-            held = settings_at(path).holds_the_rule()
-        except Refusal:
-            held = False
-        if held:
-            said.append(
-                f"{RULE} stays in permissions.allow of {shell_word(path)}: the file has changed since setup kept a "
-                "copy, so remove cannot tell whether setup or you put the rule in; take it out yourself if it is "
-                "setup's"
-            )
+    # The file reads as settings here: setup read it so as it planned its change, just before.
+    if removing and said and whole_file.copy_as_left(path) is None and settings_at(path).holds_the_rule():
+        said.append(
+            f"{RULE} stays in permissions.allow of {shell_word(path)}: the file has changed since setup kept a "
+            "copy, so remove cannot tell whether setup or you put the rule in; take it out yourself if it is "
+            "setup's"
+        )
     return said
 
 
@@ -120,34 +105,19 @@ def _require_a_changeable_file(path):
 
 
 def _taking_out(path, settings):
-    """The Change that takes out what setup put in, told by the copy it kept in this
-    install; None where setup put nothing in, or the file changed since, so that remove
+    """The Change that gives the file back as setup found it, from the copy it kept in this
+    install; None where setup put nothing in, or the file has changed since, so that remove
     cannot tell what it did (notes say so)."""
     copy = whole_file.copy_as_left(path)
     kept = _kept_copy(copy) if copy is not None else None
-    if kept is None:
+    # The bytes must be what setup made of the copy too: on a file system that keeps whole
+    # seconds, a change made the same second as setup's leaves the file's ctime as it was.
+    if kept is None or settings.data != with_rule(kept):
         return None
-    named = os.path.basename(copy)
-    if kept.data not in (NO_FILE, NO_FOLDER) and kept.allowed():  # a file that allowed postbag already
-        return _change(f"removes {named}, which setup kept", path, copy, _drop_the_copy)
     name = shell_word(path)
-    if not settings.holds_the_rule():
-        return _change(
-            f"removes {named}, setup's copy of {name} from before it, which no longer describes it",
-            path,
-            copy,
-            _drop_the_copy,
-        )
-    if settings.data == with_rule(kept):
-        if kept.made_by_setup() == FILE:
-            return _change(f"removes {name}, which setup made", path, copy, _give_back)
-        return _change(f"gives back {name} as it was before setup, from {named}", path, copy, _give_back)
-    return _change(
-        f"takes out {RULE} from permissions.allow in {name}, and removes {named}, which no longer describes it",
-        path,
-        copy,
-        _take_out,
-    )
+    if kept.data in (NO_FILE, NO_FOLDER):
+        return _change(f"removes {name}, which setup made", path, copy, _give_back)
+    return _change(f"gives back {name} as it was before setup, from {os.path.basename(copy)}", path, copy, _give_back)
 
 
 def _change(said, path, copy, work):
@@ -239,26 +209,6 @@ def _give_back(path, copy):
         return
     whole_file.write(path, kept, _mode(copy))  # the mode it had: the copy kept it
     whole_file.remove(copy)
-
-
-def _take_out(path, copy):
-    settings, kept = settings_at(path), _kept_copy(copy)
-    if kept is None or not settings.holds_the_rule():
-        return
-    left = without_rule(settings, kept.made_by_setup())
-    if left is None and not os.path.islink(path):
-        whole_file.remove(path)
-    else:
-        whole_file.write(path, left if left is not None else b"{}\n")
-    whole_file.remove(copy)
-    if kept.data == NO_FOLDER and left is None:
-        _remove_folder_if_empty(os.path.dirname(path))
-
-
-def _drop_the_copy(path, copy):
-    del path
-    if os.path.lexists(copy):
-        whole_file.remove(copy)
 
 
 def _remove_folder_if_empty(folder):

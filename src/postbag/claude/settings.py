@@ -2,8 +2,8 @@
 Code reads them (JSON.parse: any depth, numbers as written, the last of a key that stands
 twice): what they allow and hold back of postbag's tools, deny and ask rules among them,
 which setup never changes; and the text of settings.json with the rule that lets
-postbag's tools run put in, or taken out, as a person edits it (json_text.py), every other
-byte as it was."""
+postbag's tools run put in, as a person edits it (json_text.py), every other byte as it
+was."""
 
 from postbag import json_edit, json_text
 from postbag.escape import shell_word
@@ -20,9 +20,6 @@ LOOKED_INTO = ("permissions",)  # the members of the settings whose own members 
 NO_FILE, NO_FOLDER = b"", b"postbag made this folder, and settings.json in it, to hold the rule\n"
 # What setup writes where there was no settings file: Claude Code's own layout.
 MADE = b'{\n  "permissions": {\n    "allow": [\n      "' + RULE.encode() + b'"\n    ]\n  }\n}\n'
-# What setup made to hold the rule, as the kept copy tells it: only the rule; the allow
-# list; the permissions; the file.
-RULE_ALONE, ALLOW, PERMISSIONS, FILE = 0, 1, 2, 3
 
 
 class SettingsFile:
@@ -64,15 +61,6 @@ class SettingsFile:
     def holds_the_rule(self):
         """Whether permissions.allow holds the rule setup puts in, as setup writes it."""
         return RULE in self.rules("allow")
-
-    def made_by_setup(self):
-        """What setup made to hold the rule where it found these settings (its kept copy):
-        FILE, PERMISSIONS, ALLOW or RULE_ALONE."""
-        if self.data in (NO_FILE, NO_FOLDER):
-            return FILE
-        if self.permissions is None:
-            return PERMISSIONS
-        return ALLOW if self.allow is None else RULE_ALONE
 
 
 def words_of(data):
@@ -166,31 +154,6 @@ def with_rule(settings):
     else:
         text = json_edit.appended(text, settings.allow, None, RULE, layout)
     return _checked(settings, text)
-
-
-def without_rule(settings, made):
-    """The bytes of `settings` with the rule setup added taken out (the last of the allow
-    list that counts), and what setup `made` to hold it where that now holds nothing else;
-    None where that leaves nothing at all of a file setup made."""
-    text = settings.text
-    found = [at for at, rule in enumerate(_strings_of(settings.text, settings.allow)) if rule == RULE]
-    text = json_edit.without(text, settings.allow, found[-1])
-    for emptied in (ALLOW, PERMISSIONS):
-        if made < emptied:
-            break
-        now = SettingsFile(settings.bom + text.encode("utf-8", "surrogateescape"))
-        holder, held = (now.permissions, now.allow) if emptied == ALLOW else (now.document, now.permissions)
-        if held is None or held.items:
-            break
-        text = json_edit.without(text, holder, holder.items.index(held))
-    if made == FILE and not json_text.parse(text, within=LOOKED_INTO).items:
-        return None
-    return _checked(settings, text)
-
-
-def _strings_of(text, node):
-    """Each item of the array `node`, as text where it is a string, else None."""
-    return [json_text.string_at(text, item.start) if text[item.start] == '"' else None for item in node.items]
 
 
 def _checked(settings, text):
