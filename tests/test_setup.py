@@ -822,6 +822,67 @@ def test_no_sequence_of_setups_removals_and_edits_loses_the_persons_file(tmp_pat
     assert all(name == "settings.json" or name.startswith("settings.json.before-postbag") for name in names)
 
 
+@pytest.mark.parametrize("where", ["its folder a file", "a folder itself"])
+def test_a_settings_json_that_is_no_file_is_refused_in_words_by_setup_and_remove(tmp_path, where):
+    from postbag.claude import permission
+    from postbag.refusal import Refusal
+
+    folder = tmp_path / ".claude"
+    if where == "its folder a file":
+        folder.write_bytes(b"mine")
+        why = "Not a directory"
+    else:
+        (folder / "settings.json").mkdir(parents=True)
+        why = "it is not a regular file"
+    for removing in (False, True):
+        with pytest.raises(Refusal) as refused:
+            permission.change(str(folder / "settings.json"), removing=removing)
+        assert str(refused.value) == f"claude's settings.json cannot be read ({why})"
+    assert folder.is_dir() or folder.read_bytes() == b"mine"
+
+
+def test_remove_leaves_the_folder_setup_made_where_claude_code_keeps_more_in_it_now(tmp_path):
+    """setup made ~/.claude to hold the rule; Claude Code has kept its own files there since:
+    remove takes away the file setup made, and leaves the folder with what it holds."""
+    from postbag.claude import permission
+
+    folder = tmp_path / ".claude"
+    path = str(folder / "settings.json")
+    permission.change(path, removing=False).make()
+    (folder / "projects").mkdir()
+    removing = permission.change(path, removing=True)
+    assert removing.does == f"removes {path}, which setup made"
+    removing.make()
+    assert os.listdir(folder) == ["projects"]
+
+
+def test_a_change_to_settings_json_undone_leaves_the_file_its_copy_and_its_folder_as_they_were(tmp_path):
+    """A later step of setup that fails, or a signal, undoes setup's change: the folder it
+    made goes with the file; and remove's, undone, leaves the file as setup left it, which a
+    later remove still gives back byte for byte. A change the signal came before is none."""
+    from postbag.claude import permission
+
+    folder = tmp_path / ".claude"
+    path = str(folder / "settings.json")
+    setting_up = permission.change(path, removing=False)
+    setting_up.undo()  # never made
+    assert not folder.exists()
+    setting_up.make()
+    setting_up.undo()
+    assert not folder.exists()
+
+    mine = b'{"model": "opus"}'
+    a_file_of_the_persons(path, mine, 0o600)
+    permission.change(path, removing=False).make()
+    made = read_bytes(path)
+    removing = permission.change(path, removing=True)
+    removing.make()
+    removing.undo()
+    assert (read_bytes(path), read_bytes(path + ".before-postbag")) == (made, mine)
+    permission.change(path, removing=True).make()
+    assert read_bytes(path) == mine and not os.path.exists(path + ".before-postbag")
+
+
 def test_a_deny_or_ask_rule_of_the_persons_is_named_with_its_file_and_never_changed(postbag, clients):
     env, *_ = clients
     mine = b'{"permissions": {"deny": ["mcp__postbag"], "allow": ["Read"]}}'
