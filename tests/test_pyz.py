@@ -252,6 +252,38 @@ def test_the_compiled_code_is_what_runs_and_the_sources_stand_behind_it(built, t
             assert (result.returncode, result.stderr) == expected, (change, way)
 
 
+def test_the_launcher_takes_the_archive_as_the_program_and_runs_its_compiled_entry_point_else_the_source(
+    built, tmp_path, monkeypatch, capsys
+):
+    """launch.start, in this process, as the archive's first lines call it (`python3 -c`,
+    then the archive and its arguments): the archive is the program, and last on sys.path in
+    place of the current directory; the entry point runs from the code compiled for this
+    Python, and from the archive's __main__.py where there is none."""
+    import types
+
+    from postbag import launch
+
+    pyz, _ = built
+    sources_only = _rewritten(pyz, tmp_path / "sources.pyz", lambda name, data: None if "compiled/" in name else data)
+    folders = [each for each in sys.path if each]
+    # `python3 -c` puts the current directory first (under -P, which 3.11 brought, it does not).
+    for archive, path_before in ((str(pyz), ["", *folders]), (str(sources_only), folders)):
+        main = types.ModuleType("__main__")
+        monkeypatch.setitem(sys.modules, "__main__", main)
+        monkeypatch.setattr(sys, "argv", ["-c", archive, "--version"])
+        monkeypatch.setattr(sys, "path", list(path_before))
+        monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))  # the entry point puts its finder first
+        with pytest.raises(SystemExit) as ended:
+            launch.start()
+        assert (ended.value.code, capsys.readouterr().out) == (0, f"postbag {__version__}\n")
+        assert sys.argv == [archive, "--version"] and sys.path == [*folders, archive]
+        assert main.__file__ == f"{archive}/__main__.py"
+        if archive == str(pyz):
+            assert "postbag.__main__" in main.__compiled__
+        else:
+            assert main.__compiled__ is None  # the source ran, and found no code compiled for this Python
+
+
 def test_compiled_code_that_fails_its_check_never_runs_and_the_sources_serve(built, tmp_path, bin_dir):
     """What the launcher hands to marshal, which bad bytes can crash, it checks first: a
     compiled entry cut short (its zip checksums made again to match, as an altered archive
