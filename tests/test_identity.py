@@ -125,6 +125,51 @@ def test_a_ledgers_folder_others_can_write_to_or_own_is_refused_with_the_fix(pos
     assert postbag.ok("join", "codex", inside="codex") == "codex joined\n"
 
 
+def test_a_ledgers_folder_that_is_a_file_or_stands_beneath_one_is_refused_with_the_fix(postbag):
+    _unnamed(postbag)
+    home, folder = postbag.env["HOME"], _folder(postbag)
+    os.makedirs(home)
+    with open(folder, "w"):
+        pass
+    not_a_folder = f"{folder} is not a folder, and postbag keeps its ledgers in it"
+    assert postbag.refused("read") == f"{not_a_folder}: move it out of the way"
+    os.unlink(folder)
+    os.rmdir(home)
+    with open(home, "w"):  # HOME names a file
+        pass
+    assert postbag.refused("open") == f"cannot look at {folder} (Not a directory)"
+
+
+@pytest.mark.process  # a working directory of its own, removed under it
+def test_a_command_run_in_a_directory_since_removed_says_where_to_run_it_again(postbag, tmp_path):
+    """Which repository's ledger a shell whose directory was removed meant cannot be told:
+    the command says so, to the person in their words, to an agent in its own. (Coverage
+    cannot measure a process without a working directory: in an agent's session, the
+    command runs in this one, given none.)"""
+    import io
+    import subprocess
+    import sys
+
+    from postbag.cli import main
+
+    _unnamed(postbag)
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    removes_it = "import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); os.execv(sys.argv[2], sys.argv[2:])"
+    in_it = [sys.executable, "-S", "-c", removes_it, str(gone), *postbag.command, "read"]
+    result = subprocess.run(in_it, env=postbag.environment(), capture_output=True, text=True, check=False)
+    why = "the directory this runs in is gone, so the repository whose ledger it uses cannot be told"
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1,
+        "",
+        f"postbag: {why}: run it again from the repository's folder\n",
+    )
+    postbag.cwd = None
+    stderr = io.StringIO()
+    assert main(["read"], here=postbag.place("claude", streams=(None, io.StringIO(), stderr))) == 1
+    assert stderr.getvalue() == f"postbag: {why}{STOP}"
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a folder to another user")
 def test_a_ledgers_folder_of_another_users_is_refused(postbag, tmp_path):
     _unnamed(postbag)
