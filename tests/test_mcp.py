@@ -740,3 +740,32 @@ def test_a_command_runs_without_the_cycle_collector_and_what_runs_on_with_it(tmp
             [sys.executable, "-S", "-c", probe, *args, before], env=env, capture_output=True, text=True, check=False
         )
         assert said.stdout == f"[{collects}]\n", said.stderr
+
+
+def test_the_read_and_status_tools_in_a_repository_name_its_ledger_as_the_command_line_does(postbag, tmp_path):
+    """In a repository, the read tool says which ledger it read, and what it met at its end
+    (a record a send is still writing), as `read` says them on stderr; status names the
+    repository's ledger as the status line does."""
+    from test_repository import new_repository
+
+    del postbag.env["POSTBAG_LEDGER"]
+    work = new_repository(tmp_path / "work" / "api")
+    postbag.ok("join", "claude", inside="claude", cwd=work)
+    postbag.cwd = work  # where the session works
+    said = postbag.run("read", inside="claude")
+    [read_where] = said.stderr.splitlines()
+    assert read_where == f"postbag: read the ledger of the repository {work}"
+    assert _dispatch(postbag.place("claude"), "read", {}) == (f"{said.stdout}{read_where}", False)
+    status, error = _dispatch(postbag.place("claude"), "status", {})
+    ledger = os.path.join(postbag.env["HOME"], ".postbag", f"api-{os.stat(os.path.join(work, '.git')).st_ino}.jsonl")
+    assert not error and status.startswith(f"ledger {ledger}, of the repository {work}: ")
+    with open(ledger, "ab") as file:
+        file.write(b'{"n": 2, "at": ')  # a send killed halfway through its record
+    said = postbag.run("read", inside="claude")
+    news = said.stderr.splitlines()[-1]
+    assert said.stderr.splitlines() == [read_where, news]
+    assert news.endswith(
+        ": its last record is unfinished, most likely from an interrupted send, and the next send, join or open "
+        "removes it"
+    )
+    assert _dispatch(postbag.place("claude"), "read", {}) == (f"{said.stdout}{news}\n{read_where}", False)
