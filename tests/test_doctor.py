@@ -283,13 +283,15 @@ def damaged(postbag, path):
 
 def ledger_at(where, postbag, folder):
     """A ledger where a person's terminal may name one: its path."""
-    if where == "a fresh home":
-        return os.path.join(folder, "fresh", "bag", "ledger.jsonl")
+    named = {"a fresh home": os.path.join(folder, "fresh", "bag", "ledger.jsonl"), "in /proc": "/proc/x/ledger.jsonl"}
+    if where in named:  # nothing there yet
+        return named[where]
     if where == "beneath a file":
         with open(os.path.join(folder, "a-file"), "w"):
             return os.path.join(folder, "a-file", "ledger.jsonl")
-    if where == "in /proc":
-        return "/proc/x/ledger.jsonl"
+    if where == "beneath a link to nothing":  # a folder on a drive not mounted now
+        os.symlink(os.path.join(folder, "unmounted"), os.path.join(folder, "drive"))
+        return os.path.join(folder, "drive", "bag", "ledger.jsonl")
     if where == "a folder in its place":
         os.makedirs(os.path.join(folder, "folder", "ledger.jsonl"))
         return os.path.join(folder, "folder", "ledger.jsonl")
@@ -309,6 +311,7 @@ LEDGERS = {  # where a person's terminal names a ledger, and whether open takes 
     "a fresh home": True,
     "beneath a file": False,
     "in /proc": False,
+    "beneath a link to nothing": False,
     "a folder in its place": False,
     "a link in its place": False,
     "damaged": False,
@@ -388,3 +391,48 @@ def test_doctor_names_this_directorys_ledger_and_lists_every_ledger_with_whose_i
     )
     outside = postbag.run("doctor", env=clients).stdout.splitlines()  # the terminal outside: the old one is its own
     assert f"ok    the ledger: {default}, yours and private, 1 record" in outside  # one, said so
+
+
+def test_doctor_lists_a_ledger_that_names_no_repository_or_one_since_gone_or_replaced_and_one_it_cannot_read(
+    postbag, clients, tmp_path
+):
+    from helpers import line
+    from test_repository import new_repository
+
+    folder = os.path.join(postbag.env["HOME"], ".postbag")
+    os.makedirs(folder, mode=0o700)
+    at = "2026-09-08T10:02:11+02:00"
+    gone, there = str(tmp_path / "gone"), new_repository(tmp_path / "there")
+    there_now = os.stat(os.path.join(there, ".git"))
+    ledgers = {
+        "old-1.jsonl": line(n=1, at=at, kind="open", limit=3),
+        "gone-2.jsonl": line(n=1, at=at, kind="open", limit=3, repository={"path": f"{gone}/.git", "inode": 2}),
+        "there-3.jsonl": line(
+            n=1,
+            at=at,
+            kind="open",
+            limit=3,
+            repository={"path": f"{there}/.git", "device": there_now.st_dev, "inode": there_now.st_ino + 1},
+        ),
+    }
+    for name, text in ledgers.items():
+        with open(os.path.join(folder, name), "w") as file:
+            file.write(text)
+        os.chmod(os.path.join(folder, name), 0o600)
+    os.mkdir(os.path.join(folder, "unreadable-4.jsonl"))
+    listed = [line for line in doctor(postbag, env=clients) if line.startswith("note  a ledger:")]
+    reads = f"{program(postbag)} read --ledger"
+    whose = {
+        "gone-2": f"the repository that was at {gone}, since moved or removed",
+        "old-1": "it names no repository (a ledger from before ledgers named theirs)",
+        "there-3": f"the repository that was at {there}, since moved or removed (another stands there now)",
+    }
+    assert listed[:3] == [
+        f"note  a ledger: {folder}/{name}.jsonl: {words}; last written at {at}; {reads} {name} reads it"
+        for name, words in whose.items()
+    ]
+    unreadable = f"{folder}/unreadable-4.jsonl"
+    assert listed[3] == (
+        f"note  a ledger: {unreadable} cannot be read (the ledger is not a regular file ({unreadable})); {reads} "
+        "unreadable-4 shows what it can"
+    )
