@@ -408,11 +408,14 @@ def test_part_files_a_killed_setup_left_are_cleaned_by_the_next_run(postbag, cli
     ended.wait()
     left = [f".settings.json.{ended.pid}.0a1b2c3d.part", f".settings.json.before-postbag.{ended.pid}.00ff00ff.part"]
     alive = f".settings.json.{os.getpid()}.feedbeef.part"  # a writer that still runs: its file is its own
-    for name in [*left, alive, "notes.part"]:
+    # Not a name postbag gives a part file: someone else's.
+    others = ["notes.part", f".notes.x{ended.pid}.0a1b2c3d.part", f".notes.{ended.pid}.0a1b.part"]
+    others.append(".notes.0.0a1b2c3d.part")  # pid 0: no process's
+    for name in [*left, alive, *others]:
         with open(os.path.join(folder, name), "w") as file:
             file.write("{")
     set_up(postbag, env=env)
-    assert sorted(strays(folder)) == sorted([alive, "notes.part"])
+    assert sorted(strays(folder)) == sorted([alive, *others])
 
 
 @pytest.mark.process  # a signal of its own, and the process it ends
