@@ -33,13 +33,15 @@ TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"  # a time as postbag 
 
 def run_on_the_tree(probe, check=True):
     """Run the program `probe` in a Python of its own, on the tree's postbag (and no user
-    site-packages): its stdout, after it exits 0 where `check`; else the finished process."""
+    site-packages), of this process's variables given only coverage's, so that what it runs
+    is measured too: its stdout, after it exits 0 where `check`; else the finished process."""
     import subprocess
     import sys
 
-    done = subprocess.run(
-        [sys.executable, "-s", "-c", probe], env={"PYTHONPATH": SRC}, capture_output=True, text=True, check=False
-    )
+    from fakes import MEASURING
+
+    env = {"PYTHONPATH": SRC, **{name: value for name, value in os.environ.items() if name.startswith(MEASURING)}}
+    done = subprocess.run([sys.executable, "-s", "-c", probe], env=env, capture_output=True, text=True, check=False)
     if not check:
         return done
     assert done.returncode == 0, done.stderr
