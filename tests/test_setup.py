@@ -449,6 +449,38 @@ def test_a_signal_mid_setup_leaves_every_change_undone(postbag, clients, signal_
     assert not os.path.exists(codex_config)
 
 
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGHUP"])
+def test_a_signal_that_asks_the_process_to_end_undoes_what_setup_made_then_ends_it_as_the_signal_would(
+    monkeypatch, signal_name
+):
+    """The same in this process, where coverage sees it (a process the signal ends keeps no
+    record of what ran): the change under way and those before it are undone, the last
+    first, setup says so, and the process ends as the signal would have ended it."""
+    import io
+    import signal
+    import types
+
+    from postbag import setup, signals
+    from postbag.registration import Change
+
+    number, done, ended = getattr(signal, signal_name), [], []
+    monkeypatch.setattr(signals, "end_as", ended.append)  # else the end of this test's process
+
+    def stopped_midway():
+        done.append("second")
+        os.kill(os.getpid(), number)
+
+    changes = [
+        Change("writes", lambda: done.append("first"), undo=lambda: done.append("first undone")),
+        Change("registers", stopped_midway, undo=lambda: done.append("second undone")),
+    ]
+    here = types.SimpleNamespace(stderr=io.StringIO())
+    with pytest.raises(signals.Stopped):
+        setup._make_all(changes, here)
+    assert done == ["first", "second", "second undone", "first undone"] and ended == [number]
+    assert here.stderr.getvalue() == "postbag: setup was interrupted; nothing was changed\n"
+
+
 def test_a_dry_run_says_each_change_and_makes_none(postbag, clients):
     env, claude_config, codex_config = clients
     result = postbag.run("setup", "--dry-run", env=env)
