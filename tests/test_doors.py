@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import resource
+import signal
 import socket
 import stat
 import subprocess
@@ -100,6 +101,27 @@ def test_codex_killed_by_a_signal_may_have_taken_the_letter_and_says_which_signa
     codex.behave(exit=-9)  # the fake turns this into its own SIGKILL
     reason = postbag.refused("send", "codex", "hi", inside="claude")
     assert reason == AFTER.format(peer="codex", reason="codex queue was killed by signal 9 (SIGKILL)")
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGRTMIN"), reason="the real-time signals, which have no names, are Linux's")
+def test_codex_killed_by_a_signal_of_no_name_says_its_number(postbag, codex):
+    number = signal.SIGRTMIN + 6
+    postbag.ready()
+    codex.behave(exit=-number)
+    reason = postbag.refused("send", "codex", "hi", inside="claude")
+    assert reason == AFTER.format(peer="codex", reason=f"codex queue was killed by signal {number}")
+
+
+def test_a_door_is_done_when_codex_exits_though_a_helper_of_its_keeps_stderr_open(tmp_path):
+    """codex may leave a helper running that holds its stderr: the door is done when codex
+    itself exits, with what it said, and waits for no helper."""
+    helper = str(tmp_path / "helper.pid")
+    script = f'sleep 600 & echo $! > "{helper}"; echo "Warning: queued" >&2; exit 3'
+    try:
+        assert processes.run_for_status(["/bin/sh", "-c", script], {"PATH": os.defpath}) == (3, b"Warning: queued\n")
+    finally:
+        with open(helper) as file:
+            os.kill(int(file.read()), signal.SIGKILL)
 
 
 @pytest.mark.shipped
