@@ -399,3 +399,30 @@ def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(tmp_pa
     finally:
         inbox.close()
     assert os.getcwd() == here
+
+
+def test_a_knock_that_would_hear_claudes_word_and_finds_no_door_leaves_no_socket_of_its_own(tmp_path):
+    here = Here({}, str(tmp_path), platform=sys.platform)
+    door = {"socket": str(tmp_path / "inbox.sock"), "token": "tok"}  # the session has ended: its socket is gone
+    with pytest.raises(Refusal) as refused:
+        claude.knock(door, "Letter 1 from codex via postbag.", here=here, hear=True)
+    assert str(refused.value) == BEFORE.format(peer="claude", reason="its socket is gone")
+    assert os.listdir(tmp_path) == []
+
+
+def test_where_a_socket_of_the_knocks_own_would_not_fit_beside_the_inbox_the_letter_goes_without_it(tmp_path):
+    """Claude could not reach a socket whose path is too long for an address: the knock
+    names none, and the letter is handed over all the same."""
+    most = claude.SOCKET_PATH_MOST.get(sys.platform, claude.SOCKET_PATH_MOST_ELSEWHERE)
+    directory = tmp_path / ("d" * max(1, most - len(str(tmp_path)) - len("/inbox.sock") - 1))
+    directory.mkdir()
+    path = str(directory / "inbox.sock")
+    assert len(path) <= most < len(path) + len("postbag-0000000-00000000.sock") - len("inbox.sock")
+    inbox = FakeInbox(path, f"tok-{uuid.uuid4().hex}")
+    try:
+        heard = claude.knock(
+            {"socket": path, "token": inbox.token}, "Letter 1.", here=Here({}, "/", platform=sys.platform), hear=True
+        )
+        assert heard is None and inbox.envelopes(1) == ["Letter 1."]
+    finally:
+        inbox.close()
