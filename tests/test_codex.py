@@ -308,6 +308,20 @@ def test_a_letter_whose_turn_was_interrupted_before_the_model_read_it_is_not_tak
     ]
 
 
+@pytest.mark.parametrize("read", ["the model answered it", "its turn ended"])
+def test_a_letter_read_in_its_turn_is_taken_though_a_later_turn_was_interrupted(postbag, exchange, read):
+    from written import WHEN, local
+
+    _, codex, _, to_codex = exchange
+    answer = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Reading it."}]}
+    if read == "the model answered it":
+        codex.turn(_user(to_codex), answer, trigger="queue")
+    else:
+        codex.turn(_user(to_codex), trigger="queue", ended=True)
+    codex.turn(trigger="queue", interrupted=True)
+    assert postbag.receipts(inside="claude") == [f"letter 5 claude -> codex: taken at {local(WHEN)}"]
+
+
 def test_after_an_interrupted_turn_a_letter_is_lost_or_waits_until_someone_starts_a_turn(postbag, exchange):
     from written import Codex
 
