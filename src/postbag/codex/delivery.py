@@ -60,7 +60,7 @@ class CodexDelivery(Delivery):
     def __init__(self, room, joined):
         self.room, self.thread = room, joined["thread"]
         self.resume, self.gone, self.loaded, self.why_not, self.answer = False, False, None, None, None
-        self.stalled = None
+        self.rollout = None
         home = room.home
         found = rollouts(home, self.thread)
         if found == []:  # codex queue stores it all the same
@@ -68,9 +68,9 @@ class CodexDelivery(Delivery):
         elif found:  # None: no sessions here to read, and nothing is known
             system = room.here.platform
             self.loaded = InBackground(lambda: is_loaded(home, self.thread, system))
-            self.why_not = why_not_woken(newest(found), room.wakes)
+            self.rollout = newest(found)
+            self.why_not = why_not_woken(self.rollout, room.wakes)
             self.resume = self.why_not is None
-            self.stalled = stalled(newest(found))
 
     def knock(self, envelope, sandbox):
         here = self.room.here
@@ -83,7 +83,9 @@ class CodexDelivery(Delivery):
             return None
         state = self.loaded.result()
         if state == LOADED or self.answer == Resume.LOADED_ELSEWHERE:
-            return None if self.stalled is None else f"but {self.stalled}"  # else it takes it when idle
+            # Read after the knock, which it does not decide: its turns lie far back in a long rollout.
+            why = stalled(self.rollout)
+            return None if why is None else f"but {why}"  # else it takes it when idle
         if not self.resume:
             return _waits(state, self.why_not)
         if self.answer == Resume.WOKEN:
