@@ -16,7 +16,7 @@ import threading
 import time
 
 from clients.pins import claude_binary, codex_binary
-from postbag.codex.files import approval_policy
+from postbag.codex.files import latest_turn
 
 WAIT = 30.0  # generous: every wait ends as soon as what it waits for has happened
 
@@ -541,7 +541,7 @@ def _whole_lines(path):
 
 def _has_settings(path):
     """Whether a rollout states the approval policy a resumed turn runs with, as postbag reads it."""
-    return approval_policy(path) is not None
+    return latest_turn(path)[2] is not None
 
 
 def _answers(path):

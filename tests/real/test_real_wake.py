@@ -9,7 +9,7 @@ import pytest
 from helpers import TIMESTAMP
 from sessions_helpers import NO_DAEMON, WAKING, claude_variables, join_both, mcp_server
 
-from postbag.codex.files import TURN_AT_A_CALL, approval_policy, turn_now
+from postbag.codex.files import TURN_AT_A_CALL, latest_turn, turn_now
 from postbag.codex.wake import RUNS, STOPPED, daemon_runs
 
 pytestmark = pytest.mark.since(**WAKING)  # an older pair's codex queue has no --resume
@@ -56,7 +56,7 @@ def test_a_thread_whose_codex_exec_ended_is_woken_and_answers_through_the_mcp_do
     codex_home.finished_thread(real.env, codex_model, "Call: join")  # it joins through the door, and ends
     daemon()
     assert daemon_runs(codex_home.home) == RUNS  # its record, as 0.169.0 writes it
-    assert approval_policy(codex_home.rollouts()[0]) == "never"  # as exec leaves its thread
+    assert latest_turn(codex_home.rollouts()[0])[2] == "never"  # as exec leaves its thread
     assert door_line(real, "codex", "2") == (
         "codex can take a letter now: no running codex has its thread loaded, and the next letter wakes it through "
         "codex's daemon, with any letters waiting for it"

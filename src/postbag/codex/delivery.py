@@ -4,7 +4,7 @@ of both; and why a thread takes no queued letter, loaded as it may be."""
 
 from postbag.codex.files import (
     INTERRUPTED,
-    last_turn,
+    latest_turn,
     rollouts,
 )
 from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
@@ -84,7 +84,7 @@ class CodexDelivery(Delivery):
         state = self.loaded.result()
         if state == LOADED or self.answer == Resume.LOADED_ELSEWHERE:
             # Read after the knock, which it does not decide: its turns lie far back in a long rollout.
-            why = stalled(self.rollout)
+            why = stalled(latest_turn(self.rollout))
             return None if why is None else f"but {why}"  # else it takes it when idle
         if not self.resume:
             return _waits(state, self.why_not)
@@ -108,10 +108,11 @@ class CodexDelivery(Delivery):
             self.loaded.result()
 
 
-def stalled(rollout):
-    """Why the thread whose newest rollout is `rollout` takes no queued letter, loaded as it
-    may be (openai/codex#41060, and what follows it on 0.171.0), in words; else None."""
-    trigger, ended = last_turn(rollout)
+def stalled(turn):
+    """Why a thread whose latest turn is `turn` (files.latest_turn) takes no queued letter,
+    loaded as it may be (openai/codex#41060, and what follows it on 0.171.0), in words;
+    else None."""
+    trigger, ended, _ = turn
     if trigger == "exec" and ended == "working":
         return (
             "codex exec runs its turn, and Codex takes no letter into such a turn: when it ends, Codex begins a turn "

@@ -31,11 +31,10 @@ BUSY_TRIES, BUSY_WAIT = 3, 0.05  # a queue database another process holds locked
 # start and the thread's settings, and a send must not read a whole long rollout for them.
 TURN_BACK = 4 << 20
 _FIRST_LINE_MOST = 1 << 20  # the thread's instructions ride in the first record: tens of kilobytes
-_SETTINGS_NEEDLES = (b'"thread_settings_applied"', b'"turn_context"')
 _TURN_NEEDLES = (b'"task_started"', b'"task_complete"', b'"turn_aborted"', b"_call")
 _CALLS = ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output")
 _TURN_EDGES = ("task_started", "task_complete", "turn_aborted")
-_EDGE_NEEDLES = (*(f'"{edge}"'.encode() for edge in _TURN_EDGES), b'"thread_settings_applied"')
+_EDGE_NEEDLES = (*(f'"{edge}"'.encode() for edge in _TURN_EDGES), b'"thread_settings_applied"', b'"turn_context"')
 THE_ROLLOUT = "the thread's rollout"  # how a receipt names it: its file name holds the thread's id
 
 
@@ -149,16 +148,6 @@ def _queued_texts(payload):
     return [text(part, "text") for part in parts if text(part, "type") == "text"] if type(parts) is list else []
 
 
-def approval_policy(path):
-    """The approval policy the thread whose newest rollout is `path` runs a resumed turn
-    with (a name, or a table for a granular policy), from the latest record of its
-    settings: thread_settings_applied, or a turn's turn_context (the only one Codex 0.153
-    writes). None where that record states none, where there is none, or where the
-    rollout cannot be read: the latest settings decide, and a doubt is no policy."""
-    found, _ = find_back(path, THE_ROLLOUT, _SETTINGS_NEEDLES, _is_settings, None, TURN_BACK)
-    return None if found is None else _settings_of(found).get("approval_policy")
-
-
 def _is_settings(entry):
     return _settings_of(entry) is not None
 
@@ -186,29 +175,42 @@ INTERRUPTED = "interrupted"
 LEFT = "left"
 
 
-def last_turn(path):
-    """The latest turn of the rollout at `path`, as (its trigger, how it ended): the trigger
-    Codex recorded as it began ("exec", "queue", "user"...; None where not recorded), and
-    "working" while it runs, "ended", INTERRUPTED or LEFT; (None, None) where no turn is found."""
+def latest_turn(path):
+    """The latest turn of the rollout at `path`, and the settings a resumed turn runs with,
+    read in one look back, as (its trigger, how it ended, the approval policy):
+    - the trigger Codex recorded as the turn began ("exec", "queue", "user"...; None where
+      not recorded);
+    - "working" while it runs, "ended", INTERRUPTED or LEFT; None where no turn is found;
+    - the policy (a name, or a table for a granular one) from the latest record of the
+      thread's settings: thread_settings_applied, or a turn's turn_context (the only one
+      Codex 0.153 writes). None where that record states none, where there is none, or
+      where the rollout cannot be read: the latest settings decide, and a doubt is no policy."""
     found = {"applied": 0}
 
     def edge(entry):
         payload = table(entry, "payload")
         kind = payload.get("type") if entry.get("type") == "event_msg" else None
-        if kind in ("task_complete", "turn_aborted") and "ended" not in found:
-            found["ended"] = INTERRUPTED if text(payload, "reason") == INTERRUPTED else "ended"
-        elif kind == "thread_settings_applied":
-            found["applied"] += 1
-        elif kind == "task_started":
-            found["trigger"] = text(table(payload, "turn_attribution"), "turn_trigger")
-            return True
-        return False
+        if "started" not in found:  # still within the latest turn
+            if kind in ("task_complete", "turn_aborted") and "ended" not in found:
+                found["ended"] = INTERRUPTED if text(payload, "reason") == INTERRUPTED else "ended"
+            elif kind == "thread_settings_applied":
+                found["applied"] += 1
+            elif kind == "task_started":
+                found["started"] = text(table(payload, "turn_attribution"), "turn_trigger")
+        if "settings" not in found:
+            settings = _settings_of(entry)
+            if settings is not None:
+                found["settings"] = settings
+        return "started" in found and "settings" in found
 
-    if find_back(path, THE_ROLLOUT, _EDGE_NEEDLES, edge, None, TURN_BACK)[0] is None:
-        return None, None
+    find_back(path, THE_ROLLOUT, _EDGE_NEEDLES, edge, None, TURN_BACK)
+    policy = found["settings"].get("approval_policy") if "settings" in found else None
+    if "started" not in found:
+        return None, None, policy
+    trigger = found["started"]
     if "ended" in found:
-        return found["trigger"], found["ended"]
-    return found["trigger"], LEFT if found["trigger"] == "exec" and found["applied"] > 1 else "working"
+        return trigger, found["ended"], policy
+    return trigger, LEFT if trigger == "exec" and found["applied"] > 1 else "working", policy
 
 
 def read_before_its_turn_ended(path, letter):

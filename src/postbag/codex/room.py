@@ -17,10 +17,9 @@ from postbag.codex.files import (
     THE_ROLLOUT,
     TURN_ENDED,
     TURN_WORKING,
-    approval_policy,
     home_directory,
     in_the_queue,
-    last_turn,
+    latest_turn,
     read_before_its_turn_ended,
     rollouts,
     took,
@@ -133,7 +132,7 @@ class Codex(Room, vendor=codex):
 
     def _missing(self, rollout, unread):
         """A letter neither the queue nor the live thread's rollout holds."""
-        if not unread and last_turn(rollout) == ("queue", INTERRUPTED):
+        if not unread and latest_turn(rollout)[:2] == ("queue", INTERRUPTED):
             return Receipt(
                 UNKNOWN,
                 "neither codex's queue nor the thread's rollout holds it; the thread's last turn, which Codex began "
@@ -168,7 +167,7 @@ class Codex(Room, vendor=codex):
 
     def _reach_of(self, state, rollout):
         if state == LOADED:
-            why_not = stalled(rollout)
+            why_not = stalled(latest_turn(rollout))
             if why_not is not None:
                 return Reach(
                     WILL_NOT, f"codex will not take a letter now: a running codex has its thread loaded, but {why_not}"
@@ -202,16 +201,19 @@ def _thread_of(joined):
 
 def _turn(rollout):
     """What the loaded thread whose newest rollout is `rollout` is doing, and so when it takes a letter."""
-    if stalled(rollout) is not None:
-        return stalled(rollout)
-    if last_turn(rollout)[1] == LEFT:  # its exec is gone: the codex that loaded the thread since runs no turn of it
+    latest = latest_turn(rollout)
+    why = stalled(latest)
+    if why is not None:
+        return why
+    _, ended, policy = latest
+    if ended == LEFT:  # its exec is gone: the codex that loaded the thread since runs no turn of it
         return "it takes the letter when it is idle"
     turn = turn_now(rollout)
     if turn == TURN_ENDED:
         return "it takes the letter when it is idle"
     if turn == TURN_WORKING:
         return "its turn is working, and it takes the letter when the turn ends"
-    if approval_policy(rollout) == NEVER_ASKS:
+    if policy == NEVER_ASKS:
         return "its turn is running a tool call, and it takes the letter when the turn ends"
     return (
         "its turn has stopped at a tool call that has no result yet: a command still "

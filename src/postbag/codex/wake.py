@@ -14,7 +14,7 @@ whether it runs: its pid lives and, on Linux, /proc/N/stat gives the same start 
 
 import os
 
-from postbag.codex.files import INTERRUPTED, approval_policy, last_turn, version_of
+from postbag.codex.files import INTERRUPTED, latest_turn, version_of
 from postbag.processes import PID_MOST, runs
 from postbag.room import CANNOT_TELL
 from postbag.vendor_files import quoted, read_json, record, table, whole
@@ -41,12 +41,12 @@ def why_not_woken(rollout, wakes):
             "this exchange wakes no thread (it was opened with --no-wake): it is taken when "
             "the thread is resumed (in the app or editor, or with codex resume)"
         )
-    if last_turn(rollout)[1] == INTERRUPTED:
+    _, ended, policy = latest_turn(rollout)
+    if ended == INTERRUPTED:
         return (
             "its last turn was interrupted, and Codex runs no queued letter in such a thread, loaded again or woken, "
             "until someone starts a turn in it: it is taken when a person starts one (a prompt in codex resume)"
         )
-    policy = approval_policy(rollout)
     if policy is None:
         return (
             "postbag does not wake it, since its rollout does not say whether a woken turn "
