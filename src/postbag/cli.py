@@ -61,7 +61,6 @@ def main(argv=None, env=None, here=None):
             started=_started(),
             for_a_child=for_a_child,
         )
-    to_the_person = in_a_persons_terminal(here)  # a refusal there is the person's, whatever the verb
     try:
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse
         args, mistake = _parse(argv, here)
@@ -75,13 +74,14 @@ def main(argv=None, env=None, here=None):
     except SystemExit as ended:  # argparse's: a usage mistake, or help and the version said
         return ended.code if isinstance(ended.code, int) else (0 if ended.code is None else 1)
     except Refusal as refusal:
-        return stop(refusal, here.stderr, to_the_person=to_the_person)
+        # In a terminal of no agent's session the person typed the verb, whatever it is.
+        return stop(refusal, here.stderr, to_the_person=in_a_persons_terminal(here))
     except BrokenPipeError:
         silence(here.stdout)  # the reader went away, as in `postbag read | head`
         return EXIT_READER_GONE
     except OSError as error:  # what no verb foresaw still fails closed, without a traceback
         failed = Refusal(error.strerror or "the system refused an operation")
-        return stop(failed, here.stderr, to_the_person=to_the_person)
+        return stop(failed, here.stderr, to_the_person=in_a_persons_terminal(here))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
 
