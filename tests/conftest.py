@@ -390,11 +390,15 @@ class Postbag:
         [line] = [line for line in said if line.startswith((f"postbag: {peer}", f"postbag: whether {peer}"))]
         return line.removeprefix("postbag: ")
 
-    def ready(self, limit=12):
-        """Both peers joined and an exchange of `limit` letters open."""
-        self.ok("join", "claude", inside="claude")
-        self.ok("join", "codex", inside="codex")
-        self.open("--limit", str(limit))
+    def joined(self, cwd=None):
+        """Both peers joined, each from a session working in `cwd` (default: the runner's)."""
+        self.ok("join", "claude", inside="claude", cwd=cwd)
+        self.ok("join", "codex", inside="codex", cwd=cwd)
+
+    def ready(self, limit=12, cwd=None):
+        """Both peers joined and an exchange of `limit` letters open, in `cwd`."""
+        self.joined(cwd)
+        self.open("--limit", str(limit), cwd=cwd)
 
 
 # What a test that runs postbag in this process could leave changed: the dispositions the

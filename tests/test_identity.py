@@ -42,8 +42,7 @@ def _records(path):
 def test_a_repository_moved_while_its_sessions_run_keeps_its_ledger_and_names_no_gone_folder(postbag, tmp_path):
     _unnamed(postbag)
     api = new_repository(tmp_path / "work" / "api")
-    postbag.ok("join", "claude", inside="claude", cwd=api)
-    postbag.ok("join", "codex", inside="codex", cwd=api)
+    postbag.joined(api)
     postbag.open("4", cwd=api)
     moved = str(tmp_path / "work" / "moved")
     os.rename(api, moved)
@@ -61,8 +60,7 @@ def test_a_repository_moved_while_its_sessions_run_keeps_its_ledger_and_names_no
 def test_a_clone_made_anew_at_the_old_path_is_a_new_repository_whose_sessions_join_first(postbag, tmp_path):
     _unnamed(postbag)
     api = new_repository(tmp_path / "api")
-    postbag.ok("join", "claude", inside="claude", cwd=api)
-    postbag.ok("join", "codex", inside="codex", cwd=api)
+    postbag.joined(api)
     postbag.open("4", cwd=api)
     old = str(tmp_path / "api-old")
     os.rename(api, old)
@@ -214,8 +212,7 @@ def test_a_relative_home_is_refused_and_leaves_no_folder_behind(postbag, tmp_pat
 @pytest.mark.shipped
 def test_a_second_codex_that_takes_the_door_leaves_the_first_unable_to_spend_the_budget(postbag, tmp_path):
     main, worktree = a_worktree(postbag, tmp_path)  # test_repository.py has what the join says
-    postbag.ok("join", "claude", inside="claude", cwd=main)
-    postbag.ok("join", "codex", inside="codex", cwd=main)
+    postbag.joined(main)
     postbag.open("4", cwd=main)
     second = {"CODEX_THREAD_ID": THREAD}
     assert postbag.run("join", "codex", inside="codex", env=second, cwd=worktree).stdout == "codex joined\n"

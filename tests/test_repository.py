@@ -313,8 +313,7 @@ def test_two_repositories_pairs_never_cross_a_letter_a_join_or_a_budget(postbag,
     _unnamed(postbag)
     first, second = new_repository(tmp_path / "work" / "api"), new_repository(tmp_path / "other" / "api")
     for where in (first, second):
-        postbag.ok("join", "claude", inside="claude", cwd=where)
-        postbag.ok("join", "codex", inside="codex", cwd=where)
+        postbag.joined(where)
     assert postbag.open("3", cwd=first) == "exchange open: 3 letters\n"
     assert postbag.open("5", cwd=second) == "exchange open: 5 letters\n"  # replaces nothing: another ledger
     assert postbag.ok("send", "codex", "for api at work", inside="claude", cwd=first).startswith(
@@ -358,8 +357,7 @@ THREAD = "019aa8a2-7f52-7d93-9c41-5b1a4f0c6e21"
 def test_where_nobody_joined_open_names_the_ledgers_agents_joined_and_how_to_open_there(postbag, tmp_path):
     _unnamed(postbag)
     api = new_repository(tmp_path / "work" / "api")
-    postbag.ok("join", "claude", inside="claude", cwd=api)
-    postbag.ok("join", "codex", inside="codex", cwd=api)
+    postbag.joined(api)
     opened = postbag.run("open", "6", cwd=str(tmp_path))  # a terminal outside the repository
     assert opened.returncode == 0
     said = opened.stderr.splitlines()
