@@ -148,10 +148,6 @@ def _queued_texts(payload):
     return [text(part, "text") for part in parts if text(part, "type") == "text"] if type(parts) is list else []
 
 
-def _is_settings(entry):
-    return _settings_of(entry) is not None
-
-
 def _settings_of(entry):
     """The settings a rollout record states for the thread's turns, or None for any other record."""
     payload = table(entry, "payload")
