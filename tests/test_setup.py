@@ -246,10 +246,15 @@ def test_where_only_the_file_was_missing_remove_takes_the_file_away_and_leaves_t
     assert os.listdir(folder) == []
 
 
-def test_a_file_changed_since_setup_keeps_the_rule_and_the_copy_and_remove_says_why(postbag, clients):
+@pytest.mark.parametrize("when", ["later", "the same second, where the file system keeps whole seconds"])
+def test_a_file_changed_since_setup_keeps_the_rule_and_the_copy_and_remove_says_why(
+    postbag, clients, monkeypatch, when
+):
     """remove uses only the copy setup made, while the file is as setup left it: once it has
     changed since, whose the rule is cannot be told (the person may have taken setup's out,
-    then written their own), so the rule and the copy stay, and remove says so."""
+    then written their own), so the rule and the copy stay, and remove says so. A change
+    the second setup left the file, which a file system of whole seconds leaves unstamped,
+    is told by the file's bytes."""
     env, *_ = clients
     mine = b'{"a": 1, "permissions": {"allow": []}}'
     path = write_settings(postbag, mine)
@@ -257,6 +262,10 @@ def test_a_file_changed_since_setup_keeps_the_rule_and_the_copy_and_remove_says_
     assert read_bytes(path) == b'{"a": 1, "permissions": {"allow": ["mcp__postbag"]}}'
     changed = b'{"a": 2, "permissions": {"allow": ["mcp__postbag"]}}'
     write_settings(postbag, changed)  # the person's own change since
+    if when != "later":  # the copy's stamp still matches the file's ctime, as whole seconds would have it
+        from postbag import whole_file
+
+        monkeypatch.setattr(whole_file, "copy_as_left", lambda file: file + ".before-postbag")
     removed = postbag.run("setup", "--remove", env=env)
     assert removed.returncode == 0, removed.stderr
     assert "settings.json" not in removed.stdout

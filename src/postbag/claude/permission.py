@@ -57,13 +57,18 @@ def leftovers(path, *, removing):
     """What setup and remove say of the copies beside the settings at `path` that are not
     setup's as it left the file, which they never use; and, `removing`, where one stands
     and the rule too, that the rule stays, for remove cannot tell who put it in."""
+    own = whole_file.copy_as_left(path)
+    if removing and own is not None and _kept_as_left(path, settings_at(path), own) is None:
+        own = None  # changed the second setup left it, on a file system that keeps whole seconds
     said = [
-        f"{copy}, a copy of claude's settings.json, stays: setup did not make it, or the file has changed since it "
-        "did, so setup and remove never use it; compare the two, take from the copy what you want back, then delete it"
-        for copy in map(shell_word, whole_file.others_copies(path))
+        f"{shell_word(copy)}, a copy of claude's settings.json, stays: setup did not make it, or the file has changed "
+        "since it did, so setup and remove never use it; compare the two, take from the copy what you want back, then "
+        "delete it"
+        for copy in whole_file.copies(path)
+        if copy != own
     ]
     # The file reads as settings here: setup read it so as it planned its change, just before.
-    if removing and said and whole_file.copy_as_left(path) is None and settings_at(path).holds_the_rule():
+    if removing and said and own is None and settings_at(path).holds_the_rule():
         said.append(
             f"{RULE} stays in permissions.allow of {shell_word(path)}: the file has changed since setup kept a "
             "copy, so remove cannot tell whether setup or you put the rule in; take it out yourself if it is "
@@ -109,15 +114,22 @@ def _taking_out(path, settings):
     install; None where setup put nothing in, or the file has changed since, so that remove
     cannot tell what it did (notes say so)."""
     copy = whole_file.copy_as_left(path)
-    kept = _kept_copy(copy) if copy is not None else None
-    # The bytes must be what setup made of the copy too: on a file system that keeps whole
-    # seconds, a change made the same second as setup's leaves the file's ctime as it was.
-    if kept is None or settings.data != with_rule(kept):
+    kept = _kept_as_left(path, settings, copy) if copy is not None else None
+    if kept is None:
         return None
     name = shell_word(path)
     if kept.data in (NO_FILE, NO_FOLDER):
         return _change(f"removes {name}, which setup made", path, copy, _give_back)
     return _change(f"gives back {name} as it was before setup, from {os.path.basename(copy)}", path, copy, _give_back)
+
+
+def _kept_as_left(path, settings, copy):
+    """The settings setup kept in `copy`, its copy as it left the file at `path` (read as
+    `settings`), where the file still holds what setup made of them; else None. The bytes
+    are compared, not only the stamp: on a file system that keeps whole seconds, a change
+    made the same second as setup's leaves the file's ctime as it was."""
+    kept = _kept_copy(copy)
+    return kept if kept is not None and settings.data == with_rule(kept) else None
 
 
 def _change(said, path, copy, work):
