@@ -53,7 +53,7 @@ print("ok")
 
 def test_a_signal_c_module_whose_mask_call_changed_leaves_signal_to_serve():
     changed = """
-import _signal, sys, types
+import _signal, signal, sys, types  # signal first: a Python's own signal.py matches its own C module
 fake = types.ModuleType("_signal")
 fake.__dict__.update({name: getattr(_signal, name) for name in dir(_signal) if not name.startswith("__")})
 fake.pthread_sigmask = lambda how: set()  # a Python whose call takes other arguments
