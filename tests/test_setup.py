@@ -263,9 +263,12 @@ def test_a_file_changed_since_setup_keeps_the_rule_and_the_copy_and_remove_says_
     changed = b'{"a": 2, "permissions": {"allow": ["mcp__postbag"]}}'
     write_settings(postbag, changed)  # the person's own change since
     if when != "later":  # the copy's stamp still matches the file's ctime, as whole seconds would have it
+        if not postbag.in_process:
+            pytest.skip("the file system's clock is stood in for in this process only")
         from postbag import whole_file
 
-        monkeypatch.setattr(whole_file, "copy_as_left", lambda file: file + ".before-postbag")
+        as_left = whole_file.copy_as_left
+        monkeypatch.setattr(whole_file, "copy_as_left", lambda file: file + ".before-postbag" if file == path else as_left(file))
     removed = postbag.run("setup", "--remove", env=env)
     assert removed.returncode == 0, removed.stderr
     assert "settings.json" not in removed.stdout

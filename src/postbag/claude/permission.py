@@ -57,9 +57,13 @@ def leftovers(path, *, removing):
     """What setup and remove say of the copies beside the settings at `path` that are not
     setup's as it left the file, which they never use; and, `removing`, where one stands
     and the rule too, that the rule stays, for remove cannot tell who put it in."""
+    try:
+        settings = settings_at(path)
+    except Refusal:  # not settings now, though setup read it so as it planned: no note rests on it
+        settings = None
     own = whole_file.copy_as_left(path)
-    if removing and own is not None and _kept_as_left(path, settings_at(path), own) is None:
-        own = None  # changed the second setup left it, on a file system that keeps whole seconds
+    if removing and own is not None and (settings is None or _kept_as_left(settings, own) is None):
+        own = None  # the stamp matches, the bytes do not: changed within the clock's tick of setup's write
     said = [
         f"{shell_word(copy)}, a copy of claude's settings.json, stays: setup did not make it, or the file has changed "
         "since it did, so setup and remove never use it; compare the two, take from the copy what you want back, then "
@@ -67,8 +71,7 @@ def leftovers(path, *, removing):
         for copy in whole_file.copies(path)
         if copy != own
     ]
-    # The file reads as settings here: setup read it so as it planned its change, just before.
-    if removing and said and own is None and settings_at(path).holds_the_rule():
+    if removing and said and own is None and settings is not None and settings.holds_the_rule():
         said.append(
             f"{RULE} stays in permissions.allow of {shell_word(path)}: the file has changed since setup kept a "
             "copy, so remove cannot tell whether setup or you put the rule in; take it out yourself if it is "
@@ -114,7 +117,7 @@ def _taking_out(path, settings):
     install; None where setup put nothing in, or the file has changed since, so that remove
     cannot tell what it did (notes say so)."""
     copy = whole_file.copy_as_left(path)
-    kept = _kept_as_left(path, settings, copy) if copy is not None else None
+    kept = _kept_as_left(settings, copy) if copy is not None else None
     if kept is None:
         return None
     name = shell_word(path)
@@ -123,11 +126,12 @@ def _taking_out(path, settings):
     return _change(f"gives back {name} as it was before setup, from {os.path.basename(copy)}", path, copy, _give_back)
 
 
-def _kept_as_left(path, settings, copy):
-    """The settings setup kept in `copy`, its copy as it left the file at `path` (read as
-    `settings`), where the file still holds what setup made of them; else None. The bytes
-    are compared, not only the stamp: on a file system that keeps whole seconds, a change
-    made the same second as setup's leaves the file's ctime as it was."""
+def _kept_as_left(settings, copy):
+    """The settings setup kept in `copy`, its copy as it left the file now read as
+    `settings`, where the file still holds what setup made of them; else None. The bytes
+    are compared, not only the stamp: a change made within the clock's tick of setup's
+    write (a second, on a file system that keeps whole seconds) leaves the file's ctime as
+    it was."""
     kept = _kept_copy(copy)
     return kept if kept is not None and settings.data == with_rule(kept) else None
 
