@@ -268,7 +268,8 @@ def test_a_file_changed_since_setup_keeps_the_rule_and_the_copy_and_remove_says_
         from postbag import whole_file
 
         as_left = whole_file.copy_as_left
-        monkeypatch.setattr(whole_file, "copy_as_left", lambda file: file + ".before-postbag" if file == path else as_left(file))
+        stamped = lambda file: file + ".before-postbag" if file == path else as_left(file)  # noqa: E731
+        monkeypatch.setattr(whole_file, "copy_as_left", stamped)
     removed = postbag.run("setup", "--remove", env=env)
     assert removed.returncode == 0, removed.stderr
     assert "settings.json" not in removed.stdout

@@ -60,7 +60,7 @@ class CodexDelivery(Delivery):
     def __init__(self, room, joined):
         self.room, self.thread = room, joined["thread"]
         self.resume, self.gone, self.loaded, self.why_not, self.answer = False, False, None, None, None
-        self.rollout = None
+        self.turn = None
         home = room.home
         found = rollouts(home, self.thread)
         if found == []:  # codex queue stores it all the same
@@ -68,8 +68,8 @@ class CodexDelivery(Delivery):
         elif found:  # None: no sessions here to read, and nothing is known
             system = room.here.platform
             self.loaded = InBackground(lambda: is_loaded(home, self.thread, system))
-            self.rollout = newest(found)
-            self.why_not = why_not_woken(self.rollout, room.wakes)
+            self.turn = latest_turn(newest(found))
+            self.why_not = why_not_woken(self.turn, room.wakes)
             self.resume = self.why_not is None
 
     def knock(self, envelope, sandbox):
@@ -83,8 +83,7 @@ class CodexDelivery(Delivery):
             return None
         state = self.loaded.result()
         if state == LOADED or self.answer == Resume.LOADED_ELSEWHERE:
-            # Read after the knock, which it does not decide: its turns lie far back in a long rollout.
-            why = stalled(latest_turn(self.rollout))
+            why = stalled(self.turn)
             return None if why is None else f"but {why}"  # else it takes it when idle
         if not self.resume:
             return _waits(state, self.why_not)

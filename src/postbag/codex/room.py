@@ -167,12 +167,13 @@ class Codex(Room, vendor=codex):
 
     def _reach_of(self, state, rollout):
         if state == LOADED:
-            why_not = stalled(latest_turn(rollout))
+            latest = latest_turn(rollout)
+            why_not = stalled(latest)
             if why_not is not None:
                 return Reach(
                     WILL_NOT, f"codex will not take a letter now: a running codex has its thread loaded, but {why_not}"
                 )
-            turn = _turn(rollout)
+            turn = _turn(rollout, latest)
             return Reach(TAKES, f"codex can take a letter now: a running codex has its thread loaded, and {turn}")
         prospect, words = unloaded(self.home, rollout, self.wakes)
         if prospect == WILL_WAKE:
@@ -182,7 +183,8 @@ class Codex(Room, vendor=codex):
     def _who_takes_it(self, thread, rollout):
         state = is_loaded(self.home, thread, self.here.platform)
         if state == LOADED:
-            return f"in codex's queue for the thread, which a running codex has loaded: {_turn(rollout)}"
+            turn = _turn(rollout, latest_turn(rollout))
+            return f"in codex's queue for the thread, which a running codex has loaded: {turn}"
         if state == NOT_LOADED:
             _, why = unloaded(self.home, rollout, self.wakes)
             return f"in codex's queue for the thread, which no running codex has loaded: {why}"
@@ -199,9 +201,9 @@ def _thread_of(joined):
     return thread if type(thread) is str and is_uuid(thread) else None
 
 
-def _turn(rollout):
-    """What the loaded thread whose newest rollout is `rollout` is doing, and so when it takes a letter."""
-    latest = latest_turn(rollout)
+def _turn(rollout, latest):
+    """What the loaded thread whose newest rollout is `rollout`, its latest turn `latest`
+    (files.latest_turn), is doing, and so when it takes a letter."""
     why = stalled(latest)
     if why is not None:
         return why

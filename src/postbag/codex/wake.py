@@ -31,9 +31,10 @@ CODEX_WITHOUT_RESUME = (
 )  # what a codex from before --resume waits for
 
 
-def why_not_woken(rollout, wakes):
-    """Why a letter must not wake the thread whose newest rollout is `rollout`, in words;
-    None where it may. `wakes`: whether the exchange lets letters wake a thread. A woken
+def why_not_woken(turn, wakes):
+    """Why a letter must not wake the thread whose latest turn, read from its newest
+    rollout, is `turn` (files.latest_turn), in words; None where it may. `wakes`: whether
+    the exchange lets letters wake a thread. A woken
     turn has nobody to answer an approval: codex holds it there unseen, and every later
     letter behind it, so a thread whose policy may ask for one is not woken."""
     if not wakes:
@@ -41,7 +42,7 @@ def why_not_woken(rollout, wakes):
             "this exchange wakes no thread (it was opened with --no-wake): it is taken when "
             "the thread is resumed (in the app or editor, or with codex resume)"
         )
-    _, ended, policy = latest_turn(rollout)
+    _, ended, policy = turn
     if ended == INTERRUPTED:
         return (
             "its last turn was interrupted, and Codex runs no queued letter in such a thread, loaded again or woken, "
@@ -66,7 +67,7 @@ def why_not_woken(rollout, wakes):
 def unloaded(home, rollout, wakes):
     """What becomes of a letter to a thread that no running codex has loaded, whose newest
     rollout is `rollout`: (WILL_WAKE or WAITS, in words)."""
-    why_not = why_not_woken(rollout, wakes)
+    why_not = why_not_woken(latest_turn(rollout), wakes)
     if why_not is not None:
         return WAITS, why_not
     wrote = version_of(rollout)
