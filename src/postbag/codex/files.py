@@ -18,7 +18,7 @@ no sign of anything.
 
 import os
 
-from postbag.receipts import is_the_letter
+from postbag.receipts import heading_of, is_the_letter
 from postbag.vendor_files import find_back, is_regular, json_of, open_regular, record, table, text
 
 # A letter's place in the queue: there, not there, or the queue cannot be read.
@@ -225,8 +225,10 @@ def read_before_its_turn_ended(path, letter):
         return None
     finally:
         os.close(fd)
+    # Only lines from the first that holds the letter's heading on can be its record, or after it.
+    first = data.find(heading_of(letter).encode())
     seen = False
-    for line in data.split(b"\n"):
+    for line in data[data.rfind(b"\n", 0, first) + 1 :].split(b"\n") if first >= 0 else ():
         try:
             entry = record(json_of(line))
         except ValueError:
