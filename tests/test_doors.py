@@ -2,10 +2,12 @@
 too), and each failure told apart as before or after the door may have taken the letter,
 with the lock released, nothing recorded, and the next send working once the door answers."""
 
+import contextlib
 import errno
 import json
 import os
 import resource
+import shutil
 import signal
 import socket
 import stat
@@ -120,7 +122,7 @@ def test_a_door_is_done_when_codex_exits_though_a_helper_of_its_keeps_stderr_ope
     try:
         assert processes.run_for_status(["/bin/sh", "-c", script], {"PATH": os.defpath}) == (3, b"Warning: queued\n")
     finally:
-        with open(helper) as file:
+        with open(helper) as file, contextlib.suppress(ProcessLookupError):  # gone already, if the door killed it
             os.kill(int(file.read()), signal.SIGKILL)
 
 
@@ -376,11 +378,23 @@ def test_a_program_is_found_on_path_as_shutil_would_find_it(tmp_path):
     assert processes.which("tool", search) == str(second / "tool")
 
 
-def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(tmp_path, monkeypatch):
+@pytest.fixture
+def short_folder():
+    """A folder whose path is short enough to grow to a socket path of any length tested:
+    pytest's own, on macOS, is longer than a socket's address holds."""
+    import pathlib
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="pb-", dir="/tmp")
+    yield pathlib.Path(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(short_folder, monkeypatch):
     """Through the directory's descriptor: the working directory is never borrowed, for the
     look at the recipient's records runs beside the knock, and a relative CLAUDE_CONFIG_DIR
     or CODEX_HOME would resolve against the socket's directory meanwhile."""
-    directory = tmp_path / ("d" * max(1, 105 - len(str(tmp_path)) - len("/inbox.sock") - 1))
+    directory = short_folder / ("d" * (105 - len(str(short_folder)) - len("/inbox.sock") - 1))
     directory.mkdir()
     path = str(directory / "inbox.sock")
     assert 103 < len(path) <= 107  # too long for macOS, still fine for Linux
@@ -410,11 +424,11 @@ def test_a_knock_that_would_hear_claudes_word_and_finds_no_door_leaves_no_socket
     assert os.listdir(tmp_path) == []
 
 
-def test_where_a_socket_of_the_knocks_own_would_not_fit_beside_the_inbox_the_letter_goes_without_it(tmp_path):
+def test_where_a_socket_of_the_knocks_own_would_not_fit_beside_the_inbox_the_letter_goes_without_it(short_folder):
     """Claude could not reach a socket whose path is too long for an address: the knock
     names none, and the letter is handed over all the same."""
     most = claude.SOCKET_PATH_MOST.get(sys.platform, claude.SOCKET_PATH_MOST_ELSEWHERE)
-    directory = tmp_path / ("d" * max(1, most - len(str(tmp_path)) - len("/inbox.sock") - 1))
+    directory = short_folder / ("d" * (most - len(str(short_folder)) - len("/inbox.sock") - 1))
     directory.mkdir()
     path = str(directory / "inbox.sock")
     assert len(path) <= most < len(path) + len("postbag-0000000-00000000.sock") - len("inbox.sock")

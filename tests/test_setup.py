@@ -423,7 +423,7 @@ def test_part_files_a_killed_setup_left_are_cleaned_by_the_next_run(postbag, cli
     alive = f".settings.json.{os.getpid()}.feedbeef.part"  # a writer that still runs: its file is its own
     # Not a name postbag gives a part file: someone else's.
     others = ["notes.part", f".notes.x{ended.pid}.0a1b2c3d.part", f".notes.{ended.pid}.0a1b.part"]
-    others.append(".notes.0.0a1b2c3d.part")  # pid 0: no process's
+    others += [".notes.0.0a1b2c3d.part", ".notes.99999999999.0a1b2c3d.part"]  # no process's pid: 0, past any
     for name in [*left, alive, *others]:
         with open(os.path.join(folder, name), "w") as file:
             file.write("{")
