@@ -659,12 +659,12 @@ def test_the_read_tool_on_a_damaged_ledger_refuses_as_read_does(postbag):
     ],
 )
 def test_a_tool_that_meets_what_no_verb_foresaw_fails_closed_with_a_sentence(postbag, monkeypatch, failure, words):
-    from postbag import verbs
+    from postbag import mcp_tools
 
     def fail(*args, **kwargs):
         raise failure
 
-    monkeypatch.setattr(verbs, "snapshot", fail)
+    monkeypatch.setattr(mcp_tools, "snapshot", fail)
     assert _dispatch(postbag.place("claude"), "read", {}) == (refused(words), True)
 
 

@@ -172,9 +172,13 @@ NEVER_LOADED = (
 ROOM_MODULES = ("postbag.room", "postbag.receipts", "postbag.envelope", "postbag.processes")
 # Each command, the session it runs in, and what of postbag it must not load: a read none of
 # the rooms, a send or a join of one agent nothing of the other's.
+OTHER_VERBS = ("postbag.verbs.send", "postbag.verbs.exchange")  # not join: a read names a join in its words
 EVERYDAY = {
-    ("read", "10"): (None, ("postbag.claude.", "postbag.codex.", *ROOM_MODULES, "postbag.whole_file")),
-    ("read", "--json"): (None, ("postbag.claude.", "postbag.codex.", *ROOM_MODULES, "postbag.ledger_position")),
+    ("read", "10"): (None, ("postbag.claude.", "postbag.codex.", *ROOM_MODULES, *OTHER_VERBS, "postbag.whole_file")),
+    ("read", "--json"): (
+        None,
+        ("postbag.claude.", "postbag.codex.", *ROOM_MODULES, *OTHER_VERBS, "postbag.ledger_position"),
+    ),
     ("send", "claude", "Reviewed."): ("codex", ("postbag.codex.",)),
     ("join", "claude"): ("claude", ("postbag.codex.",)),
     ("join", "codex"): ("codex", ("postbag.claude.",)),

@@ -185,9 +185,9 @@ def test_times_of_every_form_the_vendors_and_the_ledger_write_are_read_or_left_a
 
 
 def test_a_receipt_without_a_join_or_a_file_is_unknown_and_says_why(postbag, tmp_path):
-    from postbag import verbs
     from postbag.exchange import Exchange
     from postbag.vendor_files import find_back, newest
+    from postbag.verbs import read as verbs
 
     letter = {"n": 4, "at": "2026-12-02T02:30:41+00:00", "from": "codex", "to": "claude", "body": "hi"}
     said = verbs.receipt_of(letter, None, postbag.place(), Exchange(3, 1))
@@ -219,8 +219,8 @@ TIMES = [
 def test_a_letter_of_any_time_the_ledger_takes_gets_a_receipt_from_each_room_never_a_crash(postbag, inbox, inbound, at):
     from written import Claude
 
-    from postbag import verbs
     from postbag.exchange import Exchange
+    from postbag.verbs import read as verbs
 
     claude = Claude(postbag.env["HOME"], inbox.session)
     claude.runs(postbag.cwd)

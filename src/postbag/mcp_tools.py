@@ -3,13 +3,17 @@ the verb each runs, in the directory of the session that calls (Sessions remembe
 
 import os
 
-from postbag import verbs, words
+from postbag import words
 from postbag.contract import door_fields
 from postbag.escape import shown
 from postbag.guards import caller_of_mcp
 from postbag.location import locate, not_there
 from postbag.refusal import Refusal, told
 from postbag.vendors import LETTER_MOST, PEERS, VENDORS, other, room
+from postbag.verbs.exchange import reach_of
+from postbag.verbs.join import join
+from postbag.verbs.read import receipts, snapshot, status
+from postbag.verbs.send import send
 
 READ_DEFAULT, READ_MOST = 10, 100  # records the read tool shows, unless asked, and at most
 
@@ -73,20 +77,20 @@ class Tool:
 def _join(here, meta, arguments, sessions):
     peer, door = caller_of_mcp(here, meta)
     place, location = sessions.place(here, peer, door)
-    return words.tool_text(verbs.join(place, peer, {**door, "via": "mcp"}, again=False, location=location))
+    return words.tool_text(join(place, peer, {**door, "via": "mcp"}, again=False, location=location))
 
 
 def _send(here, meta, arguments, sessions):
     peer, door = caller_of_mcp(here, meta)
     place, location = sessions.place(here, peer, door)
     door = {**door, "via": "mcp"}
-    sent = verbs.send(place, peer, other(peer), arguments["text"], door, joins_first=True, location=location)
+    sent = send(place, peer, other(peer), arguments["text"], door, joins_first=True, location=location)
     return words.tool_text(sent)
 
 
 def _read(here, meta, arguments, sessions):
     place, location, _ = sessions.callers_place(here, meta)
-    shot = verbs.snapshot(place, arguments.get("count", READ_DEFAULT), location=location)
+    shot = snapshot(place, arguments.get("count", READ_DEFAULT), location=location)
     if not shot.exists:
         return not_there(shot.location)
     shown = (
@@ -101,11 +105,11 @@ def _read(here, meta, arguments, sessions):
 
 def _status(here, meta, arguments, sessions):
     place, location, peer = sessions.callers_place(here, meta)
-    lines = [verbs.status(place, location)]
+    lines = [status(place, location)]
     if peer is not None:
-        reach = verbs.reach_of(place, other(peer), location)
+        reach = reach_of(place, other(peer), location)
         lines += [reach] if reach else []
-        stood = verbs.receipts(place, peer, location=location) or []
+        stood = receipts(place, peer, location=location) or []
         if not stood:
             lines.append("you have sent no letter")
         else:

@@ -7,23 +7,7 @@ vendor's, and may take a moment.
 The command line (cli.py) and the MCP server (mcp.py) are two ways in; neither decides
 anything these functions decide. What is asked of a peer's door and records is asked of
 its room (vendors.room), which the exchange's switches go to.
+
+Each verb stands in a module of its own, imported where it is used: an agent's `read` loads
+no other verb.
 """
-
-from postbag.verbs.exchange import close_exchange, open_exchange, reach_of
-from postbag.verbs.join import join
-from postbag.verbs.read import ledger_called, receipt_of, receipts, snapshot, status, status_line
-from postbag.verbs.send import send
-
-__all__ = [
-    "close_exchange",
-    "join",
-    "ledger_called",
-    "open_exchange",
-    "reach_of",
-    "receipt_of",
-    "receipts",
-    "send",
-    "snapshot",
-    "status",
-    "status_line",
-]
