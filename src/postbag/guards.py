@@ -11,7 +11,7 @@ user can set or unset these variables.
 
 from postbag import contract
 from postbag.refusal import Refusal
-from postbag.vendors import PEERS, VARIABLES, VENDORS, in_a_persons_terminal, room
+from postbag.vendors import PEERS, VARIABLES, VENDORS, in_a_persons_terminal, in_no_session, room
 
 HUMAN_VERBS = ("open", "close", "setup")
 
@@ -46,8 +46,7 @@ def door_of_this_session(peer, here):
         return room(peer, here).door_of_session()
     except Refusal as refusal:
         if in_a_persons_terminal(here):
-            person = f"this terminal is in no agent's session: ask {peer} to do it, or run it in {peer}'s session"
-            raise Refusal(f"{refusal} ({person})") from None
+            raise Refusal(f"{refusal} ({in_no_session(peer)})") from None
         raise
 
 

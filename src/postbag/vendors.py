@@ -113,8 +113,13 @@ def session_door(peer, verb, here):
     if inside(the_other, here):
         reason += f" (this is a {the_other} session: to write to {peer}, run postbag send {peer})"
     elif in_a_persons_terminal(here):
-        reason += f" (this terminal is in no agent's session: ask {peer} to do it, or run it in {peer}'s session)"
+        reason += f" ({in_no_session(peer)})"
     raise Refusal(reason)
+
+
+def in_no_session(peer):
+    """What a person who runs `peer`'s verb in their own terminal is told to do instead."""
+    return f"this terminal is in no agent's session: ask {peer} to do it, or run it in {peer}'s session"
 
 
 def sandbox_of(here):

@@ -28,15 +28,11 @@ def snapshot(here, count=None, *, on_wait=None, following=False, location=None):
 class Snapshot:
     """What `read` shows, taken under the lock and shown after it is released: `records`,
     which raise the Refusal of the first line that is not one once those before it are
-    shown; `news` beside them; and, for a follower, where to follow from. `found` is
+    shown; `news` beside them; and, for a follower, where to follow from. `exists` is
     whether there is a ledger at `location` (a location.Location) at all."""
 
     def __init__(self, exists, location, records, *, position=None, news=None):
         self.exists, self.location, self.records, self.position, self.news = exists, location, records, position, news
-
-    @property
-    def path(self):
-        return self.location.path
 
 
 def status(here, location=None):

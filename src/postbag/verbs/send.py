@@ -16,27 +16,27 @@ from postbag.verbs.join import came_from, is_latest
 from postbag.words import Done
 
 
-def _barred(exchange, where):
-    """Why a send finds the exchange takes no letter: 1.0's words, and, where the ledger is
+def _refuse_barred(exchange, where):
+    """Refuse a send the exchange takes no letter for: 1.0's words, and, where the ledger is
     not the default, which ledger, and for a repository's, what the human runs and where."""
     if exchange.barred == CLOSED:
-        return Refusal(contract.CLOSED_BY_THE_HUMAN)
+        raise Refusal(contract.CLOSED_BY_THE_HUMAN)
     if exchange.barred == SPENT:
-        return Refusal(contract.LETTERS_SPENT)
+        raise Refusal(contract.LETTERS_SPENT)
     if where.repository is not None:
-        return Refusal(
+        raise Refusal(
             f"no exchange is open in the ledger of the repository {where.repository.main_tree} (the human runs "
             "postbag open there)"
         )
     if where.is_default:
-        return Refusal(contract.NO_EXCHANGE)
-    return Refusal(f"{contract.NO_EXCHANGE} ({where.words()})")
+        raise Refusal(contract.NO_EXCHANGE)
+    raise Refusal(f"{contract.NO_EXCHANGE} ({where.words()})")
 
 
-def _unjoined(recipient, where):
+def _refuse_unjoined(recipient, where):
     if where.is_default:
-        return Refusal(contract.not_joined(recipient))
-    return Refusal(f"{contract.not_joined(recipient)} ({where.words()})")
+        raise Refusal(contract.not_joined(recipient))
+    raise Refusal(f"{contract.not_joined(recipient)} ({where.words()})")
 
 
 def send(here, sender, recipient, body, door, *, joins_first=False, handed_over=None, location=None):  # noqa: PLR0913
@@ -56,11 +56,11 @@ def send(here, sender, recipient, body, door, *, joins_first=False, handed_over=
     with ledger_at(here, where, write=True) as bag:
         exchange = bag.exchange()
         if exchange.barred:
-            raise _barred(exchange, where)
+            _refuse_barred(exchange, where)
         joins = bag.latest_joins((recipient, sender))
         joined = joins[recipient]
         if joined is None:
-            raise _unjoined(recipient, where)
+            _refuse_unjoined(recipient, where)
         _require_the_joined_session(sender, joins[sender], door, where)
         recipient_room = room(recipient, here, exchange)
         _require_working_here(recipient, joined, where, here, recipient_room)
@@ -96,7 +96,7 @@ def send(here, sender, recipient, body, door, *, joins_first=False, handed_over=
 def _require_the_joined_session(peer, joined, door, where):
     """Refuse a send from a session of `peer`'s side, behind `door`, other than the one
     `joined` last; where none has, any may send, as in 1.0."""
-    if joined is None or door is None:
+    if joined is None:
         return
     if all(joined.get(field) == door.get(field) for field in door_fields(peer)):
         return
