@@ -322,6 +322,17 @@ def test_a_letter_read_in_its_turn_is_taken_though_a_later_turn_was_interrupted(
     assert postbag.receipts(inside="claude") == [f"letter 5 claude -> codex: taken at {local(WHEN)}"]
 
 
+def test_a_letter_whose_turn_was_interrupted_is_taken_once_a_later_turn_answers_with_it_in_view(postbag, exchange):
+    from written import WHEN, Codex, local
+
+    *_, to_codex = exchange
+    codex = Codex(postbag.env["HOME"], postbag.codex.thread, source="exec")
+    codex.turn(_user(to_codex), trigger="queue", interrupted=True)
+    answer = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Reading it."}]}
+    codex.turn(_user("go on"), answer, trigger="user")  # a person started a turn since
+    assert postbag.receipts(inside="claude") == [f"letter 5 claude -> codex: taken at {local(WHEN)}"]
+
+
 def test_after_an_interrupted_turn_a_letter_is_lost_or_waits_until_someone_starts_a_turn(postbag, exchange):
     from written import Codex
 

@@ -211,9 +211,9 @@ def latest_turn(path):
 
 def read_before_its_turn_ended(path, letter):
     """Whether the model read `letter`, which the rollout at `path` holds: False where the
-    turn Codex began for it was aborted before any answer or call of the model's; True where
-    one came, or the turn ended as turns do; None where the rollout cannot tell (still
-    working, or not read far enough)."""
+    turn Codex began for it was aborted before any answer or call of the model's, and no
+    answer came in a turn after it; True where one came, or the turn ended as turns do;
+    None where the rollout cannot tell (still working, or not read far enough)."""
     try:
         fd = open_regular(path)
     except OSError:
@@ -227,7 +227,7 @@ def read_before_its_turn_ended(path, letter):
         os.close(fd)
     # Only lines from the first that holds the letter's heading on can be its record, or after it.
     first = data.find(heading_of(letter).encode())
-    seen = False
+    seen = aborted = False
     for line in data[data.rfind(b"\n", 0, first) + 1 :].split(b"\n") if first >= 0 else ():
         try:
             entry = record(json_of(line))
@@ -239,12 +239,13 @@ def read_before_its_turn_ended(path, letter):
         payload = table(entry, "payload")
         answering = payload.get("role") == "assistant" or payload.get("type") in _CALLS
         if entry.get("type") == "response_item" and answering:
+            return True  # in its own turn, or in one a person started since, the letter in view
+        event = payload.get("type") if entry.get("type") == "event_msg" else None
+        if event == "turn_aborted":
+            aborted = True
+        elif event in ("task_complete", "task_started") and not aborted:
             return True
-        if entry.get("type") == "event_msg" and payload.get("type") == "turn_aborted":
-            return False
-        if entry.get("type") == "event_msg" and payload.get("type") in ("task_complete", "task_started"):
-            return True
-    return None
+    return False if aborted else None
 
 
 def turn_now(path):
