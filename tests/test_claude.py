@@ -46,6 +46,11 @@ BYPASSES = (
 NO_SIGN = "claude's transcript holds no sign of the letter"
 # What Claude Code says, at once, to the socket a letter names, of a letter it holds.
 HELD = {"status": "held", "reason": "held for the recipient user's approval"}
+# What a held letter's words say rests on the session's environment, read through /proc:
+# elsewhere (macOS) every hold's words add that it cannot be read there.
+READS_PROC = pytest.mark.skipif(
+    not os.path.exists("/proc/self/environ"), reason="reads the session's environment through /proc"
+)
 ENDED = (
     "letter 4 codex -> claude: not taken: claude's session has ended, and its transcript holds no sign of the letter"
 )
@@ -229,6 +234,7 @@ def test_open_says_of_claudes_door_whether_it_can_take_a_letter_now(postbag, run
 # What Claude Code lets in while crossSessionInbound is unset: the permission classes
 
 
+@READS_PROC
 @pytest.mark.shipped
 def test_a_session_that_bypasses_prompts_holds_postbags_letter_and_every_word_says_so(postbag, running, inbox):
     """Claude Code holds a letter whose sender claims no permission mode in a session that
@@ -274,6 +280,7 @@ def test_claudes_own_word_that_it_refused_or_dropped_a_letter_is_said_and_kept(p
     ]
 
 
+@READS_PROC
 def test_claudes_word_is_heard_among_lines_a_newer_claude_writes_and_whatever_its_texts_say(postbag, running, inbox):
     """Claude Code 2.1.333 on writes keep_alive lines, and words its hold texts anew: the
     word is the frame's status, which the send hears among them, and says in postbag's words."""
@@ -296,6 +303,7 @@ def test_claudes_word_is_heard_among_lines_a_newer_claude_writes_and_whatever_it
     assert postbag.records()[-1]["recipient_said"] == "held"  # heard, not only foretold
 
 
+@READS_PROC
 @pytest.mark.parametrize("says", [None, {"status": "delivered"}, {"status": "queued-for-later"}])
 def test_where_claude_says_no_word_postbag_knows_the_send_says_what_its_records_foretell(
     postbag, running, inbox, says, monkeypatch
@@ -324,6 +332,7 @@ def test_a_session_whose_latest_turn_prompts_takes_the_letter_and_nothing_waits_
     assert frame["message"]["content"].endswith("hello") and "from" not in frame  # no socket named: nothing to hear
 
 
+@READS_PROC
 @pytest.mark.parametrize("app", [None, "claude-desktop"], ids=["where it asks", "in the desktop app"])
 def test_a_held_letter_nobody_approved_within_dialogexpiry_is_said_to_have_expired_and_when(
     postbag, inbox, codex, tmp_path, app
@@ -524,6 +533,7 @@ HELD_IN = {
 }
 
 
+@READS_PROC
 @pytest.mark.parametrize("where", HELD_IN, ids=list(HELD_IN))
 def test_what_a_person_can_do_with_a_held_letter_is_said_for_the_app_the_session_runs_in(
     postbag, exchange, inbox, tmp_path, where
