@@ -136,6 +136,7 @@ class FakeInbox:
         self.path, self.token, self.on_letter = path, token, on_letter
         self.session = str(uuid.uuid4())  # the session id Claude Code exports beside its inbox
         self.mode, self.says = mode, says
+        self.heard_by_sender = 0  # words said to a sender's socket while it listened
         self.received = []
         self._changed = threading.Condition()
         self._held = []
@@ -185,8 +186,8 @@ class FakeInbox:
         with self._changed:  # kept before any word of it is said: a sender that heard one finds it here
             self.received.append(raw.decode())
             self._changed.notify_all()
-        if self.says is not None:
-            _say_of(raw, self.says)
+        if self.says is not None and _say_of(raw, self.says):
+            self.heard_by_sender += 1
         if self.on_letter is not None:
             [auth, user] = [json.loads(line) for line in raw.splitlines()]
             if auth == {"type": "auth", "token": self.token}:
@@ -196,17 +197,19 @@ class FakeInbox:
 def _say_of(raw, says):
     """Say `says` of the letter in `raw` to the socket its frame names, as Claude Code says
     what it did with a letter it did not take: the fields of a peer_message_status frame,
-    or a list of whole lines to write there (what else a newer Claude may write among them)."""
+    or a list of whole lines to write there (what else a newer Claude may write among them).
+    Whether the sender's socket took it."""
     user = json.loads(raw.splitlines()[-1])
     if not str(user.get("from", "")).startswith("uds:"):
-        return
+        return False
     lines = says if isinstance(says, list) else [{"type": "control", "action": "peer_message_status", **says}]
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as reply:
         try:
             reply.connect(user["from"][len("uds:") :])
             reply.sendall("".join(json.dumps({"from": "uds:inbox", **line}) + "\n" for line in lines).encode())
         except OSError:  # the sender stopped listening: Claude's word goes unheard, as it would
-            pass
+            return False
+    return True
 
 
 # What a fake client answers of its own configuration, as the real ones do (docs/doors.md,

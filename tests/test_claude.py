@@ -312,8 +312,8 @@ def test_where_claude_says_no_word_postbag_knows_the_send_says_what_its_records_
     and one postbag does not know are no word: the records' foretelling is said, as such."""
     from postbag.claude import delivery
 
-    # No word comes, however long the knock listens: here it listens a twentieth of a second.
-    monkeypatch.setattr(delivery, "HEARING", dict.fromkeys(delivery.HEARING, 0.05))
+    # A twentieth of a second with no word; a word the fake says at once, with time to come.
+    monkeypatch.setattr(delivery, "HEARING", dict.fromkeys(delivery.HEARING, 0.05 if says is None else 0.3))
     claude, *_ = running
     claude.turn("bypassPermissions")
     inbox.says = says
@@ -321,6 +321,7 @@ def test_where_claude_says_no_word_postbag_knows_the_send_says_what_its_records_
     held = f"claude holds it for the person's review, since {BYPASSES}; {waits(postbag)}"
     assert sent == f"letter 6 delivered to claude, 9 left; but {held}\n"
     assert "recipient_said" not in postbag.records()[-1]
+    assert inbox.heard_by_sender == (0 if says is None else 1)  # the word was said while the send listened
 
 
 def test_a_session_whose_latest_turn_prompts_takes_the_letter_and_nothing_waits_for_its_word(postbag, running, inbox):
