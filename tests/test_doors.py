@@ -415,13 +415,14 @@ def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(short_
     assert os.getcwd() == here
 
 
-def test_a_knock_that_would_hear_claudes_word_and_finds_no_door_leaves_no_socket_of_its_own(tmp_path):
-    here = Here({}, str(tmp_path), platform=sys.platform)
-    door = {"socket": str(tmp_path / "inbox.sock"), "token": "tok"}  # the session has ended: its socket is gone
+def test_a_knock_that_would_hear_claudes_word_and_finds_no_door_leaves_no_socket_of_its_own(short_folder):
+    """In a folder short enough that the knock's own socket fits beside the inbox's."""
+    here = Here({}, str(short_folder), platform=sys.platform)
+    door = {"socket": str(short_folder / "inbox.sock"), "token": "tok"}  # the session has ended: its socket is gone
     with pytest.raises(Refusal) as refused:
         claude.knock(door, "Letter 1 from codex via postbag.", here=here, hear=True)
     assert str(refused.value) == BEFORE.format(peer="claude", reason="its socket is gone")
-    assert os.listdir(tmp_path) == []
+    assert os.listdir(short_folder) == []
 
 
 def test_where_a_socket_of_the_knocks_own_would_not_fit_beside_the_inbox_the_letter_goes_without_it(short_folder):
