@@ -2,11 +2,11 @@
 
 Each vendor has a room, the package of its name (claude, codex), holding all that postbag
 knows of that client, so that a client release changes files of its room alone. The
-contract is said in three abstract classes, one for each part: what must load fast, the
-package's __init__ (vendors.Light); everything else of its doors and files, its Room,
-below, the one way anything above the rooms reaches that vendor (rooms.py has the
-table); and what setup and doctor ask of its client, the Installation its client.py
-makes (registration.py). Above the rooms, no code branches on a vendor, and every rule
+contract has three parts: what must load fast, the package's __init__ (the names
+vendors.py reads of it, which tests/test_rooms.py holds to their types); everything else
+of its doors and files, its Room, below, the one way anything above the rooms reaches
+that vendor (vendors.py finds each); and what setup and doctor ask of its client, the
+Installation its client.py makes (registration.py). Above the rooms, no code branches on a vendor, and every rule
 and limit of one (how long a letter its door carries, what its sessions are called)
 comes from its room; the peers' names stand only in the words people and agents read:
 examples in help, and 1.0's wording of a refusal.
@@ -44,7 +44,7 @@ class Room(abc.ABC):
     # the oldest and newest versions of its client the real-client tier proves.
     SEND_TOOL = ""
     PROVEN = ("", "")
-    # Taken from the vendor's light part (vendors.Light), which each room names as it is
+    # Taken from the vendor's light part, its package's __init__, which each room names as it is
     # declared, `class Claude(Room, vendor=claude)`: the peer's name, its vendor's name for
     # its client, and what one of its sessions is called.
     NAME = CLIENT = SESSION_NAME = ""
