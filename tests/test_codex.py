@@ -353,3 +353,18 @@ def test_after_an_interrupted_turn_a_letter_is_lost_or_waits_until_someone_start
         f"and {INTERRUPTED}: it is taken when a person starts one (a prompt in codex resume)\n"
     )
     assert not any(postbag.codex.resumed())
+
+
+def test_a_turn_a_person_interrupted_is_no_sign_that_the_thread_takes_no_letter(postbag, exchange):
+    """Only a turn Codex began for a queued letter is known to stall the thread when it is
+    interrupted (openai/codex#41060); a person's Esc in a turn of their own says nothing of it."""
+    from written import Codex
+
+    codex = Codex(postbag.env["HOME"], postbag.codex.thread)
+    codex.settings("never")
+    codex.turn(_user("look at this"), trigger="user", interrupted=True)
+    codex.lock_file()  # loaded once; nobody has it loaded now
+    codex.daemon()
+    sent = postbag.ok("send", "codex", "Anyone?", inside="claude")
+    assert sent == "letter 6 delivered to codex, 9 left; codex's daemon woke the thread to take it\n"
+    assert any(postbag.codex.resumed())

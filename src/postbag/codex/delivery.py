@@ -9,7 +9,7 @@ from postbag.codex.files import (
 )
 from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
 from postbag.codex.queue import Resume, find_codex, knock
-from postbag.codex.wake import CODEX_WITHOUT_RESUME, why_not_woken
+from postbag.codex.wake import CODEX_WITHOUT_RESUME, STALLED, why_not_woken
 from postbag.doors import Delivery
 from postbag.signals import start_beside
 from postbag.vendor_files import newest
@@ -118,11 +118,8 @@ def stalled(turn):
             "for the first letter queued and interrupts it as exec exits, so that letter is read by no model, or "
             "lost (openai/codex#41060)"
         )
-    if ended == INTERRUPTED:
-        return (
-            "its last turn was interrupted, and Codex runs no queued letter in such a thread, loaded again or woken, "
-            "until someone starts a turn in it (a prompt in codex resume)"
-        )
+    if (trigger, ended) == ("queue", INTERRUPTED):
+        return f"{STALLED} (a prompt in codex resume)"
     return None
 
 

@@ -31,6 +31,15 @@ CODEX_WITHOUT_RESUME = (
 )  # what a codex from before --resume waits for
 
 
+# What Codex 0.171.0 does with a thread whose last turn, one it began for a queued letter,
+# was interrupted (as the end of a codex exec run interrupts one: openai/codex#41060). A
+# turn interrupted otherwise, as a person's Esc does, is not known to do the same.
+STALLED = (
+    "its last turn was interrupted, and Codex runs no queued letter in such a thread, loaded again or woken, "
+    "until someone starts a turn in it"
+)
+
+
 def why_not_woken(turn, wakes):
     """Why a letter must not wake the thread whose latest turn, read from its newest
     rollout, is `turn` (files.latest_turn), in words; None where it may. `wakes`: whether
@@ -42,12 +51,9 @@ def why_not_woken(turn, wakes):
             "this exchange wakes no thread (it was opened with --no-wake): it is taken when "
             "the thread is resumed (in the app or editor, or with codex resume)"
         )
-    _, ended, policy = turn
-    if ended == INTERRUPTED:
-        return (
-            "its last turn was interrupted, and Codex runs no queued letter in such a thread, loaded again or woken, "
-            "until someone starts a turn in it: it is taken when a person starts one (a prompt in codex resume)"
-        )
+    trigger, ended, policy = turn
+    if (trigger, ended) == ("queue", INTERRUPTED):
+        return f"{STALLED}: it is taken when a person starts one (a prompt in codex resume)"
     if policy is None:
         return (
             "postbag does not wake it, since its rollout does not say whether a woken turn "
