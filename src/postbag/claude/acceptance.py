@@ -151,7 +151,7 @@ def verdict(settings, klass, session=None):
         held = hold(settings, session, by_setting=True) if policy == HOLD else None
         return Verdict(policy, why, hold=held, remedy=REMEDIES[where] if policy != ACCEPT else None)
     policy, why = _by_class(*klass())
-    held = hold(settings, session, by_setting=False) if policy in (HOLD, CANNOT_TELL) else None
+    held = hold(settings, session, by_setting=False) if policy == HOLD else None
     return Verdict(policy, why, hold=held, remedy=REMEDIES[None] if policy != ACCEPT else None)
 
 
