@@ -4,21 +4,20 @@ of both; and why a thread takes no queued letter, loaded as it may be."""
 
 from postbag.codex.files import (
     INTERRUPTED,
+    THREAD_GONE,
     latest_turn,
     rollouts,
 )
 from postbag.codex.loaded import LOADED, NOT_LOADED, is_loaded
 from postbag.codex.queue import Resume, find_codex, knock
-from postbag.codex.wake import CODEX_WITHOUT_RESUME, STALLED, why_not_woken
+from postbag.codex.wake import CODEX_WITHOUT_RESUME, DAEMON_STOPPED, STALLED, why_not_woken
 from postbag.doors import Delivery
 from postbag.signals import start_beside
 from postbag.vendor_files import newest
 
 # What a send says of a thread nobody has loaded that the resume it asked for did not wake.
 RESUME_FAILED = {
-    Resume.NO_DAEMON: "codex's daemon, which wakes it, is not running: once the human runs codex app-server "
-    "daemon start, the next letter wakes the thread, with any letters waiting for "
-    "it",
+    Resume.NO_DAEMON: DAEMON_STOPPED,
     Resume.UNSUPPORTED: CODEX_WITHOUT_RESUME,
 }
 
@@ -78,7 +77,7 @@ class CodexDelivery(Delivery):
 
     def note(self, letter):  # noqa: PLR0911 - one answer a case: gone, loaded, not to wake, woken, unclear, waiting
         if self.gone:
-            return "but codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
+            return f"but {THREAD_GONE}"
         if self.loaded is None:
             return None
         state = self.loaded.result()

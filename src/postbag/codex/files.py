@@ -35,6 +35,8 @@ _TURN_NEEDLES = (b'"task_started"', b'"task_complete"', b'"turn_aborted"', b"_ca
 _CALLS = ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output")
 _TURN_EDGES = ("task_started", "task_complete", "turn_aborted")
 _EDGE_NEEDLES = (*(f'"{edge}"'.encode() for edge in _TURN_EDGES), b'"thread_settings_applied"', b'"turn_context"')
+# What becomes of a letter to a thread whose rollout is gone: queued or not, nothing takes it.
+THREAD_GONE = "codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
 THE_ROLLOUT = "the thread's rollout"  # how a receipt names it: its file name holds the thread's id
 
 

@@ -15,6 +15,7 @@ from postbag.codex.files import (
     INTERRUPTED,
     LEFT,
     THE_ROLLOUT,
+    THREAD_GONE,
     TURN_ENDED,
     TURN_WORKING,
     home_directory,
@@ -115,9 +116,7 @@ class Codex(Room, vendor=codex):
         _, unread = in_the_queue(self.home, thread, letter)
         if unread:
             return Receipt(UNKNOWN, unread)
-        return Receipt(
-            NOT_TAKEN, "codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
-        )
+        return Receipt(NOT_TAKEN, THREAD_GONE)
 
     def _read_in(self, rollout, letter):
         """What the rollout says of the letter, or None where it does not hold it."""

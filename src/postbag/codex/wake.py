@@ -31,6 +31,11 @@ CODEX_WITHOUT_RESUME = (
 )  # what a codex from before --resume waits for
 
 
+# Why a thread nobody has loaded is not woken while codex's daemon is stopped.
+DAEMON_STOPPED = (
+    "codex's daemon, which wakes it, is not running: once the human runs codex app-server daemon start, the next "
+    "letter wakes the thread, with any letters waiting for it"
+)
 # What Codex 0.171.0 does with a thread whose last turn, one it began for a queued letter,
 # was interrupted (as the end of a codex exec run interrupts one: openai/codex#41060). A
 # turn interrupted otherwise, as a person's Esc does, is not known to do the same.
@@ -84,11 +89,7 @@ def unloaded(home, rollout, wakes):
             "(in the app or editor, or with codex resume)"
         )
     if daemon_runs(home) == STOPPED:
-        return WAITS, (
-            "codex's daemon, which wakes it, is not running: once the human runs codex app-server "
-            "daemon start, the next letter wakes the thread, with any letters waiting for "
-            "it"
-        )
+        return WAITS, DAEMON_STOPPED
     return WILL_WAKE, "the next letter wakes it through codex's daemon, with any letters waiting for it"
 
 
