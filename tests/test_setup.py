@@ -1096,3 +1096,23 @@ def test_a_clients_failure_is_told_in_its_own_words_on_one_line_without_its_warn
     assert "\n" not in told and "WARNING" not in told and "backtrace" not in told and len(told) < 300
     assert "  " not in told  # the caret's padding
     assert str(failed("claude mcp add", None, "")) == "claude mcp add failed (no answer within 60 s): it said nothing"
+
+
+def test_a_settings_file_changed_between_removes_plan_and_its_change_is_left_as_changed(postbag, clients):
+    """remove decides to give the file back as it plans; an edit that lands before the
+    change is made stays, and the change refuses, so that setup undoes what it made."""
+    from postbag.claude import permission
+    from postbag.refusal import Refusal
+
+    env, *_ = clients
+    path = write_settings(postbag, WRITTEN_BY_CLAUDE)
+    set_up(postbag, env=env)
+    planned = permission.change(path, removing=True)
+    edited = b'{"permissions": {"allow": ["mcp__postbag", "Edit"]}}'
+    write_settings(postbag, edited)  # the person's edit, after the plan
+    with pytest.raises(Refusal) as refused:
+        planned.make()
+    assert str(refused.value) == (
+        f"claude's settings.json, {path}, changed while setup ran: run postbag setup --remove again"
+    )
+    assert read_bytes(path) == edited and read_bytes(path + ".before-postbag") == WRITTEN_BY_CLAUDE
