@@ -1113,6 +1113,7 @@ def test_a_settings_file_changed_between_removes_plan_and_its_change_is_left_as_
     with pytest.raises(Refusal) as refused:
         planned.make()
     assert str(refused.value) == (
-        f"claude's settings.json, {path}, changed while setup ran: run postbag setup --remove again"
+        f"claude's settings.json, {path}, changed after remove planned to give it back: run postbag setup --remove "
+        "again"
     )
     assert read_bytes(path) == edited and read_bytes(path + ".before-postbag") == WRITTEN_BY_CLAUDE

@@ -218,7 +218,8 @@ def _put_in(path, copy):
 def _give_back(path, copy):
     if _kept_as_left(settings_at(path), copy) is None:  # changed since remove planned, a moment ago
         raise Refusal(
-            f"claude's settings.json, {shell_word(path)}, changed while setup ran: run postbag setup --remove again"
+            f"claude's settings.json, {shell_word(path)}, changed after remove planned to give it back: run "
+            "postbag setup --remove again"
         )
     kept = read_regular(copy)
     if kept in (NO_FILE, NO_FOLDER):
