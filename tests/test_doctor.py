@@ -154,7 +154,9 @@ def test_a_server_is_started_as_its_client_would_and_must_answer_as_postbag(post
     here = postbag.place()
     assert answers(Registration([sys.executable, "-m", "postbag", "mcp"]), here) is None
     assert answers(Registration([str(tmp_path / "nowhere"), "mcp"]), here) == "No such file or directory"
-    assert answers(Registration([sys.executable, "-c", "pass"]), here) == "it answered what is not JSON"
+    # Whether it ended before or after the question was written, the words are the same.
+    assert answers(Registration([sys.executable, "-c", "pass"]), here) == "it ended without answering"
+    assert answers(Registration([sys.executable, "-c", "print('ready')"]), here) == "it answered what is not JSON"
     other = 'import json; input(); print(json.dumps({"result": {"serverInfo": {"name": "another"}}}))'
     assert answers(Registration([sys.executable, "-c", other]), here) == "it answered as another server"
 

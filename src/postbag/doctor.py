@@ -126,11 +126,16 @@ def answers(registration, here):
     except OSError as error:
         return error.strerror or "it cannot be started"
     try:
-        child.stdin.write((json.dumps(request) + "\n").encode())
-        child.stdin.flush()
+        try:
+            child.stdin.write((json.dumps(request) + "\n").encode())
+            child.stdin.close()
+        except BrokenPipeError:  # it ended without reading: what it wrote before still tells
+            pass
         line = _first_line(child.stdout.fileno(), time.monotonic() + ANSWER_WAIT)
         if line is None:
             return f"no answer within {ANSWER_WAIT:g} s"
+        if not line:
+            return "it ended without answering"
         try:
             answer = record(json_of(line))
         except ValueError:
