@@ -3,6 +3,7 @@ what Claude Code lets in from another session (its acceptance policy), what Clau
 itself says of a letter it does not take, and what `open` and a send say of its door;
 records written as Claude Code writes them (tests/written.py)."""
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -369,15 +370,26 @@ def test_before_its_first_turn_a_sessions_class_is_read_from_the_flags_it_starte
     postbag, exchange, tmp_path, flags, settings, said
 ):
     claude, *_ = exchange
-    session = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()", *flags], stdin=subprocess.PIPE)
-    try:
-        claude.runs(tmp_path / "repo", pid=session.pid)
+    with _a_session_process(*flags) as pid:
+        claude.runs(tmp_path / "repo", pid=pid)
         if settings:
             claude.settings(claude.config, **settings)
         line = postbag.door_now("claude")
-    finally:
-        session.communicate(b"")
     assert said in line, line
+
+
+@contextlib.contextmanager
+def _a_session_process(*flags, env=None):
+    """The pid of a process started with `flags` and `env`, standing for a session's until
+    the block ends. It is handed over once it has printed a line: until its exec is done,
+    /proc shows its parent's command line and environment, or none."""
+    command = [sys.executable, "-c", "import sys; print(flush=True); sys.stdin.read()", *flags]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env) as process:
+        process.stdout.readline()
+        try:
+            yield process.pid
+        finally:
+            process.communicate(b"")
 
 
 def test_where_the_flags_cannot_be_read_whether_claude_takes_a_letter_cannot_be_told(postbag, running, monkeypatch):
@@ -637,19 +649,15 @@ def test_the_sessions_own_timeout_decides_when_a_held_letter_expires_or_the_rece
 ):
     """CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS in the session's environment wins over dialogExpiry:
     read from its process, where it is a number; else the receipt says what cannot be told."""
-    session = subprocess.Popen(["sleep", "60"], env={"CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS": value})
-    try:
+    with _a_session_process(env={"CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS": value}) as pid:
         claude = Claude(postbag.env["HOME"], inbox.session)
-        claude.runs(tmp_path / "repo", pid=session.pid, entrypoint="sdk-cli", version="2.1.337")
+        claude.runs(tmp_path / "repo", pid=pid, entrypoint="sdk-cli", version="2.1.337")
         claude.turn("bypassPermissions", at="2026-12-01T00:00:00.000Z")
         sent = _a_letter_sent_an_hour_ago(postbag, inbox, codex)
         at = _stamp(sent + (3 if value == "3000" else 300) + 2)
         assert postbag.receipts(inside="codex") == [
             f"letter 4 codex -> claude: {state}: {said.format(why=BYPASSES, at=at)}"
         ]
-    finally:
-        session.kill()
-        session.wait()
 
 
 def _a_letter_sent_an_hour_ago(postbag, inbox, codex):
