@@ -50,6 +50,7 @@ def cmd_close(args, here, call):
 
 def cmd_send(args, here, call):
     from postbag import words
+    from postbag.location import locate
     from postbag.vendors import other, session_door
     from postbag.verbs.send import send
 
@@ -62,7 +63,7 @@ def cmd_send(args, here, call):
     door = session_door(sender, f"send {recipient}", here)
     body = _body(args.text, here.stdin)
     # Handed over: from then on an interrupt could only make a lie of the outcome.
-    sent = send(here, sender, recipient, body, door, handed_over=call.handed_over)
+    sent = send(here, sender, recipient, body, door, location=locate(here), handed_over=call.handed_over)
     words.show(sent, here.stdout, here.stderr)
     return 0
 

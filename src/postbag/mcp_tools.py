@@ -84,7 +84,7 @@ def _send(here, meta, arguments, sessions):
     peer, door = caller_of_mcp(here, meta)
     place, location = sessions.place(here, peer, door)
     door = {**door, "via": "mcp"}
-    sent = send(place, peer, other(peer), arguments["text"], door, joins_first=True, location=location)
+    sent = send(place, peer, other(peer), arguments["text"], door, location=location, joins_first=True)
     return words.tool_text(sent)
 
 

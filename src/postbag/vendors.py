@@ -77,7 +77,7 @@ def other(peer):
 
 def inside(peer, here):
     """Whether the shell runs inside `peer`'s own session."""
-    return VENDORS[peer].inside(here)
+    return VENDORS[peer].inside(here.env)
 
 
 def whose(here):
@@ -87,7 +87,7 @@ def whose(here):
 
 def door_in(peer, here):
     """The door fields of `peer`'s session whose environment `here` is, or None."""
-    return VENDORS[peer].door_in(here)
+    return VENDORS[peer].door_in(here.env)
 
 
 def is_session_variable(name):
@@ -124,7 +124,7 @@ def in_no_session(peer):
 
 def sandbox_of(here):
     """The Sandbox around this process's commands, as the vendor whose sandbox runs it says; or None."""
-    found = next((each for each in VENDORS.values() if each.in_sandbox(here)), None)
+    found = next((each for each in VENDORS.values() if each.in_sandbox(here.env)), None)
     return None if found is None else Sandbox(**found.SANDBOX)
 
 

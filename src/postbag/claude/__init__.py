@@ -28,7 +28,7 @@ SWITCHES = ()  # no switch of the human's is its own
 SANDBOX = None  # it marks no command as run inside a sandbox of its own
 
 
-def in_sandbox(here):
+def in_sandbox(env):
     """Never: Claude Code marks none of its commands as sandboxed."""
     return False
 
@@ -39,17 +39,18 @@ def is_session_variable(name):
     return name == "CLAUDECODE" or name.startswith("CLAUDE_CODE_")
 
 
-def inside(here):
-    """Whether the shell runs inside a Claude Code session that has its inbox."""
-    return bool(here.env.get(SOCKET)) and bool(here.env.get(TOKEN))
+def inside(env):
+    """Whether the shell whose variables are `env` runs inside a Claude Code session that
+    has its inbox."""
+    return bool(env.get(SOCKET)) and bool(env.get(TOKEN))
 
 
-def door_in(here):
-    """The door fields of the session whose environment `here` is, as a join records them,
+def door_in(env):
+    """The door fields of the session whose variables are `env`, as a join records them,
     where it has them; else None."""
-    return {"socket": here.env[SOCKET], "token": here.env[TOKEN]} if inside(here) else None
+    return {"socket": env[SOCKET], "token": env[TOKEN]} if inside(env) else None
 
 
-def without_an_inbox(here):
-    """Whether `here` is a Claude Code session's, with neither of its inbox variables."""
-    return any(here.env.get(name) for name in MARKS) and not (here.env.get(SOCKET) or here.env.get(TOKEN))
+def without_an_inbox(env):
+    """Whether `env` holds a Claude Code session's variables, with neither of its inbox's."""
+    return any(env.get(name) for name in MARKS) and not (env.get(SOCKET) or env.get(TOKEN))

@@ -31,15 +31,15 @@ def is_session_variable(name):
     return name.startswith("CODEX_") and ("SESSION" in name or "THREAD" in name)
 
 
-def inside(here):
-    """Whether the shell runs inside a Codex session."""
-    return bool(here.env.get(THREAD)) or bool(here.env.get(SESSION))
+def inside(env):
+    """Whether the shell whose variables are `env` runs inside a Codex session."""
+    return bool(env.get(THREAD)) or bool(env.get(SESSION))
 
 
-def door_in(here):
-    """The door field of the thread whose environment `here` is, as a join records it: its
+def door_in(env):
+    """The door field of the thread whose variables are `env`, as a join records it: its
     CODEX_THREAD_ID, else CODEX_SESSION_ID; None outside a thread."""
-    thread = here.env.get(THREAD) or here.env.get(SESSION)
+    thread = env.get(THREAD) or env.get(SESSION)
     return {"thread": thread} if thread else None
 
 
@@ -63,7 +63,8 @@ SANDBOX = {
 }
 
 
-def in_sandbox(here):
-    """Whether this command runs inside Codex's sandbox, which marks every command it runs
-    (CODEX_SANDBOX names the macOS sandbox; CODEX_SANDBOX_NETWORK_DISABLED is set on both)."""
-    return bool(here.env.get("CODEX_SANDBOX_NETWORK_DISABLED") or here.env.get("CODEX_SANDBOX"))
+def in_sandbox(env):
+    """Whether the command whose variables are `env` runs inside Codex's sandbox, which
+    marks every command it runs (CODEX_SANDBOX names the macOS sandbox;
+    CODEX_SANDBOX_NETWORK_DISABLED is set on both)."""
+    return bool(env.get("CODEX_SANDBOX_NETWORK_DISABLED") or env.get("CODEX_SANDBOX"))

@@ -8,7 +8,6 @@ from postbag import contract
 from postbag.contract import door_fields
 from postbag.escape import masked
 from postbag.exchange import CLOSED, SPENT
-from postbag.location import locate
 from postbag.refusal import Refusal
 from postbag.vendors import LETTER_MOST, room
 from postbag.verbs.bag import directory_fields, ledger_at, repository_fields, which_ledger, write_record
@@ -39,37 +38,36 @@ def _refuse_unjoined(recipient, where):
     raise Refusal(f"{contract.not_joined(recipient)} ({where.words()})")
 
 
-def send(here, sender, recipient, body, door, *, joins_first=False, handed_over=None, location=None):  # noqa: PLR0913
-    """Knock on `recipient`'s door with `body`, then record the letter, whose reply command
-    starts this postbag as `here` was started (envelope.program_of); `handed_over` is
-    called once the door has the letter, when nothing may interrupt the rest.
+def send(here, sender, recipient, body, door, *, location, joins_first=False, handed_over=None):  # noqa: PLR0913
+    """Knock on `recipient`'s door with `body`, then record the letter in the ledger at
+    `location` (a location.Location); the letter's reply command starts this postbag as
+    `here` was started (envelope.program_of). `handed_over` is called once the door has
+    the letter, when nothing may interrupt the rest.
 
     Only the session joined for the sender's side may send: `door` is the sender's, its
     own session's (vendors.session_door), or the one an MCP call comes from, which
     `joins_first` where no session of its side has. A letter goes only to a session that
-    works in the ledger's repository (outside any, for the default ledger). `location`:
-    the ledger's (default: here's)."""
+    works in the ledger's repository (outside any, for the default ledger)."""
     from postbag import envelope  # a send's alone: read and receipts need none of it
 
-    where = location or locate(here)
     envelope.check_body(body, LETTER_MOST)
-    with ledger_at(here, where, write=True) as bag:
+    with ledger_at(here, location, write=True) as bag:
         exchange = bag.exchange()
         if exchange.barred:
-            _refuse_barred(exchange, where)
+            _refuse_barred(exchange, location)
         joins = bag.latest_joins((recipient, sender))
         joined = joins[recipient]
         if joined is None:
-            _refuse_unjoined(recipient, where)
-        _require_the_joined_session(sender, joins[sender], door, where)
+            _refuse_unjoined(recipient, location)
+        _require_the_joined_session(sender, joins[sender], door, location)
         recipient_room = room(recipient, here, exchange)
-        _require_working_here(recipient, joined, where, here, recipient_room)
+        _require_working_here(recipient, joined, location, here, recipient_room)
         said = []  # what the send says, clause by clause
         if joins_first and not is_latest(joins[sender], door):  # its first, or a fresh word of it
-            write_record(bag, "join", peer=sender, **door, **directory_fields(here), **repository_fields(where))
+            write_record(bag, "join", peer=sender, **door, **directory_fields(here), **repository_fields(location))
             said.append(contract.joined(sender))
         number, left = bag.next_number, exchange.left - 1
-        command = envelope.reply_command(envelope.program_of(here), where.path if where.named else None)
+        command = envelope.reply_command(envelope.program_of(here), location.path if location.named else None)
         tool = recipient_room.SEND_TOOL if joined.get("via") == "mcp" else None
         text = envelope.wrap(number, sender, body, last=left == 0, command=command, send_tool=tool)
         delivery = recipient_room.delivery(joined)  # reads the recipient's records around the knock
@@ -90,7 +88,7 @@ def send(here, sender, recipient, body, door, *, joins_first=False, handed_over=
             secrets = bag.door_values() | {value for value in door.values() if type(value) is str}
             raise Refusal(masked(str(refused), secrets), refused.fix) from None
     said += [contract.delivered(number, recipient, left), _note(delivery, letter)]
-    return Done("; ".join(filter(None, said)), *bag.news, which_ledger(bag, where))
+    return Done("; ".join(filter(None, said)), *bag.news, which_ledger(bag, location))
 
 
 def _require_the_joined_session(peer, joined, door, where):
