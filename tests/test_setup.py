@@ -11,6 +11,7 @@ import resource
 import shutil
 import stat
 import subprocess
+import time
 
 import hypothesis
 import pytest
@@ -115,6 +116,25 @@ def a_file_of_the_persons(path, data, mode):
         file.write(data)
     os.chmod(path, mode)
     return path
+
+
+def after_a_tick(folder):
+    """Return once the clock that stamps files has moved past every change in `folder`, as it
+    has by the time a person edits a file after setup: it moves a tick at a time (a few
+    milliseconds on Linux before 6.13, a second where whole seconds are kept), and an edit
+    within setup's tick bears setup's change time, which remove cannot see (docs/doors.md)."""
+    names = [os.path.join(folder, name) for name in os.listdir(folder)]
+    latest = max(os.stat(each, follow_symlinks=False).st_ctime_ns for each in [folder, *names])
+    probe = os.path.join(folder, "clock-probe")
+    try:
+        while True:
+            with open(probe, "w"):
+                pass
+            if os.stat(probe).st_ctime_ns > latest:
+                return
+            time.sleep(0.001)
+    finally:
+        os.unlink(probe)
 
 
 def read_bytes(path):
@@ -385,7 +405,9 @@ def test_a_copy_setup_did_not_make_stays_is_named_and_is_never_waited_on_or_used
     env, *_ = clients
     mine = b'{"model": "opus"}'
     path = write_settings(postbag, mine)
+    after_a_tick(os.path.dirname(path))  # a copy made after the file, and before setup
     os.mkfifo(path + ".before-postbag")
+    after_a_tick(os.path.dirname(path))
     said = postbag.run("setup", env=env)
     assert said.returncode == 0, said.stderr
     assert "kept as it was in settings.json.before-postbag-2\n" in said.stdout
@@ -405,6 +427,7 @@ def test_a_leftover_copy_beside_the_persons_own_rule_never_takes_the_rule_out(po
     env, *_ = clients
     path = write_settings(postbag, b'{"permissions": {"allow": ["mcp__postbag"]}}')
     leftover = b'{"permissions": {"allow": []}}'
+    after_a_tick(os.path.dirname(path))
     with open(path + ".before-postbag", "wb") as file:
         file.write(leftover)
     set_up(postbag, env=env)
@@ -834,11 +857,13 @@ def test_no_sequence_of_setups_removals_and_edits_loses_the_persons_file(tmp_pat
         left = persons_file(leftover[0], leftover[1], leftover[2])
         with open(kept, "wb") as file:
             file.write(left)
+        after_a_tick(str(folder))
     given_back = None  # what a remove gives back byte for byte: the file as setup found it, while untouched since
     for step in [*([start] if start else []), *steps]:
         if type(step) is tuple:  # the person writes their file, whatever it held
             value = {key: item for key, item in step[0].items() if key != "permissions" or type(item) is dict}
             os.makedirs(folder, exist_ok=True)
+            after_a_tick(str(folder))
             with open(path, "wb") as file:
                 file.write(persons_file(value, step[1], step[2]))
             given_back = None
@@ -1013,6 +1038,7 @@ def test_a_config_toml_changed_since_setup_keeps_its_copy_and_remove_names_it(po
     env, *_ = clients
     path = codex_config_toml(postbag)
     set_up(postbag, env=env)
+    after_a_tick(os.path.dirname(path))
     with open(path, "a") as file:
         file.write('approval_policy = "never"\n')  # the person's own change, after setup
     removed = postbag.run("setup", "--remove", env=env)
