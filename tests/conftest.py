@@ -9,11 +9,15 @@ with scripts/build_pyz.py.
 import copy
 import json
 import os
+import pathlib
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 import uuid
 
 import pytest
@@ -62,9 +66,15 @@ for _number in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP):
 # Hypothesis draws new examples on each run, which is what finds a rare case on a
 # contributor's machine; CI draws the same ones every time, so that its verdict is the
 # code's and never the draw's (a flaky test is a failing test).
-settings.register_profile("ci", derandomize=True, database=None)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+# Speed is the benchmark's to show: no example fails for taking long on a loaded machine.
+settings.register_profile("suite", deadline=None)
+settings.register_profile("ci", settings.get_profile("suite"), derandomize=True, database=None)
+settings.load_profile("ci" if os.environ.get("CI") else "suite")
+
+# The suite's children get no TZ (fakes.terminal_environment): they show the machine's
+# local time, and so does this process, where a test works out what they will show.
+if os.environ.pop("TZ", None) is not None:
+    time.tzset()
 
 COVERING = any(name.startswith(("COVERAGE_PROCESS", "COV_CORE_")) for name in os.environ)
 
@@ -421,8 +431,18 @@ def signals_as_found():
 
 
 @pytest.fixture
-def inbox(tmp_path):
-    server = FakeInbox(str(tmp_path / "inbox.sock"), f"tok-{uuid.uuid4().hex}")
+def short_folder():
+    """A folder whose path is short enough to grow to a socket path of any length tested:
+    pytest's own is longer than a socket's address holds on macOS, and, with a longer user
+    name or run number, than the listener a send makes beside Claude's inbox can be."""
+    folder = tempfile.mkdtemp(prefix="pb-", dir="/tmp")
+    yield pathlib.Path(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def inbox(short_folder):
+    server = FakeInbox(str(short_folder / "inbox.sock"), f"tok-{uuid.uuid4().hex}")
     yield server
     server.close()
 

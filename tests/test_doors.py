@@ -361,7 +361,6 @@ def test_codex_is_found_in_the_chatgpt_app_before_path(tmp_path):
 def test_a_program_is_found_on_path_as_shutil_would_find_it(tmp_path):
     """processes.which stands in for shutil.which, whose import would cost every send: each
     answer the same, for names and paths, in order along PATH, skipping what cannot run."""
-    import shutil
 
     first, second, plain = (tmp_path / name for name in ("first", "second", "plain"))
     for directory in (first, second, plain):
@@ -376,18 +375,6 @@ def test_a_program_is_found_on_path_as_shutil_would_find_it(tmp_path):
     for path in (search, "", str(tmp_path / "nowhere")):
         assert [processes.which(name, path) for name in names] == [shutil.which(name, path=path) for name in names]
     assert processes.which("tool", search) == str(second / "tool")
-
-
-@pytest.fixture
-def short_folder():
-    """A folder whose path is short enough to grow to a socket path of any length tested:
-    pytest's own, on macOS, is longer than a socket's address holds."""
-    import pathlib
-    import tempfile
-
-    folder = tempfile.mkdtemp(prefix="pb-", dir="/tmp")
-    yield pathlib.Path(folder)
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_a_socket_path_past_the_macos_limit_is_reached_from_its_directory(short_folder, monkeypatch):
