@@ -3,15 +3,12 @@ what Claude Code lets in from another session (its acceptance policy), what Clau
 itself says of a letter it does not take, and what `open` and a send say of its door;
 records written as Claude Code writes them (tests/written.py)."""
 
-import contextlib
 import os
-import subprocess
-import sys
 import time
 
 import pytest
 from helpers import line
-from written import Claude, now, write_lines
+from written import Claude, a_session_process, now, session_pid, write_lines
 
 SESSION = "9e8d7c6b-5a49-4838-9726-151413121110"
 # What becomes of a letter a session holds on permission classes, asked in its dialog, by
@@ -136,7 +133,7 @@ def test_a_session_file_whose_process_started_at_another_time_names_a_pid_anothe
     postbag, exchange, tmp_path
 ):
     claude, *_ = exchange
-    with open("/proc/self/stat", "rb") as file:
+    with open(f"/proc/{session_pid()}/stat", "rb") as file:
         started = file.read().rpartition(b")")[2].split()[19].decode()  # field 22, counted after the name
     claude.settings(claude.config, "accept")
     claude.runs(tmp_path / "repo", procStart=str(int(started) + 1))
@@ -225,7 +222,7 @@ def test_open_says_of_claudes_door_whether_it_can_take_a_letter_now(postbag, run
     assert postbag.door_now("claude") == (
         f"claude will not take a letter now: it refuses each, since {REFUSES}; {LETS_IN}"
     )
-    os.remove(os.path.join(claude.config, "sessions", f"{os.getpid()}.json"))
+    os.remove(os.path.join(claude.config, "sessions", f"{session_pid()}.json"))
     claude.runs(tmp_path / "repo", pid=2**22 + 1)  # a session file whose process is gone: it crashed
     assert postbag.door_now("claude") == (
         "claude cannot take a letter now: its session has ended; start Claude again, and let it join"
@@ -313,8 +310,10 @@ def test_where_claude_says_no_word_postbag_knows_the_send_says_what_its_records_
     and one postbag does not know are no word: the records' foretelling is said, as such."""
     from postbag.claude import delivery
 
-    # A twentieth of a second with no word; a word the fake says at once, with time to come.
-    monkeypatch.setattr(delivery, "HEARING", dict.fromkeys(delivery.HEARING, 0.05 if says is None else 0.3))
+    # A twentieth of a second with no word; a word the fake says at once, in the wait a send
+    # gives it, with time to come on a loaded machine.
+    if says is None:
+        monkeypatch.setattr(delivery, "HEARING", dict.fromkeys(delivery.HEARING, 0.05))
     claude, *_ = running
     claude.turn("bypassPermissions")
     inbox.says = says
@@ -370,26 +369,12 @@ def test_before_its_first_turn_a_sessions_class_is_read_from_the_flags_it_starte
     postbag, exchange, tmp_path, flags, settings, said
 ):
     claude, *_ = exchange
-    with _a_session_process(*flags) as pid:
+    with a_session_process(*flags) as pid:
         claude.runs(tmp_path / "repo", pid=pid)
         if settings:
             claude.settings(claude.config, **settings)
         line = postbag.door_now("claude")
     assert said in line, line
-
-
-@contextlib.contextmanager
-def _a_session_process(*flags, env=None):
-    """The pid of a process started with `flags` and `env`, standing for a session's until
-    the block ends. It is handed over once it has printed a line: until its exec is done,
-    /proc shows its parent's command line and environment, or none."""
-    command = [sys.executable, "-c", "import sys; print(flush=True); sys.stdin.read()", *flags]
-    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env) as process:
-        process.stdout.readline()
-        try:
-            yield process.pid
-        finally:
-            process.communicate(b"")
 
 
 def test_where_the_flags_cannot_be_read_whether_claude_takes_a_letter_cannot_be_told(postbag, running, monkeypatch):
@@ -649,7 +634,7 @@ def test_the_sessions_own_timeout_decides_when_a_held_letter_expires_or_the_rece
 ):
     """CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS in the session's environment wins over dialogExpiry:
     read from its process, where it is a number; else the receipt says what cannot be told."""
-    with _a_session_process(env={"CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS": value}) as pid:
+    with a_session_process(env={"CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS": value}) as pid:
         claude = Claude(postbag.env["HOME"], inbox.session)
         claude.runs(tmp_path / "repo", pid=pid, entrypoint="sdk-cli", version="2.1.337")
         claude.turn("bypassPermissions", at="2026-12-01T00:00:00.000Z")

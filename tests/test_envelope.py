@@ -9,6 +9,7 @@ import pytest
 from helpers import BODY_MAX
 from hypothesis import given
 from hypothesis import strategies as st
+from test_repository import git
 
 from postbag import envelope
 from postbag.refusal import Refusal
@@ -131,7 +132,7 @@ def test_a_ledger_no_variable_names_needs_no_prefix(postbag, codex, tmp_path):
     assert "POSTBAG_LEDGER" not in codex.envelopes()[0]
     assert postbag.ok("read", "1").endswith("      hi\n")
     repository = tmp_path / "repo"
-    subprocess.run(["git", "init", "-q", str(repository)], check=True)
+    git("init", "-q", str(repository), cwd=tmp_path)
     postbag.cwd = str(repository)
     postbag.ready()
     postbag.ok("send", "codex", "in a repository", inside="claude")

@@ -12,6 +12,7 @@ import sys
 import threading
 
 import pytest
+from fakes import terminal_environment
 from helpers import SRC, TIMESTAMP
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -27,7 +28,10 @@ GIT += ["-c", "init.defaultBranch=main"]
 
 
 def git(*args, cwd):
-    return subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+    """git, as the suite's children have it: a person's own configuration (signed commits,
+    say) and the variables of a hook the suite runs under reach none of it."""
+    env = terminal_environment(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+    return subprocess.run([*GIT, *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def new_repository(path):

@@ -14,7 +14,7 @@ import sqlite3
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from written import write_lines
+from written import session_pid, write_lines
 
 RESUMED_WHERE = "(in the app or editor, or with codex resume)"
 # What no output may hold raw: every character escape.py writes as an escape, but the newline.
@@ -67,7 +67,7 @@ def places(postbag, inbox, codex, exchange, tmp_path):
         "claude settings": os.path.join(claude.config, "settings.json"),
         "claude project settings": str(tmp_path / "repo" / ".claude" / "settings.json"),
         "claude managed settings": os.path.join(postbag.root, "etc", "claude-code", "managed-settings.json"),
-        "claude session file": os.path.join(claude.config, "sessions", f"{os.getpid()}.json"),
+        "claude session file": os.path.join(claude.config, "sessions", f"{session_pid()}.json"),
         "claude transcript": claude.transcript,
         "codex rollout": codex_files.rollout,
         "codex queue": os.path.join(codex_files.home, "queue_1.sqlite"),

@@ -2,9 +2,12 @@
 (the real tier checks that they still do): what receipts and `open` read. Each writer
 works under a test's HOME, for the session or thread of the suite's fake doors."""
 
+import contextlib
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 import time
 from datetime import datetime, timezone
 
@@ -18,6 +21,36 @@ def local(stamp):
 
 def now():
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@contextlib.contextmanager
+def a_session_process(*flags, env=None):
+    """The pid of a process started with `flags` and `env`, standing for a session's until
+    the block ends. It is handed over once it has printed a line: until its exec is done,
+    /proc shows its parent's command line and environment, or none."""
+    command = [sys.executable, "-c", "import sys; print(flush=True); sys.stdin.read()", *flags]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env) as process:
+        process.stdout.readline()
+        try:
+            yield process.pid
+        finally:
+            process.communicate(b"")
+
+
+_STANDING = contextlib.ExitStack()
+
+
+def session_pid():
+    """The process a Claude session's file names unless a test names another: one started
+    with no environment, never this one, whose environment is whatever the shell that ran
+    the suite set (a CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS among it). It runs until this
+    process ends."""
+    if not hasattr(session_pid, "pid"):
+        import atexit
+
+        atexit.register(_STANDING.close)
+        session_pid.pid = _STANDING.enter_context(a_session_process(env={}))
+    return session_pid.pid
 
 
 def write_lines(path, records):
@@ -57,8 +90,8 @@ class Claude:
 
     def runs(self, cwd, pid=None, **more):
         """The session's file, as Claude Code writes it while the session runs: its process
-        (default this one), its folder, and `more` (procStart, the process's start time)."""
-        record = {"pid": pid or os.getpid(), "sessionId": self.session, "cwd": str(cwd), "version": "2.1.328", **more}
+        (default session_pid()), its folder, and `more` (procStart, the process's start time)."""
+        record = {"pid": pid or session_pid(), "sessionId": self.session, "cwd": str(cwd), "version": "2.1.328", **more}
         path = os.path.join(self.config, "sessions", f"{record['pid']}.json")
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as file:  # written whole, as Claude Code writes it
