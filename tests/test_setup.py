@@ -126,15 +126,16 @@ def after_a_tick(folder):
     names = [os.path.join(folder, name) for name in os.listdir(folder)]
     latest = max(os.stat(each, follow_symlinks=False).st_ctime_ns for each in [folder, *names])
     probe = os.path.join(folder, "clock-probe")
-    try:
-        while True:
-            with open(probe, "w"):
-                pass
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+        try:
             if os.stat(probe).st_ctime_ns > latest:
                 return
-            time.sleep(0.001)
-    finally:
-        os.unlink(probe)
+        finally:
+            os.unlink(probe)
+        time.sleep(0.001)
+    raise AssertionError(f"the file clock did not move past the changes in {folder} within 10 s")
 
 
 def read_bytes(path):

@@ -25,12 +25,12 @@ def now():
 
 @contextlib.contextmanager
 def a_session_process(*flags, env=None):
-    """The pid of a process started with `flags` and `env`, standing for a session's until
-    the block ends. It is handed over once it has printed a line: until its exec is done,
-    /proc shows its parent's command line and environment, or none."""
+    """The pid of a process started with `flags` and `env` (default: none of this one's),
+    standing for a session's until the block ends. It is handed over once it has printed a
+    line: until its exec is done, /proc shows its parent's command line and environment, or none."""
     command = [sys.executable, "-c", "import sys; print(flush=True); sys.stdin.read()", *flags]
-    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env) as process:
-        process.stdout.readline()
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env or {}) as process:
+        assert process.stdout.readline() == b"\n", "the stand-in session ended before it ran"
         try:
             yield process.pid
         finally:
@@ -49,7 +49,7 @@ def session_pid():
         import atexit
 
         atexit.register(_STANDING.close)
-        session_pid.pid = _STANDING.enter_context(a_session_process(env={}))
+        session_pid.pid = _STANDING.enter_context(a_session_process())
     return session_pid.pid
 
 

@@ -58,13 +58,13 @@ class Claude(Room, vendor=claude):
     def door_of_session(self):
         """Its socket and token, and its id, by which its transcript is found."""
         env = self.here.env
-        if without_an_inbox(self.here.env):
+        if without_an_inbox(env):
             raise Refusal(
                 "this Claude Code session has no inbox for letters: its cross-session messaging "
                 "is off (a --restricted session, or messaging switched off in this Claude Code), "
                 "so no letter can reach it"
             )
-        if not inside(self.here.env):
+        if not inside(env):
             raise Refusal(contract.join_from_inside(NAME))
         door = {"socket": env[SOCKET], "token": env[TOKEN]}
         for field, name in (("socket", SOCKET), ("token", TOKEN)):

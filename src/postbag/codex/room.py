@@ -59,7 +59,7 @@ class Codex(Room, vendor=codex):
     def door_of_session(self):
         """CODEX_THREAD_ID, else CODEX_SESSION_ID."""
         env = self.here.env
-        if not inside(self.here.env):
+        if not inside(env):
             raise Refusal(contract.join_from_inside(NAME))
         if THREAD in env:
             # CODEX_SESSION_ID can name a root shared by sub-agent threads, so a thread id that
