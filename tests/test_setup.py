@@ -282,6 +282,8 @@ def test_a_file_changed_since_setup_keeps_the_rule_and_the_copy_and_remove_says_
     set_up(postbag, env=env)
     assert read_bytes(path) == b'{"a": 1, "permissions": {"allow": ["mcp__postbag"]}}'
     changed = b'{"a": 2, "permissions": {"allow": ["mcp__postbag"]}}'
+    if when == "later":
+        after_a_tick(os.path.dirname(path))  # so the file's ctime moves on, and the stamp tells it
     write_settings(postbag, changed)  # the person's own change since
     if when != "later":  # the copy's stamp still matches the file's ctime, as whole seconds would have it
         if not postbag.in_process:
