@@ -33,14 +33,15 @@ TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"  # a time as postbag 
 
 def run_on_the_tree(probe, check=True):
     """Run the program `probe` in a Python of its own, on the tree's postbag (and no user
-    site-packages), of this process's variables given only coverage's, so that what it runs
-    is measured too: its stdout, after it exits 0 where `check`; else the finished process."""
+    site-packages), in a person's terminal as the suite makes one (coverage's variables
+    among it, so that what it runs is measured too): its stdout, after it exits 0 where
+    `check`; else the finished process."""
     import subprocess
     import sys
 
-    from fakes import MEASURING
+    from fakes import terminal_environment
 
-    env = {"PYTHONPATH": SRC, **{name: value for name, value in os.environ.items() if name.startswith(MEASURING)}}
+    env = terminal_environment(PYTHONPATH=SRC)
     done = subprocess.run([sys.executable, "-s", "-c", probe], env=env, capture_output=True, text=True, check=False)
     if not check:
         return done
