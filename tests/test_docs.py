@@ -234,7 +234,7 @@ def test_every_module_imports_only_from_its_layer_and_below_and_no_circle_runs_t
 EACH_VENDORS = {
     "CLIENT", "DELIVERED", "DOOR_VARIABLES", "FILES", "INSTALLING", "LETTER_MOST", "MARKS", "NAME", "PROGRAM",
     "PROVEN", "SANDBOX", "SEND_TOOL", "SERVER_NAME", "SESSION", "SESSION_NAME", "SWITCHES", "VARIABLES",
-    "door_in", "in_sandbox", "inside", "is_session_variable", "knock", "took", "version_of", "main",
+    "door_in", "inside", "is_session_variable", "knock", "took", "version_of", "main",
 }  # fmt: skip
 OF_THE_SAME_KIND = {
     ".PROVEN", ".SEND_TOOL", ".__slots__", ".clock", ".data", ".env", ".fd", ".help", ".here", ".identity",

@@ -37,7 +37,6 @@ LIGHT_TYPES = {
     "is_session_variable": type(len),
     "inside": type(len),
     "door_in": type(len),
-    "in_sandbox": type(len),
 }
 # A join record of a session long gone, for each room: what its door is made of, and
 # nothing behind it.
@@ -109,8 +108,10 @@ def test_the_light_part_holds_values_of_the_shapes_above_the_rooms_read():
             words = ("flag", "field", "help", "said_at_open", "said_in_status")
             assert all(isinstance(getattr(made, word), str) for word in words)
         if package.SANDBOX is not None:
-            vendors.Sandbox(**package.SANDBOX)
-        assert package.in_sandbox({}) is False
+            made = vendors.Sandbox(**package.SANDBOX)
+            assert made.marks and all(type(name) is str for name in made.marks)
+            assert vendors.sandbox_of(Here({}, "/")) is None
+            assert vendors.sandbox_of(Here(dict.fromkeys(made.marks[:1], "1"), "/")).name == made.name
 
 
 @pytest.mark.parametrize("made", ROOMS.values(), ids=ROOMS)

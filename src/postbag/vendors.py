@@ -11,8 +11,8 @@ as help names them; DELIVERED, what delivered means at its door; VARIABLES, post
 own variables for it; DOOR_VARIABLES, what its sessions export that names their door;
 MARKS, what else marks one of its sessions; LETTER_MOST, the longest letter its door
 carries (None: any); SWITCHES, the words of each Switch its room honours; SANDBOX, the
-words of the Sandbox around its commands (None: none); and the functions
-is_session_variable(name), inside(env), door_in(env) and in_sandbox(env).
+words of the Sandbox around its commands and the variables that mark them (None: none);
+and the functions is_session_variable(name), inside(env) and door_in(env).
 """
 
 from postbag import claude, codex, contract
@@ -46,12 +46,14 @@ class Switch:
 class Sandbox:
     """What a vendor's sandbox around an agent's commands keeps postbag from, in the words
     a refusal adds: `name`; `allow_connecting`, how the human lets a command reach the
-    other agent's door; `allow_writing`, how the human lets it write the ledger."""
+    other agent's door; `allow_writing`, how the human lets it write the ledger. `marks`:
+    the variables it sets in every command it runs, any one of which tells it."""
 
-    __slots__ = ("allow_connecting", "allow_writing", "name")
+    __slots__ = ("allow_connecting", "allow_writing", "marks", "name")
 
-    def __init__(self, name, *, allow_connecting, allow_writing):
+    def __init__(self, name, *, allow_connecting, allow_writing, marks):
         self.name, self.allow_connecting, self.allow_writing = name, allow_connecting, allow_writing
+        self.marks = marks
 
 
 VENDORS = {claude.NAME: claude, codex.NAME: codex}
@@ -123,9 +125,12 @@ def in_no_session(peer):
 
 
 def sandbox_of(here):
-    """The Sandbox around this process's commands, as the vendor whose sandbox runs it says; or None."""
-    found = next((each for each in VENDORS.values() if each.in_sandbox(here.env)), None)
-    return None if found is None else Sandbox(**found.SANDBOX)
+    """The Sandbox around this process's commands, as the variables its vendor marks them
+    with say; or None."""
+    for each in VENDORS.values():
+        if each.SANDBOX is not None and any(here.env.get(name) for name in each.SANDBOX["marks"]):
+            return Sandbox(**each.SANDBOX)
+    return None
 
 
 def for_a_child(env):

@@ -28,11 +28,6 @@ SWITCHES = ()  # no switch of the human's is its own
 SANDBOX = None  # it marks no command as run inside a sandbox of its own
 
 
-def in_sandbox(env):
-    """Never: Claude Code marks none of its commands as sandboxed."""
-    return False
-
-
 def is_session_variable(name):
     """Whether `name` is one Claude Code sets for its session: a family, not a list a new
     variable could slip past."""

@@ -60,11 +60,7 @@ SANDBOX = {
     "(sandbox_workspace_write.network_access = true)",
     "allow_writing": "The human can add the ledger's directory to the sandbox's writable roots, or point "
     "POSTBAG_LEDGER at a path inside them",
+    # It marks every command it runs: CODEX_SANDBOX names the macOS sandbox, and
+    # CODEX_SANDBOX_NETWORK_DISABLED is set on both.
+    "marks": ("CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_SANDBOX"),
 }
-
-
-def in_sandbox(env):
-    """Whether the command whose variables are `env` runs inside Codex's sandbox, which
-    marks every command it runs (CODEX_SANDBOX names the macOS sandbox;
-    CODEX_SANDBOX_NETWORK_DISABLED is set on both)."""
-    return bool(env.get("CODEX_SANDBOX_NETWORK_DISABLED") or env.get("CODEX_SANDBOX"))
