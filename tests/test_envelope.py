@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from test_repository import git
 
 from postbag import envelope
+from postbag.here import Here
+from postbag.location import Location
 from postbag.refusal import Refusal
 from postbag.vendors import LETTER_MOST
 
@@ -43,18 +45,22 @@ def test_a_body_at_the_cap_is_a_letter():
     envelope.check_body("é" * (BODY_MAX // 2), LETTER_MOST)
 
 
+def _here(tmp_path):
+    """A process started as `python -m postbag`."""
+    return Here({}, str(tmp_path), started=(sys.executable, "", True))
+
+
 def test_an_envelope_says_who_wrote_and_how_to_answer_or_that_it_must_not_be(tmp_path):
-    ledger = str(tmp_path / "it's here.jsonl")
-    command = envelope.reply_command(["postbag"], ledger)
-    wrapped = envelope.wrap(4, "claude", "Review it.", last=False, command=command)
+    ledger = Location(str(tmp_path / "it's here.jsonl"), named=True)
+    wrapped = envelope.wrap(4, "claude", "Review it.", _here(tmp_path), last=False, ledger=ledger)
     lines = wrapped.split("\n")
     assert lines[0] == "Letter 4 from claude via postbag. If it needs an answer, reply with:"
     assert lines[1].startswith(f"POSTBAG_LEDGER='{tmp_path}/it'\"'\"'s here.jsonl' ")  # quoted for sh
-    assert lines[1].endswith(" send claude - <<'POSTBAG'")  # the program between: test_pyz.py, test_cli.py
+    assert lines[1].endswith(f"{sys.executable} -m postbag send claude - <<'POSTBAG'")
     assert lines[2:4] == ["...", "POSTBAG"]
     assert lines[4] == "Choose a delimiter that does not occur in your reply. Otherwise do nothing."
     assert lines[5:] == [AUTHORITY, "", "Review it."]
-    last = envelope.wrap(9, "codex", "Thanks.", last=True, command=command)
+    last = envelope.wrap(9, "codex", "Thanks.", _here(tmp_path), last=True, ledger=ledger)
     assert last == f"Letter 9 from codex via postbag. {LAST}\n{AUTHORITY}\n\nThanks."
 
 
@@ -62,16 +68,17 @@ def test_an_envelope_says_who_wrote_and_how_to_answer_or_that_it_must_not_be(tmp
     ("sender", "tool"),
     [("codex", "the tool mcp__postbag__send"), ("claude", "the tool send of the mcp__postbag namespace")],
 )
-def test_a_recipient_that_joined_through_mcp_is_told_to_answer_with_the_tool_its_client_names(sender, tool):
+def test_a_recipient_that_joined_through_mcp_is_told_to_answer_with_the_tool_its_client_names(sender, tool, tmp_path):
     from postbag.vendors import all_rooms, other
 
     send_tool = all_rooms()[other(sender)].SEND_TOOL
-    wrapped = envelope.wrap(5, sender, "Over to you.", last=False, command="postbag", send_tool=send_tool)
+    here, ledger = _here(tmp_path), Location(str(tmp_path / "ledger.jsonl"))
+    wrapped = envelope.wrap(5, sender, "Over to you.", here, last=False, ledger=ledger, send_tool=send_tool)
     assert wrapped == (
         f"Letter 5 from {sender} via postbag. If it needs an answer, reply with {tool}, your reply as its text. "
         f"Otherwise do nothing.\n{AUTHORITY}\n\nOver to you."
     )
-    last = envelope.wrap(6, sender, "Done.", last=True, command="postbag", send_tool=send_tool)
+    last = envelope.wrap(6, sender, "Done.", here, last=True, ledger=ledger, send_tool=send_tool)
     assert last.startswith(f"Letter 6 from {sender} via postbag. {LAST}\n")
 
 

@@ -29,11 +29,15 @@ def check_body(body, most):
         raise Refusal(f"a letter is at most {most:,} bytes and this one has {size:,}; shorten the letter")
 
 
-def wrap(number, sender, body, *, last, command, send_tool=None):  # noqa: PLR0913
+def wrap(number, sender, body, here, *, last, ledger, send_tool=None):  # noqa: PLR0913
     """The envelope around letter `number`: who wrote it, and how to answer it, or that it
     must not be answered. A recipient that joined through the MCP server answers with
-    `send_tool`, as its client names the door's send tool; any other with `command`, the
-    words that run this same postbag on this same ledger (reply_command)."""
+    `send_tool`, as its client names the door's send tool; any other with the words that
+    run this same postbag, as `here` was started, on this same ledger (`ledger`, a
+    location.Location)."""
+    command = " ".join(program_of(here))
+    if ledger.named:
+        command = f"POSTBAG_LEDGER={shell_word(ledger.path)} {command}"
     if last:
         how = "It is the last letter of the exchange; do not reply."
     elif send_tool is None:
@@ -44,15 +48,6 @@ def wrap(number, sender, body, *, last, command, send_tool=None):  # noqa: PLR09
     else:
         how = f"If it needs an answer, reply with {send_tool}, your reply as its text. Otherwise do nothing."
     return f"{heading(number, sender)} {how}\n{NO_AUTHORITY}\n\n{body}"
-
-
-def reply_command(program, ledger_path):
-    """The command that runs this same postbag (`program`: program_of's words) on this same
-    ledger (`ledger_path`; None: the default)."""
-    command = " ".join(program)
-    if ledger_path is None:
-        return command
-    return f"POSTBAG_LEDGER={shell_word(ledger_path)} {command}"
 
 
 def program_of(here, *, quoted=True):

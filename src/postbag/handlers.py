@@ -60,10 +60,11 @@ def cmd_send(args, here, call):
     if args.text is None:
         call.mistake(f"give the letter: postbag send {recipient} TEXT, or send {recipient} - to read it from stdin")
     sender = other(recipient)
+    body = _body(args.text, here.stdin)  # before the door is asked for, as 1.0 read it
     door = session_door(sender, f"send {recipient}", here)
-    body = _body(args.text, here.stdin)
+    location = locate(here)
     # Handed over: from then on an interrupt could only make a lie of the outcome.
-    sent = send(here, sender, recipient, body, door, location=locate(here), handed_over=call.handed_over)
+    sent = send(here, sender, recipient, body, door, location=location, handed_over=call.handed_over)
     words.show(sent, here.stdout, here.stderr)
     return 0
 

@@ -151,6 +151,27 @@ def private_folder(here):
     return folder
 
 
+def require_works_in(where, directory, peer, here):
+    """Refuse a letter to `peer`'s session, which works in `directory` (None: not known),
+    where that folder's ledger is not `where`: a repository's session takes letters from
+    its repository's ledger alone, and a session outside any from the default."""
+    if directory is None or not os.path.isdir(directory):
+        raise Refusal(
+            f"{peer}'s join does not show where its session works (a join from before each repository had a ledger "
+            f"of its own names no folder, or its folder is gone), so no letter goes to it: {peer} joins again from "
+            "its session"
+        )
+    from postbag.repository import containing  # only for a join from before joins named their repository
+
+    found = containing(directory, here)
+    if found != where.repository:
+        works = "outside any repository" if found is None else f"in the repository {found.main_tree}"
+        raise Refusal(
+            f"{peer}'s session works {works}, not in {where.words()}, so no letter from here goes to it: a {peer} "
+            "session that works here joins, and letters reach it"
+        )
+
+
 def keep_out_of_git(folder):
     """Write `folder`'s .gitignore of `*` where it has none, so that a home kept in git never
     takes a ledger in (a commit would carry a live session token)."""

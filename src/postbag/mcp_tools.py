@@ -10,6 +10,7 @@ from postbag.guards import caller_of_mcp
 from postbag.location import locate, not_there
 from postbag.refusal import Refusal, told
 from postbag.vendors import LETTER_MOST, PEERS, VENDORS, other, room
+from postbag.verbs.bag import join_fields
 from postbag.verbs.exchange import reach_of
 from postbag.verbs.join import join
 from postbag.verbs.read import receipts, snapshot, status
@@ -84,7 +85,8 @@ def _send(here, meta, arguments, sessions):
     peer, door = caller_of_mcp(here, meta)
     place, location = sessions.place(here, peer, door)
     door = {**door, "via": "mcp"}
-    sent = send(place, peer, other(peer), arguments["text"], door, location=location, joins_first=True)
+    joining = join_fields(place, door, location)  # recorded first where its side has not joined
+    sent = send(place, peer, other(peer), arguments["text"], door, location=location, join=joining)
     return words.tool_text(sent)
 
 

@@ -35,10 +35,13 @@ def repository_fields(where):
     return {"repository": None if where.repository is None else where.repository.recorded()}
 
 
-def directory_fields(here):
-    """What a join records of the session's directory: `cwd`, as text any reader of the
-    ledger takes, where it is known."""
-    return {} if here.cwd is None else {"cwd": as_text(here.cwd)}
+def join_fields(here, door, where):
+    """What a join of the session behind `door`, whose process `here` is, records in the
+    ledger `where` (a location.Location), beside the peer: the door; `cwd`, the session's
+    directory, as text any reader of the ledger takes, where it is known; and whose ledger
+    it is (repository_fields)."""
+    cwd = {} if here.cwd is None else {"cwd": as_text(here.cwd)}
+    return {**door, **cwd, **repository_fields(where)}
 
 
 def ledger_at(here, location, **options):
@@ -47,7 +50,7 @@ def ledger_at(here, location, **options):
     serves = location.repository
     bag = ledger.Ledger(location.path, sandbox=sandbox_of(here), clock=here.clock, serves=serves, **options)
     if options.get("write") and bag.fd is not None and not (location.named or location.chosen):
-        keep_out_of_git(os.path.dirname(location.path))
+        keep_out_of_git(os.path.dirname(bag.path))
     return bag
 
 

@@ -7,7 +7,7 @@ import os
 from postbag import contract
 from postbag.contract import door_fields
 from postbag.location import locate
-from postbag.verbs.bag import directory_fields, ledger_at, repository_fields, which_ledger, write_record
+from postbag.verbs.bag import join_fields, ledger_at, which_ledger, write_record
 from postbag.words import Done
 
 # What a join records besides the door: the fields that name the session are the door's.
@@ -24,7 +24,7 @@ def join(here, peer, door, *, again=True, location=None):
         before = bag.latest_join(peer)
         if not again and is_latest(before, door):
             return Done(f"{peer} was joined already: letters to {peer} reach this session", *bag.news)
-        write_record(bag, "join", peer=peer, **door, **directory_fields(here), **repository_fields(where))
+        write_record(bag, "join", peer=peer, **join_fields(here, door, where))
     replaced = _replaced_session(peer, before, door)
     return Done(contract.joined(peer), *bag.news, which_ledger(bag, where), replaced)
 

@@ -2,15 +2,14 @@
 lock; only from the session joined for the sender's side, and only to a session that
 works in the ledger's repository."""
 
-import os
-
 from postbag import contract
 from postbag.contract import door_fields
 from postbag.escape import masked
 from postbag.exchange import CLOSED, SPENT
+from postbag.location import require_works_in
 from postbag.refusal import Refusal
 from postbag.vendors import LETTER_MOST, room
-from postbag.verbs.bag import directory_fields, ledger_at, repository_fields, which_ledger, write_record
+from postbag.verbs.bag import ledger_at, which_ledger, write_record
 from postbag.verbs.join import came_from, is_latest
 from postbag.words import Done
 
@@ -38,16 +37,17 @@ def _refuse_unjoined(recipient, where):
     raise Refusal(f"{contract.not_joined(recipient)} ({where.words()})")
 
 
-def send(here, sender, recipient, body, door, *, location, joins_first=False, handed_over=None):  # noqa: PLR0913
+def send(here, sender, recipient, body, door, *, location, join=None, handed_over=None):  # noqa: PLR0913
     """Knock on `recipient`'s door with `body`, then record the letter in the ledger at
     `location` (a location.Location); the letter's reply command starts this postbag as
     `here` was started (envelope.program_of). `handed_over` is called once the door has
     the letter, when nothing may interrupt the rest.
 
     Only the session joined for the sender's side may send: `door` is the sender's, its
-    own session's (vendors.session_door), or the one an MCP call comes from, which
-    `joins_first` where no session of its side has. A letter goes only to a session that
-    works in the ledger's repository (outside any, for the default ledger)."""
+    own session's (vendors.session_door), or the one an MCP call comes from, whose `join`
+    (the fields its join records) is recorded first where no session of its side has
+    joined, or another did. A letter goes only to a session that works in the ledger's
+    repository (outside any, for the default ledger)."""
     from postbag import envelope  # a send's alone: read and receipts need none of it
 
     envelope.check_body(body, LETTER_MOST)
@@ -61,15 +61,16 @@ def send(here, sender, recipient, body, door, *, location, joins_first=False, ha
             _refuse_unjoined(recipient, location)
         _require_the_joined_session(sender, joins[sender], door, location)
         recipient_room = room(recipient, here, exchange)
-        _require_working_here(recipient, joined, location, here, recipient_room)
+        if not _works_here_as_recorded(joined, location):
+            directory = joined.get("cwd") if type(joined.get("cwd")) is str else recipient_room.directory(joined)
+            require_works_in(location, directory, recipient, here)
         said = []  # what the send says, clause by clause
-        if joins_first and not is_latest(joins[sender], door):  # its first, or a fresh word of it
-            write_record(bag, "join", peer=sender, **door, **directory_fields(here), **repository_fields(location))
+        if join is not None and not is_latest(joins[sender], door):  # its first, or a fresh word of it
+            write_record(bag, "join", peer=sender, **join)
             said.append(contract.joined(sender))
         number, left = bag.next_number, exchange.left - 1
-        command = envelope.reply_command(envelope.program_of(here), location.path if location.named else None)
         tool = recipient_room.SEND_TOOL if joined.get("via") == "mcp" else None
-        text = envelope.wrap(number, sender, body, last=left == 0, command=command, send_tool=tool)
+        text = envelope.wrap(number, sender, body, here, last=left == 0, ledger=location, send_tool=tool)
         delivery = recipient_room.delivery(joined)  # reads the recipient's records around the knock
         try:
             delivery.knock(text, bag.sandbox)
@@ -105,35 +106,16 @@ def _require_the_joined_session(peer, joined, door, where):
     )
 
 
-def _require_working_here(peer, joined, where, here, recipient_room):
-    """Refuse a letter to `peer`'s session behind `joined`, its join, where the session does
-    not work in the repository whose ledger `where` is (outside any, for the default): as
-    its join records it, or, for a join from before joins recorded it, as its directory or
-    its client's own records show. A ledger named by path serves anyone's."""
+def _works_here_as_recorded(joined, where):
+    """Whether the session behind `joined`, a join, works in the repository whose ledger
+    `where` is (outside any, for the default), as the join records it; a ledger named by
+    path serves anyone's. False where the join does not say."""
     if where.named or where.chosen:
-        return
+        return True
     recorded = joined.get("repository")
     if type(recorded) is dict:
-        if where.repository is not None and where.repository.is_recorded_as(recorded):
-            return
-    elif "repository" in joined and recorded is None and where.repository is None:
-        return
-    directory = joined.get("cwd") if type(joined.get("cwd")) is str else recipient_room.directory(joined)
-    if directory is None or not os.path.isdir(directory):
-        raise Refusal(
-            f"{peer}'s join does not show where its session works (a join from before each repository had a ledger "
-            f"of its own names no folder, or its folder is gone), so no letter goes to it: {peer} joins again from "
-            "its session"
-        )
-    from postbag.repository import containing  # only for a join from before joins named their repository
-
-    found = containing(directory, here)
-    if found != where.repository:
-        works = "outside any repository" if found is None else f"in the repository {found.main_tree}"
-        raise Refusal(
-            f"{peer}'s session works {works}, not in {where.words()}, so no letter from here goes to it: a {peer} "
-            "session that works here joins, and letters reach it"
-        )
+        return where.repository is not None and where.repository.is_recorded_as(recorded)
+    return "repository" in joined and recorded is None and where.repository is None
 
 
 def _note(delivery, letter):
