@@ -1,6 +1,5 @@
-# The entry point of every install: the `postbag` console script, `python -m postbag`, and,
-# copied to the archive's root, postbag.pyz. Old interpreters parse this file before they
-# can refuse to run it, so it keeps to syntax they all know.
+# The entry point of every install: the `postbag` console script, `python -m postbag`, and, copied to the archive's
+# root, postbag.pyz. Old interpreters parse this file before they can refuse to run it, so it keeps to syntax they know.
 import sys
 
 
@@ -10,8 +9,7 @@ def run(argv=None):
         return 1
     argv = sys.argv[1:] if argv is None else list(argv)
     _load_compiled_code()
-    # Agents call postbag often. What needs no argument parsing is answered before the
-    # rest of postbag loads: the version, and the human's verbs refused inside a session.
+    # Agents call postbag often: what needs no argument parsing is answered before the rest of postbag loads.
     if argv == ["--version"]:
         from postbag import __version__
 
@@ -24,8 +22,8 @@ def run(argv=None):
 
         from postbag import refusal
 
-        # The names os.environ would hold, without importing os, which costs a refusal more
-        # than the rest of it (its environ mapping pulls in collections.abc).
+        # The names os.environ would hold, without importing os, which costs a refusal more than the rest of it
+        # (its environ mapping pulls in collections.abc).
         encoding = sys.getfilesystemencoding()
         names = {name.decode(encoding, "surrogateescape") for name in posix.environ}
         try:
@@ -38,20 +36,17 @@ def run(argv=None):
 
 
 def _load_compiled_code():
-    """Inside postbag.pyz, run each module from the code compiled for this Python, where the
-    archive holds it whole (postbag/launch.py): a zip holds no __pycache__, so its sources
-    would be compiled again on every run. The launcher leaves it as __compiled__ among
-    these globals, and so does this file, run as the archive's __main__.py by
-    `python3 postbag.pyz` (below). Elsewhere, and for other Pythons, nothing changes."""
+    """Inside postbag.pyz, run each module from the code compiled for this Python, where the archive holds it whole
+    (postbag/launch.py): a zip holds no __pycache__, so its sources would be compiled again on every run. The code is
+    left as __compiled__ among these globals, by the launcher or below; elsewhere, or for other Pythons, none is."""
     compiled = globals().get("__compiled__")
     if compiled and not any(isinstance(finder, _CompiledCode) for finder in sys.meta_path):
         sys.meta_path.insert(0, _CompiledCode(__file__.rpartition("/")[0], compiled))
 
 
 class _CompiledCode:
-    """Finds postbag's modules in `compiled`, the archive's code for this Python: each
-    module's name to whether it is a package and its marshalled code. A package's source
-    is its __init__.py in its own folder; a module's, NAME.py beside its package's."""
+    """Finds postbag's modules in `compiled`, the archive's code for this Python: each module's name to whether it is
+    a package and its marshalled code."""
 
     def __init__(self, archive, compiled):
         self.archive, self.compiled = archive, compiled
@@ -75,17 +70,15 @@ class _CompiledCode:
     def exec_module(self, module):
         import marshal
 
-        # The bytes come from the archive itself, which holds the sources beside them, and
-        # passed its check (launch.compiled_code): they are trusted as far as the sources are.
+        # The bytes come from the archive itself, which holds the sources beside them, and passed its check
+        # (launch.compiled_code): they are trusted as far as the sources are.
         exec(marshal.loads(module.__spec__.loader_state), module.__dict__)  # noqa: S102, S302
 
 
 def module_spec(name, loader, origin, is_package, modules=sys.modules):
-    """A ModuleSpec for `name`, made by the import system's own module, which holds the class
-    already: importlib.machinery, which names it, imports importlib and warnings, 0.6 ms of
-    every verb. Where that module is not there, holds no such class, or the class takes
-    other arguments (a Python that changed it), importlib.machinery's serves
-    (tests/test_pyz.py makes each happen)."""
+    """A ModuleSpec for `name`, made by the import system's own module, which holds the class already:
+    importlib.machinery, which names it, imports importlib and warnings, 0.6 ms of every verb. Where that module is
+    not there, holds no such class, or the class takes other arguments, importlib.machinery's serves."""
     try:
         return modules["_frozen_importlib"].ModuleSpec(name, loader, origin=origin, is_package=is_package)
     except Exception:  # any of those: the public class serves, and says what is wrong with the call
@@ -94,9 +87,8 @@ def module_spec(name, loader, origin, is_package, modules=sys.modules):
         return ModuleSpec(name, loader, origin=origin, is_package=is_package)
 
 
-# Run as the archive's __main__.py by `python3 postbag.pyz` (or runpy.run_path), read the
-# code compiled for this Python now, while the archive stands on sys.path: run_path takes
-# it off again once this file has run, before its caller calls run().
+# Run as the archive's __main__.py by `python3 postbag.pyz` (or runpy.run_path), read the code compiled for this
+# Python now, while the archive stands on sys.path: run_path takes it off again before its caller calls run().
 _archive = getattr(globals().get("__loader__"), "archive", None)
 if _archive is not None and "__compiled__" not in globals() and sys.version_info >= (3, 10):
     from postbag import launch

@@ -1,9 +1,7 @@
-"""The command line: the process read once, into `here` (here.py), and the verb the command
-line names (commands.py, a table) parsed and run. Only the chosen verb's parser is built,
-and only its handler's imports load. A verb's exit status is decided here: the
-handler's, 1 for a refusal, 2 for a usage mistake (argparse's), 130 for an interrupt,
-141 for a reader that went away. What the entry point answers before (__main__.py: a
-Python too old, --version, a human's verb refused in a session) it ends itself."""
+"""The command line: the process read once, into `here` (here.py), and the verb the command line names (commands.py,
+a table) parsed and run. Only the chosen verb's parser is built, and only its handler's imports load. A verb's exit
+status is decided here; what the entry point answers before (__main__.py: a Python too old, --version, a human's verb
+refused in a session) it ends itself."""
 
 import os
 import sys
@@ -42,10 +40,8 @@ environment:
 
 
 def main(argv=None, env=None, here=None):
-    """Parse the command line and run its verb in `here` (default: this process, read now:
-    its environment, or `env` where given, working directory, clock, system, streams and
-    how it was started); return the exit status. Given `here`, nothing of this process is
-    read or changed."""
+    """Parse the command line and run its verb in `here` (default: this process, read now, with `env`, where given,
+    as its environment); return the exit status. Given `here`, nothing of this process is read or changed."""
     from postbag.here import Here
 
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -87,10 +83,9 @@ def main(argv=None, env=None, here=None):
 
 
 class Call:
-    """What the command line gives a verb's handler beside its parsed arguments and `here`:
-    `mistake(message)`, which ends the command with a usage mistake in argparse's words
-    (exit 2), and `handed_over`, what a send calls once the door has its letter (None
-    where the command line runs in a process that is not its own, as in a test)."""
+    """What the command line gives a verb's handler beside its parsed arguments and `here`: `mistake(message)`,
+    which ends the command with a usage mistake in argparse's words (exit 2), and `handed_over`, what a send calls
+    once the door has its letter (None where the command line runs in a process not its own, as in a test)."""
 
     __slots__ = ("handed_over", "mistake")
 
@@ -99,11 +94,9 @@ class Call:
 
 
 def _parse(argv, here):
-    """The verb and its arguments in `argv`, and what says a usage mistake of them; or a
-    usage mistake in postbag's own words (exit 2). Plain words and the verb's own flags are
-    read without argparse (Verb.parsed_plainly); for anything else the chosen verb's parser
-    alone is built, the whole command line's only where no verb is named. What argparse
-    says goes to `here`'s streams."""
+    """The verb and its arguments in `argv`, and what says a usage mistake of them; or a usage mistake in postbag's
+    own words (exit 2). Plain words and the verb's own flags are read without argparse (Verb.parsed_plainly); for
+    anything else the chosen verb's parser alone is built, the whole command line's only where no verb is named."""
     if not argv or argv[0] not in BY_NAME:
         top = _top_parser(here)
         names = ", ".join(BY_NAME)
@@ -179,9 +172,7 @@ def _argparse():
 
 
 def _speaking_parser(here):
-    """An ArgumentParser class that writes what it says (help, a usage mistake) to `here`'s
-    streams, where argparse writes to the process's: its public printing methods, given
-    the stream they would write to."""
+    """An ArgumentParser class that writes help and usage mistakes to `here`'s streams, not the process's."""
 
     class Speaking(_argparse().ArgumentParser):
         def print_usage(self, file=None):
@@ -200,20 +191,17 @@ def _speaking_parser(here):
 
 
 def _stream(here, file):
-    """`here`'s stream for what argparse would write to `file`: stderr for the process's
-    stderr, else stdout."""
+    """`here`'s stream for what argparse would write to `file`: stderr for the process's stderr, else stdout."""
     return here.stderr if file is sys.stderr else here.stdout
 
 
 def _sized(base, columns):
-    """A help formatter of class `base` told the terminal's width as `here` gives it
-    (_columns): argparse would ask shutil, which reads this process's own environment."""
+    """A help formatter of class `base`, `columns` wide: argparse would ask shutil, which reads os.environ."""
     return lambda prog: base(prog, width=columns - 2)  # argparse keeps two columns free
 
 
 def _columns(here):
-    """The terminal's width, as shutil.get_terminal_size finds it, but from `here`: its
-    environment's COLUMNS, else its stdout's terminal, else 80."""
+    """The terminal's width, as shutil.get_terminal_size finds it, but from `here`'s environment and stdout."""
     try:
         columns = int(here.env.get("COLUMNS", ""))
     except ValueError:
@@ -235,10 +223,8 @@ def _working_directory():
 
 
 def _collect_cycles(lasting):
-    """Turn the collector of cycles on for a verb that runs on, `lasting` (serving,
-    following), and off for the rest: a command lives for a moment and gives its memory
-    back by exiting, and what it holds makes no cycles worth finding, while the collector
-    would run again and again as the verb's modules load (half a millisecond of a read)."""
+    """Turn the collector of cycles on for a verb that runs on (`lasting`), off for the rest: a command lives a moment
+    and holds no cycles worth finding, while the collector would run again and again as modules load (0.5 ms a read)."""
     import gc
 
     if lasting:

@@ -1,6 +1,5 @@
-"""The command line as a table: each verb a row (its name, how it is used, what it is for,
-its arguments), which cli.py runs through handlers.py's cmd_VERB. The rows name no
-vendor: what they say of one, they take from its package (vendors.py).
+"""The command line as a table: each verb a row, which cli.py runs through handlers.py's cmd_VERB. The rows name
+no vendor: what they say of one, they take from its package (vendors.py).
 """
 
 from postbag.exchange import DEFAULT_LIMIT
@@ -17,11 +16,8 @@ class Arg:
 
 
 class Verb:
-    """One row of the table: the verb's `name`, its `usage` after its name, `help` (a line,
-    in postbag --help), `description` (postbag VERB --help), its `arguments` (Args, or a
-    function that makes them, where they come from the rooms), and `lasting`, which tells
-    from its parsed arguments whether it runs on (serving, or following) rather than for a
-    moment."""
+    """One row of the table: `help` is its line in postbag --help, `description` postbag VERB --help; `arguments`,
+    Args or a function that makes them; `lasting` tells from the parsed arguments whether the verb runs on."""
 
     __slots__ = ("arguments", "description", "help", "lasting", "name", "usage")
 
@@ -34,11 +30,9 @@ class Verb:
         return self.arguments() if callable(self.arguments) else self.arguments
 
     def parsed_plainly(self, tokens):
-        """What argparse would make of `tokens`, where they are plain words and this verb's
-        own flags alone, made without it (argparse and the re it imports cost more at every
-        start than the rest of an agent's verb): the Parsed arguments. None where anything
-        else stands among them (help, an option that takes a value, `--`, whatever else
-        starts with -), which argparse parses and answers in its own words."""
+        """What argparse would make of `tokens`, where they are plain words and this verb's own flags alone, made
+        without it (argparse and the re it imports cost more at every start than the rest of an agent's verb): the
+        Parsed arguments. None where anything else stands among them, which argparse parses and answers."""
         parsed, flags, places = Parsed(), {}, []
         for argument in self.all_arguments():
             dest = _dest(argument)

@@ -1,7 +1,6 @@
-"""What postbag 1.0 fixed that agents, scripts and existing ledgers depend on: the peers'
-names and the fields of their doors in the ledger, the variable that names a ledger, and
-the words agents and scripts match on. Every other sentence is written whole where it is
-said; these are named, for a change to one is a change of the contract."""
+"""What postbag 1.0 fixed that agents, scripts and existing ledgers depend on: the peers' names and the fields of
+their doors in the ledger, the variable that names a ledger, and the words agents and scripts match on. Every other
+sentence is written whole where it is said; these are named, for a change to one is a change of the contract."""
 
 # The peers, as the ledger names them, in its order, and the fields of each one's join
 # record that reach its session (its door), which no output shows.
@@ -19,8 +18,7 @@ def door_fields(peer):
 
 
 def heading(number, sender):
-    """The first words of every envelope of letter `number` from `sender`, which receipts
-    look for in the recipient's records."""
+    """The first words of letter `number`'s envelope from `sender`, which receipts seek in the recipient's records."""
     return f"Letter {number} from {sender} via postbag."
 
 

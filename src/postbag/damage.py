@@ -1,6 +1,5 @@
-"""A ledger that is not whole, told as a refusal with its fix: its first line that is not a
-record, a last line something other than postbag cut short, or records that name another
-repository."""
+"""A ledger that is not whole, told as a refusal with its fix: its first line that is not a record, a last
+line something other than postbag cut short, or records that name another repository."""
 
 import os
 
@@ -13,8 +12,7 @@ def truncated(count, path):
 
 
 def cut_short(count, path):
-    """The refusal of a ledger whose complete lines are records, but whose last line is
-    unfinished and not as postbag writes one: something else cut it short."""
+    """The refusal of a ledger whose complete lines are records but whose last line something else cut short."""
     return Refusal(truncated(count, path), records.AFRESH)
 
 
@@ -39,9 +37,8 @@ def another_repositorys(path, found, repository):
 
 
 def first_damage(path, found):
-    """The refusal for a check of the ledger at `path` that failed: that of its first line
-    that is not a record in its place, which may come before what the check found
-    (`found`, the refusal given where every line before it is a record)."""
+    """The refusal of the first line of the ledger at `path` that is not a record in its place, which may come
+    before `found`, the refusal of the check that failed; else `found` itself."""
     try:
         fd = ledger_file.open_to_follow(path)
         data = ledger_file.read_from(fd, 0) if fd is not None else b""

@@ -1,14 +1,6 @@
-"""`postbag doctor`: a line for each thing a first exchange needs, each ok or the one fix
-that makes it so, and notes of what is worth knowing. It changes nothing of the person's,
-the clients' or the ledger's: the one file it writes is a probe, made and removed at once
-where the ledger is to be, to see that it can be.
-
-It looks at Python and this postbag as the clients start it; at each client, whether it
-is installed, in the range of versions postbag is proven on, and starts postbag as its
-MCP server (the server is started here as the client would, and must answer as postbag);
-at what each room checks besides (Claude Code's permission rule and what it lets in;
-Codex's daemon); at the ledger; and at each door that has joined, in `open`'s words.
-"""
+"""`postbag doctor`: a line for each thing a first exchange needs, each ok or the one fix that makes it so, and notes
+of what is worth knowing. It changes nothing of the person's, the clients' or the ledger's: the one file it writes is
+a probe, made and removed at once where the ledger is to be, to see that it can be."""
 
 import os
 import sys
@@ -92,9 +84,8 @@ def _registration(installed, registered, wanted, here, what):
 
 
 def _ledgers_differ(theirs, ours):
-    """doctor's words where a client starts this postbag on the ledger `theirs`, and this
-    terminal names `ours` (each a path, or None for each session's own): both fixes, and
-    which one keeps what setup gave the clients before."""
+    """doctor's words where a client starts this postbag on the ledger `theirs` and this terminal names `ours` (each a
+    path, or None for each session's own): both fixes, and which one keeps what setup gave the clients before."""
     stands = f"it starts this postbag on {ledger_words(theirs)}, and this terminal names {ledger_words(ours)}"
     if theirs is None:
         keep = f"unset {VARIABLE} in this terminal (and in your shell's startup file)"
@@ -105,9 +96,8 @@ def _ledgers_differ(theirs, ours):
 
 
 def answers(registration, here):
-    """None where `registration` starts and answers an MCP initialize as postbag, as a client
-    would start it (this terminal's environment less the sessions', and the server's own
-    variables); else why not, in words."""
+    """None where `registration`, started as a client would (this terminal's environment less the sessions', and the
+    server's own variables), answers an MCP initialize as postbag; else why not, in words."""
     import json
     import subprocess
     import time
@@ -150,9 +140,8 @@ def answers(registration, here):
 
 
 def _first_line(fd, deadline):
-    """The first line read from `fd` (at most ANSWER_MOST bytes of it, or what came before
-    its end), or None where none is whole by `deadline`: a program that writes half a line
-    and waits must not hold doctor up."""
+    """The first line read from `fd` (at most ANSWER_MOST bytes of it, or what came before its end), or None where
+    none is whole by `deadline`: a program that writes half a line and waits must not hold doctor up."""
     import select
     import time
 

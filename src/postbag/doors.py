@@ -1,8 +1,6 @@
-"""What a door is, which both rooms' doors are: the fields a join records of it, which
-only a door may read, each text a door can carry (a vendor's ids in the usual form of a
-UUID); a letter on its way through one (Delivery), which each room makes for its own; and the
-two ways a knock fails, told apart because only one of them makes a resend safe.
-"""
+"""What both rooms' doors are: the fields a join records of a door, which only a door may read, each text a door can
+carry (a vendor's ids in the usual form of a UUID); a letter on its way through one (Delivery), which each room makes
+for its own; and the two ways a knock fails, told apart because only one of them makes a resend safe."""
 
 import abc
 
@@ -35,16 +33,15 @@ def is_uuid(text):
 
 
 def not_answered(peer, reason):
-    """The refusal of a knock that handed nothing over: after the peer rejoins, sending
-    again is safe."""
+    """The refusal of a knock that handed nothing over: after the peer rejoins, sending again is safe."""
     return Refusal(
         f"{contract.door_did_not_answer(peer)} ({reason}); if its session restarted it must run: postbag join {peer}"
     )
 
 
 def maybe_delivered(peer, reason):
-    """The refusal of a knock that failed after the door may have taken the letter: a
-    second send could deliver it twice. Neither door says whether the agent read it."""
+    """The refusal of a knock that failed after the door may have taken the letter: a second send could deliver it
+    twice. Neither door says whether the agent read it."""
     return Refusal(
         f"{peer}'s door failed after taking the letter ({reason}): it may already have "
         f"reached {peer}, and it was not recorded; do not resend before checking {peer}'s "
@@ -53,17 +50,15 @@ def maybe_delivered(peer, reason):
 
 
 class Delivery(abc.ABC):
-    """One letter on its way through a room's door. Made before the knock, when it may read
-    the recipient's records and go on reading beside the knock; then `knock`; then, once
-    the letter is recorded, `note`, what the send adds of it; and `finish`, once the send
-    has its answer or its refusal, so that whatever it reads beside the knock ends with it."""
+    """One letter on its way through a room's door. Made before the knock, when it may read the recipient's records
+    and go on reading beside the knock; then `knock`; then, once the letter is recorded, `note`; and `finish`, once
+    the send has its answer or its refusal, so that whatever it reads beside the knock ends with it."""
 
     @abc.abstractmethod
     def knock(self, envelope, sandbox):
-        """Hand `envelope` to the door; `sandbox` is the Sandbox around the sender, or None.
-        A Refusal where it fails: `maybe_delivered` where the door may have taken the
-        letter; any other (`not_answered`, a sandbox that blocks the knock, a client that
-        cannot be run, a letter too long to pass) where nothing was handed over."""
+        """Hand `envelope` to the door; `sandbox` is the Sandbox around the sender, or None. A Refusal where it fails:
+        `maybe_delivered` where the door may have taken the letter; any other (`not_answered`, a sandbox that blocks
+        the knock, a client that cannot be run, a letter too long to pass) where nothing was handed over."""
 
     def recorded(self):
         """What the letter's record keeps of the door's answer, as fields: none by default."""

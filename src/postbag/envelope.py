@@ -1,8 +1,7 @@
 """The exact text a recipient sees: the letter, wrapped in the one command that answers it.
 
-The envelope is the whole protocol. An agent that has never heard of postbag learns from
-it who wrote, and how to reply or that it must not.
-"""
+The envelope is the whole protocol: an agent that has never heard of postbag learns from it who wrote, and how to
+reply or that it must not."""
 
 import os
 
@@ -30,11 +29,9 @@ def check_body(body, most):
 
 
 def wrap(number, sender, body, here, *, last, ledger, send_tool=None):  # noqa: PLR0913
-    """The envelope around letter `number`: who wrote it, and how to answer it, or that it
-    must not be answered. A recipient that joined through the MCP server answers with
-    `send_tool`, as its client names the door's send tool; any other with the words that
-    run this same postbag, as `here` was started, on this same ledger (`ledger`, a
-    location.Location)."""
+    """The envelope around letter `number`: who wrote it, and how to answer it, or that it must not be answered. A
+    recipient that joined through the MCP server answers with `send_tool`, as its client names the door's send tool;
+    any other with the words that run this same postbag, as `here` was started, on this same `ledger`."""
     command = " ".join(program_of(here))
     if ledger.named:
         command = f"POSTBAG_LEDGER={shell_word(ledger.path)} {command}"
@@ -51,11 +48,9 @@ def wrap(number, sender, body, here, *, last, ledger, send_tool=None):  # noqa: 
 
 
 def program_of(here, *, quoted=True):
-    """The words that start the program now running, as `here` was started (the Python
-    executable, the path it ran, its argv[0], and whether it ran as `python -m postbag`):
-    `postbag` when the PATH of `here` finds this very program under that name, else its
-    own path, quoted for a shell; unless `quoted`, always its own path, each word as it
-    is, as an argv."""
+    """The words that start the program now running, as `here` was started: `postbag` when the PATH of `here` finds
+    this very program under that name, else its own path, quoted for a shell; unless `quoted`, always its own path,
+    each word as it is, as an argv."""
     executable, path, as_module = here.started
     quote = shell_word if quoted else str
     if as_module:

@@ -1,17 +1,15 @@
 """Making text inert: every character a terminal would act on is written as an escape.
 
-Letters are written by agents and may hold anything; paths and values come from the
-environment. Whatever postbag prints, on stdout, on stderr or in a tool's result, is
-escaped here first, so nothing it shows can clear a screen, retitle a window, reorder
-text or start a line of its own.
+Letters are written by agents and may hold anything; paths and values come from the environment. Whatever
+postbag prints, on stdout, on stderr or in a tool's result, is escaped here first, so nothing it shows can
+clear a screen, retitle a window, reorder text or start a line of its own.
 """
 
 # What str.splitlines() breaks a line at, as 1.0's `read` laid bodies out with it.
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-# The characters escaped, as ranges of code points: controls; the line and paragraph
-# separators, then the bidirectional embeddings and overrides, and isolates, which reorder
-# what a terminal draws; surrogates. Kept as ranges: the surrogates alone are 2,048 of
-# them, which every command would otherwise count out as it starts.
+# The characters escaped, as ranges of code points: controls; the line and paragraph separators, then the
+# bidirectional embeddings, overrides and isolates, which reorder what a terminal draws; surrogates. Kept as
+# ranges: the surrogates alone are 2,048, which every command would otherwise count out as it starts.
 _UNSAFE = ((0, 0x20), (0x7F, 0xA0), (0x2028, 0x202F), (0x2066, 0x206A), (0xD800, 0xE000))
 _tables = {}  # built when first needed: one for one_line, one per indent for in_lines
 
@@ -21,8 +19,7 @@ def _escape(code):
 
 
 def _table(indent=None):
-    """The str.translate table that escapes every unsafe character; with an `indent`, it
-    keeps tabs and turns each line break into a new line starting with that indent."""
+    """The str.translate table of one_line, or with an `indent`, of in_lines."""
     table = _tables.get(indent)
     if table is None:
         table = {code: _escape(code) for start, end in _UNSAFE for code in range(start, end)}
@@ -34,8 +31,7 @@ def _table(indent=None):
 
 
 def one_line(text):
-    """`text` with every character a terminal would act on, newline and tab included,
-    written as an escape: it can never start a line of its own."""
+    """`text` with every character a terminal would act on, newline and tab included, written as an escape."""
     if text.isprintable():  # C speed, and true of almost everything
         return text
     return text.translate(_table())
@@ -60,15 +56,13 @@ def _text_of(character):
     return character
 
 
-# Characters of one word a line shows, at most: a longer one, a path most often, keeps its
-# first and last characters and loses its middle, so that no file a vendor names, however
-# long, fills the screen or an agent's context.
+# Characters of one word a line shows, at most: a longer one, a path most often, loses its middle, so that
+# no file a vendor names, however long, fills the screen or an agent's context.
 WORD_SHOWN = 200
 
 
 def shown(text):
-    """`text` as a line postbag says: on one line (one_line), each word longer than
-    WORD_SHOWN cut short in its middle."""
+    """`text` as a line postbag says: on one line, each word longer than WORD_SHOWN cut short in its middle."""
     text = one_line(text)
     if len(text) <= WORD_SHOWN:
         return text
@@ -105,17 +99,14 @@ def shell_word(text):
 
 
 def masked(text, secrets):
-    """`text` with every one of `secrets` (a door's fields) written as HIDDEN, as a CI log
-    hides a secret's value wherever it appears."""
+    """`text` with every one of `secrets` (a door's fields) written as HIDDEN, as a CI log hides secrets."""
     for secret in sorted(secrets, key=len, reverse=True):
         if secret:
             text = text.replace(secret, HIDDEN)
     return text
 
 
-# What a client's own words may hold that is a credential, as a person would spot one: a key
-# of the sk- kind, a bearer token, the value of a token, key, secret or password, a long
-# run of hex, or of base64 that mixes digits and both cases. Each becomes HIDDEN, its name kept.
+# Credentials a client's own words may hold, as a person would spot one: each becomes HIDDEN, its name kept.
 HIDDEN = "<hidden>"
 _CREDENTIALS = (
     (r"\bsk-[A-Za-z0-9_-]{6,}", HIDDEN),
@@ -136,8 +127,7 @@ def without_credentials(text):
 
 
 def _hidden_if_mixed(found):
-    """A run of base64's characters, hidden where it mixes digits with both cases, as a
-    key does and a path or a word seldom does."""
+    """A base64 run, hidden where it mixes digits with both cases, as a key does and a path or word seldom does."""
     run = found.group()
     kinds = (str.isdigit, str.isupper, str.islower)
     return HIDDEN if all(any(kind(c) for c in run) for kind in kinds) else run

@@ -1,6 +1,5 @@
-"""An exchange: the letters a human grants with `open`, and what became of them. The ledger
-finds the latest from its records (Ledger.exchange); the verbs ask it whether a letter
-may go."""
+"""An exchange: the letters a human grants with `open`, and what became of them. The ledger finds the latest from
+its records (Ledger.exchange); the verbs ask it whether a letter may go."""
 
 # Why no letter can be sent, as Exchange.barred says it.
 NOT_OPENED, CLOSED, SPENT = "not opened", "closed", "spent"

@@ -1,12 +1,9 @@
-"""Who may run which verb, decided by the variables each vendor exports into its sessions
-(each vendor's package says which are its own: vendors.py): the human's verbs outside
-them all, refused before their arguments are read and before the rest of postbag loads
-(the entry point asks here first, and this loads no more than the refusal, the contract
-and the vendors' light packages: tests/test_pyz.py holds a refused open to it);
-each agent's inside its own.
+"""Who may run which verb, decided by the variables each vendor exports into its sessions (vendors.py): the human's
+verbs outside them all, refused before their arguments are read and before the rest of postbag loads (this module
+loads only the refusal, the contract and the vendors' light packages); each agent's inside its own.
 
-This is a guardrail against mixed-up roles, not authentication: any program of the same
-user can set or unset these variables.
+This is a guardrail against mixed-up roles, not authentication: any program of the same user can set or unset these
+variables.
 """
 
 from postbag import contract
@@ -31,10 +28,8 @@ def _require_human(verb, names):
 
 
 def require_human_first(argv, names):
-    """Refuse the human's verbs inside a session before their arguments are read, so that
-    whatever else the command line holds, the answer is the same; only help passes.
-    `names`: the names of the process's variables (the entry point reads them before the
-    rest loads)."""
+    """Refuse the human's verbs inside a session before their arguments are read, so that whatever else the command
+    line holds, the answer is the same; only help passes. `names`: the names of the process's variables."""
     if argv[:1] and argv[0] in HUMAN_VERBS and "-h" not in argv and "--help" not in argv:
         _require_human(argv[0], names)
 
@@ -51,9 +46,8 @@ def door_of_this_session(peer, here):
 
 
 def caller_of_mcp(here, meta):
-    """The peer whose session makes an MCP tool call, and its door, as the rooms tell it
-    from the environment the server was started with and the call's `meta`: a session
-    of exactly one vendor. Identity is never an argument the model could choose."""
+    """The peer whose session makes an MCP tool call, and its door, from the server's environment and the call's
+    `meta`: a session of exactly one vendor. Identity is never an argument the model could choose."""
     calling = [peer for peer in PEERS if room(peer, here).calls(meta)]
     if len(calling) > 1:
         both = " and ".join(VENDORS[peer].SESSION_NAME for peer in calling)

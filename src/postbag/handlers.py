@@ -1,8 +1,6 @@
-"""What each verb of the command line does with its arguments, parsed (commands.py has the
-table of them): `cmd_VERB`, run in `here`, returns the exit status. Each imports what its
-verb alone uses, so that an agent's verb loads no more than it needs; the words it
-prints are made in words.py.
-"""
+"""What each verb of the command line does with its parsed arguments (commands.py has the table of them):
+`cmd_VERB`, run in `here`, returns the exit status. Each imports what its verb alone uses, so that an agent's
+verb loads no more than it needs; the words it prints are made in words.py."""
 
 from postbag.vendors import AGENTS, CLIENTS, PEERS
 
@@ -87,9 +85,8 @@ def cmd_read(args, here, call):
             return 0
     elif shot.location.repository is not None and not with_status:  # the status line names it where there is one
         say(f"read {shot.location.words()}", here.stderr)
-    # The lock was released before anything is written: what was read is a snapshot, and a
-    # slow pager must not hold up the senders. A line that is not a record raises its
-    # refusal once the records before it are written.
+    # The lock was released before anything is written, so a slow pager holds up no sender. A line that is
+    # not a record raises its refusal once the records before it are written.
     show = words.json_line if args.json else words.human_line
     words.stream(map(show, shot.records), here.stdout)
     if shot.news is not None:
@@ -167,8 +164,7 @@ def _chosen(args, here):
 
 
 def _body(text, stdin):
-    """The letter's text: the argument, or `stdin` for `-` with its trailing newlines
-    dropped, as 1.0 did."""
+    """The letter's text: the argument, or `stdin` for `-` with its trailing newlines dropped, as 1.0 did."""
     from postbag.refusal import Refusal
 
     if text != "-":

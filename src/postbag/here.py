@@ -1,12 +1,8 @@
-"""What postbag takes from the process it runs in: its environment, working directory,
-clock, system (and the root under which the system keeps what an administrator sets),
-its standard streams, how it was started, and what the process remembers of its own
-knocks. The entry point reads them once (cli.main) and everything below is given them,
-so that a test, or the MCP server for each call, can give others. Below it, the process
-is read only for what no test gives otherwise: its id, in the names of files no other
-process may take; its user, and the password database, for whose a folder is and for a
-home that HOME does not name (~NAME, or HOME unset); and the monotonic timer that
-measures its own waits."""
+"""What postbag takes from the process it runs in. The entry point reads it once (cli.main) and everything
+below is given it, so that a test, or the MCP server for each call, can give another. Below it, the process is
+read only for what no test gives otherwise: its id, in the names of files no other process may take; its user,
+and the password database, for whose a folder is and for a home that HOME does not name (~NAME, or HOME
+unset); and the monotonic timer that measures its own waits."""
 
 import os
 
@@ -14,17 +10,15 @@ from postbag.times import Clock
 
 
 class Here:
-    """The process's inputs: `env` (a mapping of its variables), `cwd` (its working
-    directory, absolute; None where it is gone), `clock`, `root` (where the system's own files are, "/" but in tests),
-    `platform` (the system's name, as sys.platform gives it; None: not known, where
-    what depends on it cannot be told), `streams` (stdin, stdout and stderr: text
-    streams, each None where the process was started without it), `started` (how the
-    process was started: the Python executable, the path it ran, and whether it ran as
-    `python -m postbag`; envelope.program_of makes the words that start it again) and
-    `throttles` (what this process remembers of its own knocks on a door, by room: a process
-    is the sender a vendor counts, and the MCP server one process for all its calls), and
-    `for_a_child`, which makes of an environment what a vendor's program a door runs gets
-    (vendors.for_a_child: the entry point, which knows the vendors, gives it)."""
+    """The process's inputs: `env` (a mapping of its variables), `cwd` (the working directory, or the function
+    that reads it), `clock`, `root` (where the system's own files are, "/" but in tests), `platform` (as
+    sys.platform gives it; None: not known, and what depends on it cannot be told), `streams` (stdin, stdout
+    and stderr, text streams, each None where the process was started without it), `started` (the Python
+    executable, the path it ran, and whether it ran as `python -m postbag`, from which envelope.program_of
+    makes the words that start it again), `throttles` (what this process remembers of its own knocks, by room:
+    a process is the sender a vendor counts, and the MCP server one process for all its calls) and
+    `for_a_child`, which makes of an environment what a vendor's program gets (vendors.for_a_child, given by
+    the entry point, which knows the vendors)."""
 
     __slots__ = (
         "_cwd",
@@ -61,9 +55,8 @@ class Here:
 
     @property
     def cwd(self):
-        """The working directory, absolute; None where it is gone. Given as a function (the
-        process's own), it is read each time it is asked: a server that lives as long as its
-        session follows its folder when the folder is moved."""
+        """The working directory, absolute; None where it is gone. Given as a function, it is read each time:
+        a server that lives as long as its session follows its folder when the folder is moved."""
         return self._cwd() if callable(self._cwd) else self._cwd
 
     def child_env(self):
@@ -74,9 +67,8 @@ class Here:
         return self._for_a_child(self.env)
 
     def home(self):
-        """The HOME of the environment, else the user's home directory from the password
-        database; a Refusal where HOME is relative, which would put the ledgers wherever a
-        command runs."""
+        """HOME, else the user's home from the password database; a Refusal where HOME is relative, which would
+        put the ledgers wherever a command runs."""
         home = self.env.get("HOME")
         if not home:
             import pwd  # only without HOME, which a person's shell always sets

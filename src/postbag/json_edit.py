@@ -1,11 +1,9 @@
-"""A JSON document edited as text, as a person edits it by hand: a value added at the end
-of an array or an object, every other byte left as it was (the person's indentation, key
-order, spacing, line endings, numbers as written, escapes, and final newline). It is read
-first by json_text.py.
+"""A JSON document edited as text, as a person edits it by hand: a value added at the end of an array or an object,
+every other byte left as it was (indentation, key order, spacing, line endings, numbers as written, escapes, and
+final newline). It is read first by json_text.py.
 
-An added value copies the layout around it: the separator the last two items have (or
-the space before the only one), the spacing after a key's colon, and the indentation of
-its lines. Its time is linear in the text.
+An added value copies the layout around it: the separator the last two items have (or the space before the only
+one), the spacing after a key's colon, and the indentation of its lines. Its time is linear in the text.
 """
 
 import json
@@ -25,10 +23,9 @@ def indent_of(text, at):
 
 
 class Layout:
-    """How a document is laid out, read from its text: its line ending, `unit`, the
-    indentation one level adds (None: it is written on one line), and the separators
-    after a key and between the items of a container written on one line. It is read from
-    the first LAYOUT_LOOKS containers, the top first: a document lays itself out alike."""
+    """How a document is laid out: its line ending, `unit`, the indentation one level adds (None: it is written on
+    one line), and the separators after a key and between the items of a container written on one line. It is read
+    from the first LAYOUT_LOOKS containers, the top first: a document lays itself out alike."""
 
     def __init__(self, text, root):
         found = LINE_BREAK.search(text)
@@ -74,9 +71,8 @@ def _on_lines(text, node):
 
 
 def appended(text, node, key, value, layout):
-    """`text` with `value` added at the end of the container `node` (under `key`, in an
-    object): after the last item, joined as the last two are (or as the space before the
-    only one says), or, in an empty container, just after its bracket."""
+    """`text` with `value` added at the end of the container `node` (under `key`, in an object), joined as the
+    module's docstring says; in an empty container, just after its bracket."""
     if node.items:
         at, first = node.items[-1].end, node.items[0]
         if len(node.items) > 1:

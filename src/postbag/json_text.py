@@ -1,13 +1,10 @@
-"""A JSON document read as JSON.parse reads it, by a parser of its own that keeps where
-each part of it stands, for json_edit.py to edit it as a person would.
+"""A JSON document read as JSON.parse reads it, keeping where each part stands, for json_edit.py to edit it.
 
-The parser takes what JSON.parse takes (Claude Code reads its settings so): any depth, for
-it keeps its place on a stack of its own, not Python's; any number, whose text it checks
-and never converts; every escape, lone surrogates among them. Of a key that stands twice
-in one object, the last counts, as in JSON.parse. It keeps, of the root and of the few
-containers below it that an edit looks into, where each item starts and ends and each
-member's key; every other value it checks and passes over, at the speed of json's own
-scanner where it can. Its time is linear in the text.
+The parser takes what JSON.parse takes (Claude Code reads its settings so): any depth, on a stack of its own, not
+Python's; any number, whose text it checks and never converts; every escape, lone surrogates among them; of a key
+that stands twice in one object, the last. Only for the root and the few containers an edit looks into does it keep
+where each item starts and ends, and each member's key; every other value it checks and passes over, with json's
+own scanner where it can. Its time is linear in the text.
 """
 
 import json
@@ -33,9 +30,8 @@ class NotJson(ValueError):
 
 
 class Node:
-    """A value in the text: `kind` ("object", "array" or "value"), where it starts and ends;
-    a member of an object also where its key starts and ends, and `key`, the key; a kept
-    container its `items`, each a Node."""
+    """A value in the text: `kind` ("object", "array" or "value"), where it starts and ends; a member of an
+    object also where its key starts and ends, and `key`; a kept container its `items`, each a Node."""
 
     __slots__ = ("end", "items", "key", "key_end", "key_start", "kind", "start")
 
@@ -61,9 +57,8 @@ class _Open:
 
 
 def parse(text, within=()):
-    """The Node of the JSON value that is the whole of `text`; NotJson for anything else.
-    The root keeps its items; of its members, those whose key is one of `within` keep
-    theirs, and so do their own members (permissions, and its allow list)."""
+    """The Node of the JSON value that is the whole of `text`; NotJson for anything else. The root keeps its
+    items; so do its members whose key is one of `within`, and their members (permissions, and its allow list)."""
     node, end = _walk(text, 0, within)
     rest = _skip(text, end)
     if rest != len(text):
@@ -72,11 +67,9 @@ def parse(text, within=()):
 
 
 def _walk(text, at, within, fast=True):
-    """The Node of the value that starts at `at` (after any space), and where it ends. The
-    containers that keep their items (parse says which) are read token by token; every
-    other value is passed over, `fast`, by json's scanner (its C half, where the nesting
-    is not too deep for it), else token by token too, which tells where and why what is
-    not JSON is not."""
+    """The Node of the value that starts at `at` (after any space), and where it ends. Kept containers are read
+    token by token; any other value is passed over by json's scanner where `fast`, else token by token too, which
+    tells where and why what is not JSON is not."""
     stack = []
     while True:
         top = stack[-1] if stack else None
@@ -116,9 +109,8 @@ def _walk(text, at, within, fast=True):
 
 
 def _passes_over(text, at, stack, within):
-    """Whether what starts after `at` is a value that keeps no items, to pass over whole:
-    not a container that keeps them (the root; a member of the root whose key is one of
-    `within`; a member of such a one), and not what ends a container or is no value."""
+    """Whether what starts after `at` is a value to pass over whole: not a container that keeps its items (parse
+    says which), and not what ends a container or is no value."""
     at = _skip(text, at)
     if at >= len(text) or text[at] in "]},:":
         return False  # the token loop tells what it is
@@ -155,8 +147,7 @@ def _passed_over(text, start, within):
 
 
 def _went_on(text, stack, kind, span):
-    """Take the token of `kind` at `span`, no value, where the container on top of `stack`
-    waits for a key, a colon or a comma."""
+    """Take the token of `kind` at `span`, no value, where the top container waits for a key, a colon or a comma."""
     top = stack[-1] if stack else None
     wants = top.wants if top else _VALUE
     start = span[0]
@@ -171,8 +162,7 @@ def _went_on(text, stack, kind, span):
 
 
 def _ended(text, stack, node):
-    """`node` has ended inside the container on top of `stack`, which keeps it, with its
-    key decoded, where it keeps its items; the container then waits for a comma or its end."""
+    """`node` has ended inside the container on top of `stack`: kept there, key decoded, where that keeps items."""
     top = stack[-1]
     top.wants, top.may_close = _NEXT, True
     if top.kept:
@@ -182,8 +172,7 @@ def _ended(text, stack, node):
 
 
 def string_at(text, start):
-    """The string whose opening quote is at `start` in `text`, its escapes decoded (a lone
-    surrogate among them, as JSON.parse keeps one)."""
+    """The string whose opening quote is at `start` in `text`, decoded; a lone surrogate kept, as JSON.parse does."""
     return json.decoder.scanstring(text, start + 1)[0]
 
 
@@ -193,8 +182,7 @@ def _skip(text, at):
 
 
 def _not_json(text, at, stack):
-    """What JSON.parse refuses at `at`: by line and column, what stands there, and what
-    would have (what the open container `stack` waits for, or the words given)."""
+    """NotJson at `at`, by line and column: what stands there, and what `stack` (open containers, or words) wanted."""
     if isinstance(stack, str):
         wanted = stack
     elif not stack:
@@ -211,12 +199,9 @@ def _not_json(text, at, stack):
 
 
 def leading_member(text, key):
-    """The value of `key` in the JSON object that `text` begins, where the key stands at
-    its top level before `text` ends or breaks and its value is no container: a string,
-    or the number, true, false or null it says (a number as an int where it is whole and
-    Python converts it);
-    None where it stands nowhere so. Read token by token, as far as it must go: `text`
-    may be the head of a message too long to read whole."""
+    """The value of `key` at the top level of the JSON object that `text` begins, where it stands before `text`
+    ends or breaks and is no container: a string, true, false, null, or a whole number Python converts (else None);
+    None where it stands nowhere so. Read token by token: `text` may be the head of a message too long to read whole."""
     at, depth, wants, name = 0, 0, "open", None
     while found := _TOKEN.match(text, at):
         kind = found.lastgroup
@@ -249,8 +234,7 @@ def leading_member(text, key):
 
 
 def member(node, key):
-    """The value of `key` in the object `node`, as JSON.parse takes it: the last, where the
-    key stands more than once; None where it stands nowhere."""
+    """The value of `key` in the object `node`: the last, where it stands twice, as JSON.parse takes it; or None."""
     return next((item for item in reversed(node.items) if item.key == key), None)
 
 

@@ -1,12 +1,9 @@
-"""JSON values read from text and written as text by the C half of the standard library's
-json (its accelerator, `_json`), without the json package itself: that package imports
-re, whose cost is more than all the rest an agent's verb does. What comes out is json's
-own, to the byte and to the exception: every case these functions do not take themselves
-(a Python without the accelerator, an accelerator that lacks these names, raises, or reads
-the proof below otherwise; a value of another type; text that is not JSON) is handed to
-the json package, imported then, which uses the accelerator where it has one and its own
-Python code where it has none. tests/test_json_values.py holds them to it, with the
-accelerator and without it.
+"""JSON values read and written by the C half of the standard library's json (its accelerator, `_json`),
+without the json package itself, which imports re, whose cost is more than all the rest an agent's verb does.
+What comes out is json's own, to the byte and to the exception: every case these functions do not take
+themselves (no accelerator, or one that lacks these names, raises, or reads the proof below otherwise; a value
+of another type; text that is not JSON) is handed to the json package, imported then.
+tests/test_json_values.py holds them to it, with the accelerator and without it.
 """
 
 try:  # a private module, behind the public json package
@@ -15,13 +12,11 @@ except Exception:  # a Python without the accelerator, or with another one
     encode_basestring_ascii = make_scanner = None
 
 _SPACE = " \t\n\r"  # what json allows around a value
-# What a scanner raises where the text holds no JSON value: StopIteration where none
-# starts, ValueError (json's JSONDecodeError) where one breaks off; and before Python 3.12,
-# SystemError in its place, for the C half finds json's error type only where the json
-# package was imported, and it was not.
+# What a scanner raises where the text holds no JSON value: StopIteration where none starts, ValueError
+# (json's JSONDecodeError) where one breaks off; and before Python 3.12, SystemError in its place, for the C
+# half finds json's error type only where the json package was imported, and it was not.
 NOT_JSON = (StopIteration, ValueError, SystemError)
-# A document of every kind of value, and what json reads of it: each scanner the
-# accelerator makes must read it so, or the json package's scanner is used instead.
+# Every kind of value, and what json reads of it: an accelerator's scanner that reads it otherwise is not used.
 _PROOF = '[1, -2.5e3, "a\\u00e9\\n", {"b": null, "c": [true, false]}, 1E400]'
 _PROVEN = ([1, -2500.0, "a\u00e9\n", {"b": None, "c": [True, False]}, float("inf")], len(_PROOF))
 
@@ -42,10 +37,8 @@ class _Decoding:
 
 
 def scanner(*, constants=True):
-    """json's scanner: called with a text and where to start, it gives the value there and
-    where it ends, raising one of NOT_JSON where no value is there whole. Unless
-    `constants`, NaN, Infinity and -Infinity, which json reads but are not JSON, raise
-    ValueError."""
+    """json's scanner: given a text and where to start, it returns the value there and where it ends, or raises
+    one of NOT_JSON where no value is there whole. Unless `constants`, NaN, Infinity and -Infinity raise ValueError."""
     scan = _accelerated(constants)
     if scan is not None:
         return scan
@@ -55,9 +48,8 @@ def scanner(*, constants=True):
 
 
 def _accelerated(constants):
-    """The accelerator's scanner, given a stand-in for json's decoder, where it reads every
-    kind of value as json does; else None. A new Python may ask more of a decoder than the
-    stand-in holds, or read otherwise: then the json package's own scanner serves."""
+    """The accelerator's scanner over a stand-in for json's decoder, where it reads _PROOF as json does; else
+    None, as where a new Python asks more of a decoder than the stand-in holds."""
     if make_scanner is None:
         return None
     try:

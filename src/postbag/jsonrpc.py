@@ -1,14 +1,12 @@
-"""JSON-RPC 2.0 as the MCP server speaks it: one message a line on a byte stream, each
-request answered in turn, or, where the session takes them, a batch of them answered as
-one. One error type, JsonRpcError, carries its code; answer() turns it into the error
-reply, in this one place.
+"""JSON-RPC 2.0 as the MCP server speaks it: one message a line on a byte stream, each request answered in turn,
+or, where the session takes them, a batch of them answered as one. One error type, JsonRpcError, carries its code;
+answer() turns it into the error reply, in this one place.
 """
 
 import json
 
-# The longest message read whole: a letter at its size cap, as escaped as JSON can make
-# it, with room to spare. A longer line is skipped, and answered as an invalid request,
-# with its id where the first HEAD_MOST bytes of it hold one.
+# The longest message read whole: a letter at its size cap, as escaped as JSON can make it, with room to spare. A
+# longer line is skipped, and answered as an invalid request, with its id where its first HEAD_MOST bytes hold one.
 LONGEST = 1 << 20
 HEAD_MOST = 64 << 10
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
@@ -32,10 +30,9 @@ class TooLong:
 
 
 def answer(line, methods, *, batches=False):
-    """The reply to one line from the client (a TooLong, where it was too long to read
-    whole), or None for a notification or a reply. `methods` maps a method's name to what
-    answers its params with a result, or raises JsonRpcError. With `batches`, a line may
-    hold a batch, an array of messages, answered by an array of replies."""
+    """The reply to one line from the client (a TooLong, where it was too long to read whole), or None for a
+    notification or a reply. `methods` maps a method's name to what answers its params with a result, or raises
+    JsonRpcError. With `batches`, a line may hold a batch, an array of messages, answered by an array of replies."""
     if isinstance(line, TooLong):
         too_long = JsonRpcError(INVALID_REQUEST, f"a message is at most {LONGEST:,} bytes")
         return _error(_id_at_the_start(line.head), too_long)
@@ -75,8 +72,7 @@ def _one(message, methods):
 
 
 def _message(line, batches):
-    """The JSON object on `line` (or, with `batches`, the array of them); the JsonRpcError
-    it earns, raised, where it is neither."""
+    """The JSON object on `line` (or, with `batches`, an array of them); else raises the JsonRpcError it earns."""
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
@@ -92,8 +88,7 @@ def _message(line, batches):
 
 
 def _id_at_the_start(head):
-    """The id of the message whose first bytes are `head`, where it stands among them,
-    a string or a whole number, at the top of the message; else None."""
+    """The id, a string or a whole number, at the top of the message whose first bytes are `head`; else None."""
     from postbag.json_text import leading_member  # only for a message too long to read
 
     found = leading_member(head.decode("utf-8", "replace"), "id")
@@ -105,8 +100,7 @@ def _error(asked, error):
 
 
 def lines(stream):
-    """Each line of `stream`, or a TooLong for one longer than LONGEST, skipped unread but
-    for its head."""
+    """Each line of `stream`, or a TooLong for one longer than LONGEST, skipped unread but for its head."""
     while line := stream.readline(LONGEST + 1):
         if len(line) > LONGEST:
             head = line[:HEAD_MOST]

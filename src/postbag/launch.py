@@ -1,26 +1,21 @@
-# How postbag.pyz starts when it runs as a program. Its first lines, a shell script that
-# scripts/build_pyz.py writes, start python3 isolated (-E -s -S), read this file from the
-# archive with Python's own zipimport, run it, and call start(). Run so, it is compiled by
-# exec, as the program given with -c is, without the start-up cost of the compile builtin
-# (which builds the ast module's types first). Every Python from 2.7 on must parse this
-# file, so that an old one reaches the entry point's polite refusal: it keeps to the
-# syntax they all know.
+# How postbag.pyz starts when it runs as a program. Its first lines, a shell script that scripts/build_pyz.py
+# writes, start python3 isolated (-E -s -S), read this file from the archive with Python's own zipimport, run
+# it, and call start(). Run so, it is compiled by exec, as the program given with -c is, without the start-up
+# cost of the compile builtin (which builds the ast module's types first). Every Python from 2.7 on must
+# parse this file, so that an old one reaches the entry point's polite refusal.
 import sys
 
-# The archive's folder of the code each Python compiled, one entry for each, named by its
-# cache tag (cpython-311): the magic number of the Python that compiled it, the CRC-32 of
-# what follows (4 bytes, little-endian), then a marshalled dict of each module's name to
-# (whether it is a package, its marshalled code).
+# The archive's folder of the code each Python compiled, one entry each, named by its cache tag (cpython-311):
+# the magic number of the Python that compiled it, the CRC-32 of what follows (4 bytes, little-endian), then a
+# marshalled dict of each module's name to (whether it is a package, its marshalled code).
 COMPILED = "compiled/"
 OLDEST = (3, 10)  # what the archive carries code for, and what the entry point runs on
 
 
 def start():
-    """Run the entry point as the archive's __main__.py, with the archive as sys.argv[0] and
-    last on sys.path (in place of the current directory), where nothing of the standard
-    library's is looked for in it: from the code compiled for this Python where the
-    archive carries it and it passes its check, else from the sources, which Python
-    compiles. The check guards marshal, which bad bytes can crash; what guards a download
+    """Run the entry point as the archive's __main__.py, with the archive as sys.argv[0] and last on sys.path,
+    so that no standard module is looked for in it: from the code compiled for this Python where it passes its
+    check, else from the sources. The check guards marshal, which bad bytes can crash; what guards a download
     is SHA256SUMS and the attestation."""
     import zipimport
 
@@ -45,9 +40,7 @@ def start():
 
 
 def compiled_code(loader):
-    """The code compiled for this Python that the archive `loader` reads carries, whole, as
-    {module: (is_package, marshalled code)}; None where it carries none for this Python, or
-    what it carries fails its check (then the sources run)."""
+    """The code the archive `loader` reads carries for this Python, {module: (is_package, marshalled code)}, or None."""
     try:
         data = loader.get_data(COMPILED + sys.implementation.cache_tag)
     except (OSError, ImportError):  # none for this Python; or a damaged header, which 3.10's zipimport raises
@@ -61,10 +54,8 @@ def compiled_code(loader):
 
 
 def magic_number(modules=sys.modules):
-    """This Python's magic number, which begins the code it compiles. The import system's
-    own module holds it already; importlib.util, which names it, costs a start 5 ms. Where
-    that module is not there, holds no such name, or holds something else under it (four
-    bytes), importlib.util's serves (tests/test_pyz.py takes each away)."""
+    """This Python's magic number, which begins the code it compiles, from the import system's own module,
+    which holds it already: importlib.util, which names it, costs a start 5 ms, and serves where that fails."""
     try:
         found = modules["_frozen_importlib_external"].MAGIC_NUMBER
         if type(found) is bytes and len(found) == 4:

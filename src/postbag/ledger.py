@@ -1,14 +1,11 @@
-"""The bag: one append-only JSON Lines file, the whole history and the only state. Each
-git repository has its own, which every directory inside it, worktrees included, shares;
-every directory outside a repository, the default; POSTBAG_LEDGER, where it is set,
-names one over both (`locate`).
+"""The bag: one append-only JSON Lines file, the whole history and the only state. Each git repository has
+its own, shared by every directory inside it, worktrees included; every directory outside one shares the
+default; POSTBAG_LEDGER, where it is set, names one over both (`locate`).
 
-Each line is one record, numbered from 1 without gaps. A verb passes over the file once
-(ledger_index.py) to count its lines, and parses only the records it relies on, found by
-searching the raw bytes from the end; it validates each of them (records.py), so a send
-after a year of letters costs little more than on the first day. When any check fails,
-the whole file is scanned once more to name the first line that is not a record in its
-place, as 1.0 did.
+Each line is one record, numbered from 1 without gaps. A verb counts the lines in one pass (ledger_index.py)
+and parses and validates (records.py) only the records it relies on, found by searching the raw bytes from
+the end, so a send after a year of letters costs little more than on the first day. When a check fails, the
+whole file is scanned once more to name the first line that is not a record in its place, as 1.0 did.
 """
 
 import os
@@ -25,10 +22,8 @@ from postbag.refusal import Refusal
 class Ledger:
     """The ledger opened and locked: shared to read, exclusive to write.
 
-    Opening passes over the file once: `count` is its lines. Only the lines a verb relies
-    on are parsed. A last line without its newline is a send that was killed while it
-    appended: holding the exclusive lock, the ledger cuts it off and says so; a reader
-    sees every complete record, and `unfinished` names the line after which the file stops.
+    A last line without its newline is a send killed while it appended: a writer cuts it off and says so;
+    a reader sees every complete record, and `unfinished` names the line after which the file stops.
     """
 
     def __init__(  # noqa: PLR0913
@@ -44,11 +39,10 @@ class Ledger:
         reading=False,
         serves=None,
     ):
-        """`sandbox`: the Sandbox around this process, if any, which a refusal to open names;
-        `clock`: what stamps the records appended (a times.Clock); `reading`: a reader that
-        shows the records before a damaged line, and meets the damage as it reads them, where
-        any other verb is refused at once; `serves`: the Repository whose ledger this is,
-        which its records must name, where they name one."""
+        """`sandbox`: the Sandbox around this process, if any, which a refusal to open names; `clock`: what
+        stamps the records appended (a times.Clock); `reading`: a reader that shows the records before a
+        damaged line, and meets the damage as it reads them, where any other verb is refused at once;
+        `serves`: the Repository whose ledger this is, which its records must name, where they name one."""
         self.path, self.clock, self.sandbox = path, clock, sandbox
         self.fd, status, self.made = ledger_file.open_checked(path, write=write, create=create, sandbox=sandbox)
         self.identity = (status.st_dev, status.st_ino) if status else None
@@ -58,8 +52,7 @@ class Ledger:
             if self.fd is not None:
                 ledger_file.lock(self.fd, write, path, on_wait)
             self._index = LineIndex(self.fd, path, block)
-            # Every verb continues or shows the last record, and its number must equal the
-            # line count: a line deleted or inserted anywhere shows here.
+            # The last record's number must equal the line count: a line deleted or inserted anywhere shows.
             if self._index.size and self._index.unended_line():
                 self._set_aside_unfinished_line(reading)
             if not reading:
@@ -95,8 +88,7 @@ class Ledger:
         self.close()
 
     def close(self):
-        """Release the lock and the file. Lines already in hand can still be asked for;
-        asking for more raises ValueError, as a closed file does."""
+        """Release the lock and the file. Lines in hand can still be asked for; more raise ValueError."""
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
@@ -119,9 +111,8 @@ class Ledger:
         return Position(self.path, self.identity, self._index.size, self.next_number)
 
     def records(self):
-        """Every record, validated one by one, read now and parsed as they are asked for: the
-        bytes are in hand, so a reader can show them once the lock is released. The first
-        line that is not a record raises its refusal when it is reached."""
+        """Every record, read now and parsed and validated as asked for, so a reader can show them once the
+        lock is released; the first line that is not a record raises its refusal when it is reached."""
         return self._parsed(records.from_bytes(self._index.bytes(0, self._index.size), 1, self.path))
 
     def last_records(self, count):
@@ -133,9 +124,8 @@ class Ledger:
         return self._parsed(records.from_bytes(data, first, self.path))
 
     def _parsed(self, found):
-        """The records `found` yields, and then, where a reader met the file cut short after
-        them, its refusal; where one of them is not a record, the refusal of the file's first
-        line that is not one."""
+        """The records `found` yields, then the refusal of a file a reader met cut short after them; where
+        one is not a record, the refusal of the file's first line that is not one."""
         path, count, cut = self.path, self.count, self.cut
         try:
             yield from found
@@ -149,8 +139,7 @@ class Ledger:
         return list(self.window(count))
 
     def window(self, count):
-        """The last `count` records, oldest first, each validated as it is reached: a
-        reader that shows them shows those before a line that is not one."""
+        """The last `count` records, oldest first, each validated as reached: those before a bad line can be shown."""
         bounds = self._index.last_lines(min(count, self.count))
         first = self.count - len(bounds) + 1
         return (self._parse_line(first + i, s, e) for i, (s, e) in enumerate(reversed(bounds)))
@@ -160,8 +149,7 @@ class Ledger:
         return self.latest_joins((peer,))[peer]
 
     def latest_joins(self, peers=PEERS):
-        """The latest join record of each of `peers`, or None for one that never joined,
-        found in one look back: a send needs both, and both may lie far back."""
+        """Each of `peers`' latest join, or None, found in one look back: a send needs both, which may lie far back."""
         found, before = dict.fromkeys(peers), None
 
         def still_sought(record):
@@ -185,9 +173,8 @@ class Ledger:
         return found
 
     def letters(self, count, sender=None):
-        """The last `count` letters (of `sender`, if given), newest first, each with the join
-        of its recipient that was in force when it was sent, or None, and the number of the
-        recipient's next letter, its answer, or None: (letter, join, answer)."""
+        """The last `count` letters (of `sender`, if given), newest first, as (letter, join, answer): the join
+        of its recipient in force when it was sent, and the number of the recipient's next letter, or None."""
         found, before = [], self._index.size
         next_from = {}  # each peer's earliest letter seen so far, looking back: the next one after here
         while len(found) < count:
@@ -230,10 +217,8 @@ class Ledger:
         return record
 
     def _set_aside_unfinished_line(self, reading):
-        """Keep only the complete lines of a file whose last line lacks its newline, when that
-        line is the start of the record a send was appending; otherwise refuse the file,
-        naming its first line that is not a record, wherever it is (a `reading` verb, once it
-        has read the records before it)."""
+        """Set aside a last line without its newline where it begins the record a send was appending; else
+        refuse the file at its first line that is not a record (a `reading` verb, once it has read those before)."""
         unended = self._index.unended_line()
         self._index.set_aside(unended)
         if unended.startswith(records.line_start(self.next_number)):
@@ -252,16 +237,12 @@ class Ledger:
             f"an interrupted send left an unfinished record after line {self.unfinished}; "
             "it was removed, and its letter may have been delivered"
         )
-        self.unfinished, self.cut = None, False  # cut: a reader met a last line cut short, not by postbag
+        self.unfinished, self.cut = None, False
 
     def _latest(self, token, accept, before=None):
-        """The last record, before byte `before` (default: the end), whose line holds
-        `token` and that `accept` takes.
-
-        Returns (number, record, start and end of its line), or None. Only the lines holding the token
-        are parsed; JSON escapes every quote inside a string, so a kind's quoted name can
-        only occur as a whole string value.
-        """
+        """The last record before byte `before` (default: the end) whose line holds `token` and that `accept`
+        takes, as (number, record, start and end of its line), or None. Only lines holding the token are
+        parsed: JSON escapes every quote inside a string, so a kind's quoted name occurs only as a whole value."""
         before = self._index.size if before is None else before
         while (hit := self._index.rfind(token, before)) >= 0:
             start, end = self._index.line_around(hit)
@@ -288,10 +269,9 @@ class Ledger:
 
 
 def require_whole(path):
-    """Refuse the ledger at `path` where it is damaged: its first line that is not a record,
-    or its last line cut short by something other than postbag; nothing where it is whole,
-    where there is none, and where only its last record is unfinished, which the next writer
-    removes. Every line is read."""
+    """Refuse the ledger at `path` where it is damaged: its first line that is not a record, or a last line
+    cut short by something other than postbag. Every line is read. A missing ledger passes, and so does one
+    whose last record is only unfinished, which the next writer removes."""
     with Ledger(path, reading=True) as bag:
         for _ in bag.records():
             pass

@@ -1,6 +1,5 @@
-"""What doctor says of the ledgers: the one `open` would find here, and each door that has
-joined it, in `open`'s words; then every ledger in ~/.postbag, whose it is and how to read
-it, and whether git tracks any of them."""
+"""What doctor says of the ledgers: the one `open` would find here, and each door that has joined it, in `open`'s
+words; then every ledger in ~/.postbag, whose it is and how to read it, and whether git tracks any of them."""
 
 import os
 import stat
@@ -20,9 +19,7 @@ GIT_WAIT = 10.0  # seconds git may take to list what it tracks in ~/.postbag
 
 
 def ledger_checks(here):
-    """The ledger as `open` would find it, and each door that has joined it, in `open`'s
-    words; then every ledger in ~/.postbag, whose it is and how to read it, and whether
-    git tracks any of them."""
+    """The Checks of the ledgers, in the order the module's docstring says them."""
 
     try:
         location = locate(here)
@@ -41,8 +38,8 @@ def ledger_checks(here):
 
 
 def _listed(path, here):
-    """A note of the ledger at `path`: whose it is (and whether that repository is still
-    where its records say), its last record's time, and the command that reads it."""
+    """A note of the ledger at `path`: whose it is (and whether that repository is still where its records say),
+    its last record's time, and the command that reads it."""
     from postbag.envelope import program_of
 
     reads = f"{' '.join(program_of(here))} read --ledger {shell_word(os.path.basename(path).removesuffix('.jsonl'))}"
@@ -63,8 +60,7 @@ def _listed(path, here):
 
 
 def _repository_words(named):
-    """The repository a ledger's records name (`named`, what they keep of it), and whether
-    it is still there."""
+    """The repository a ledger's records name (`named`, what they keep of it), and whether it is still there."""
     recorded = named.get("path") if type(named.get("path")) is str else "?"
     folder, base = os.path.split(recorded)
     shown = folder if base == ".git" else recorded
@@ -78,9 +74,8 @@ def _repository_words(named):
 
 
 def _joined_before(here):
-    """A fix where the default ledger's open exchange goes to a session that joined it from
-    inside a repository, before each repository had a ledger of its own: no letter reaches
-    it now, and what the person does instead."""
+    """A note where the default ledger's open exchange goes to a session that joined it from inside a repository,
+    before each repository had a ledger of its own: no letter reaches it now, and what the person does instead."""
     from postbag.repository import containing
 
     path = of_repository(None, here).path
@@ -116,8 +111,7 @@ def _joined_before(here):
 
 
 def _tracked(here):
-    """A fix for each ledger in ~/.postbag that git tracks, where the home is kept in git: a
-    commit would carry a live session token."""
+    """A fix where git tracks ledgers in ~/.postbag (a home kept in git): a commit would carry a live session token."""
     import subprocess
 
     folder = folder_of(here)
@@ -153,9 +147,8 @@ def _tracked(here):
 
 
 def _the_ledger(location):
-    """The ledger's Check, at `location`: where it can be made, or opened to write as `open`
-    opens it; its owner and mode; every line a record. With it, where it is there and
-    whole, its latest joins and exchange; else None."""
+    """The ledger's Check at `location` (whether it can be made, or opened to write as `open` opens it; its owner and
+    mode; every line a record), and, where it is there and whole, its (latest joins, exchange); else None."""
     what, path = "the ledger", location.path
     called = _called(location)
     try:
@@ -181,8 +174,7 @@ def _the_ledger(location):
 
 
 def _called(location):
-    """The ledger at `location` as doctor names it: its path, and which repository's it is,
-    or that POSTBAG_LEDGER names it."""
+    """The ledger at `location` as doctor names it: its path, and whose it is, or that POSTBAG_LEDGER names it."""
     if location.repository is not None:
         return f"{location.path}, the repository {location.repository.main_tree}'s"
     if location.named:
@@ -191,8 +183,7 @@ def _called(location):
 
 
 def _none_yet(path, called):
-    """The Check of a ledger that is not there yet, at `path` (`called`, with whose it is):
-    whether open can make it."""
+    """The Check of a ledger not there yet at `path` (`called`, with whose it is): whether open can make it."""
     why_not = _cannot_make(path)
     if why_not is not None:
         return Check(FIX, "the ledger", f"none yet at {called}, and open could not make it: {why_not}")
@@ -200,9 +191,8 @@ def _none_yet(path, called):
 
 
 def _cannot_make(path):
-    """Why open could not make the ledger at `path` (which is not there), in words; None
-    where it could. The nearest folder above it that is there is tried: a probe of the
-    same kind as open would make first (a folder, or the file) is made in it and removed."""
+    """Why open could not make the ledger at `path` (not there), in words; None where it could. A probe of the kind
+    open would make first (a folder, or the file) is made in the nearest folder above that is there, and removed."""
     folder = os.path.dirname(path)
     while not os.path.lexists(folder):
         folder = os.path.dirname(folder)

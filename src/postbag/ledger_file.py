@@ -1,8 +1,5 @@
-"""The ledger's file on disk: opened only when it is a regular file of this user's,
-locked, and appended to one whole line at a time, durably.
-
-Everything here is about the file, nothing about what its lines mean (ledger.py).
-"""
+"""The ledger's file on disk: opened only when it is a regular file of this user's, locked, and appended to one
+whole line at a time, durably. Nothing here knows what its lines mean (ledger.py)."""
 
 import errno
 import fcntl
@@ -11,8 +8,7 @@ import stat
 
 from postbag.refusal import Refusal
 
-# What only a writer needs, signals held back and names made durable (signals.py,
-# whole_file.py), is imported where it writes: a reader, the commonest caller, loads none of it.
+# signals.py and whole_file.py, which only a writer needs, are imported where it writes: a reader loads neither.
 
 
 def open_to_follow(path):
@@ -31,11 +27,10 @@ def read_from(fd, offset):
 
 
 def open_checked(path, *, write, create, sandbox):
-    """A descriptor on the ledger, its fstat, and what was made to hold it (a `Made`, when
-    `create` made the file); or (None, None, None) when it does not exist and need not.
-    `sandbox` is the Sandbox around this process, if any, which may be what refused it."""
-    # O_NONBLOCK keeps a FIFO planted at the path from hanging the open; O_NOFOLLOW refuses
-    # a symlink that could point the appends, and the session token, anywhere.
+    """A descriptor on the ledger, its fstat, and a `Made` where `create` made the file; or (None, None, None) when
+    it does not exist and need not. `sandbox`, the Sandbox around this process or None, may be what refused it."""
+    # O_NONBLOCK keeps a FIFO planted at the path from hanging the open; O_NOFOLLOW refuses a symlink that could
+    # point the appends, and the session token, anywhere.
     flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     flags |= os.O_RDWR | os.O_APPEND if write else os.O_RDONLY
     made = None
@@ -60,8 +55,8 @@ def open_checked(path, *, write, create, sandbox):
         if not stat.S_ISREG(status.st_mode):
             raise Refusal(f"the ledger is not a regular file ({path})")
         if status.st_uid != os.geteuid():
-            # Root writing its session token into a file that another user can read, or
-            # changing that user's file, would be worse than refusing.
+            # Root writing its session token into a file another user can read, or changing that user's file,
+            # would be worse than refusing.
             raise Refusal(f"the ledger belongs to another user, {_user_name(status.st_uid)} ({path})")
     except OSError as error:
         os.close(fd)
@@ -73,8 +68,7 @@ def open_checked(path, *, write, create, sandbox):
 
 
 class Made:
-    """What creating the ledger made: the file at `path`, and `directory`, the outermost
-    directory made to hold it, or None when its directory was there already."""
+    """What creating the ledger made: the file at `path` and the outermost `directory` made for it (None: none was)."""
 
     __slots__ = ("directory", "path")
 
@@ -83,10 +77,9 @@ class Made:
 
 
 def _create(path, flags):
-    """Make the ledger's directories and the file itself, each 0700 or 0600, and make
-    their names durable; a `Made`, or None when the file was there already. A name lives
-    in its directory, and a file fsynced in a directory that was not can vanish in a
-    power cut, as Maildir warns: each directory holding a new name is fsynced too."""
+    """Make the ledger's directories and the file, each 0700 or 0600, and make their names durable; a `Made`, or None
+    when the file was there already. A name lives in its directory, and a file fsynced in a directory that was not
+    can vanish in a power cut, as Maildir warns: each directory holding a new name is fsynced too."""
     made = _make_private_directories(os.path.dirname(path))
     try:
         fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
@@ -115,8 +108,8 @@ def _open_failure(error, path):
 
 
 def _make_private_directories(path):
-    """Create `path` and any missing parents, each 0700, the parent of each fsynced;
-    directories that exist keep their mode. The directories made, outermost first."""
+    """Create `path` and any missing parents, each 0700, the parent of each fsynced; directories that exist keep
+    their mode. The directories made, outermost first."""
     from postbag.whole_file import sync_directory
 
     missing = []
@@ -153,12 +146,9 @@ def lock(fd, write, path, on_wait):
 
 
 def append_whole(fd, line, size):
-    """Append `line` and make it durable, or cut the file back to `size` and raise OSError.
-
-    Every signal that can be blocked waits until the append is whole or undone: a send
-    stopped by one never leaves half a record. SIGKILL cannot wait; the next writer cuts
-    what it left (ledger.py).
-    """
+    """Append `line` and make it durable, or cut the file back to `size` and raise OSError. Every signal that can be
+    blocked waits until the append is whole or undone: a send stopped by one never leaves half a record. SIGKILL
+    cannot wait; the next writer cuts what it left (ledger.py)."""
     from postbag.signals import FileSizeAsError, Held
 
     with FileSizeAsError(), Held():  # past the file size limit: an EFBIG, not a killed process
@@ -172,9 +162,8 @@ def append_whole(fd, line, size):
 def _write_durably(fd, line):
     from postbag.whole_file import flush
 
-    # One write of the whole line on an O_APPEND descriptor, under the lock: a reader that
-    # takes the lock never sees half of it, and one that follows without it (read --follow,
-    # ledger_position.py) waits for the line's newline.
+    # One write of the whole line on an O_APPEND descriptor, under the lock: a reader that takes the lock never sees
+    # half of it, and one that follows without it (read --follow, ledger_position.py) waits for the line's newline.
     if os.write(fd, line) != len(line):
         raise OSError(errno.EIO, "the disk took only part of the record")
     flush(fd)

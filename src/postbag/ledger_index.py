@@ -1,32 +1,23 @@
 """The ledger file's bytes, passed over once in blocks and read back where a verb looks.
 
-A verb needs the line count (to number the last record) and a few lines near the end,
-rarely more. The pass reads the file in blocks that stay in the processor's cache,
-counts their newlines, sets a mark at each block and keeps only the last two blocks;
-whatever else a verb asks for is read back, from the same locked descriptor, when asked.
-Nothing here knows what a record is: only bytes, newlines and offsets.
-"""
+A verb needs the line count (to number the last record) and a few lines near the end, rarely more; whatever else it
+asks for is read back, from the same locked descriptor, when asked. Nothing here knows what a record is."""
 
 import os
 
 from postbag.refusal import Refusal
 
-# Bytes read at a time. A verb that needs only the end of the file passes over the rest in
-# blocks that stay in the processor's cache; the whole file in fresh memory would cost more
-# than reading it. 64 KiB passed over 17 MB a little faster here than 32, 128 or 256.
+# Bytes read at a time: blocks that stay in the processor's cache cost less than the whole file in fresh memory.
+# 64 KiB passed over 17 MB a little faster here than 32, 128 or 256.
 BLOCK = 1 << 16
 # Blocks read at a time by a search that goes far back: fewer reads, each byte read once.
 STRETCH = 2
 
 
 class LineIndex:
-    """The bytes of the file open at `fd`, which the caller keeps locked (None: no file).
-
-    `count` is its newlines and `size` the bytes they end. The end of the file is kept
-    (`_tail`, from byte `_tail_at`, with every line appended since); a mark (offset,
-    newlines before it) stands at the start of each block, so any line can be numbered by
-    counting from the nearest mark.
-    """
+    """The bytes of the file open at `fd`, which the caller keeps locked (None: no file). `count` is its newlines and
+    `size` the bytes they end. The end of the file is kept (`_tail`, from byte `_tail_at`, with every line appended
+    since); a mark (offset, newlines before it) starts each block, so any line is numbered from the nearest mark."""
 
     def __init__(self, fd, path, block=None):
         self.fd, self.path, self.block = fd, path, block or BLOCK
@@ -57,8 +48,8 @@ class LineIndex:
         return count, marks or [(0, 0)], tail_at, tail
 
     def last_lines(self, count):
-        """Where the last `count` whole lines start and end (at their newline), newest
-        first; the kept end of the file takes in more of it until they are all in it."""
+        """Where the last `count` whole lines start and end (at their newline), newest first; the kept end grows to hold
+        them."""
         while True:
             data, at, bounds = self._tail, self._tail_at, []
             start = len(data)
@@ -73,8 +64,7 @@ class LineIndex:
             self._keep_more()
 
     def rfind(self, token, before):
-        """The offset of the last `token` that ends by byte `before`, or -1: searched in what
-        is at hand first, then further back a stretch of blocks at a time, each byte read once."""
+        """The offset of the last `token` that ends by byte `before`, or -1, searched back a stretch at a time."""
         end = start = before  # the search has looked from `start` to `before`
         while start > 0:
             data, start = self._bytes_from_before(start, end)
@@ -85,9 +75,8 @@ class LineIndex:
         return -1
 
     def _bytes_from_before(self, start, end):
-        """A buffer that starts before byte `start` and runs to `end` or further, and its
-        offset: the kept end of the file, the bytes read back last, or else the stretch of
-        blocks before `end`, read now and kept until the next read back."""
+        """A buffer that starts before byte `start` and runs to `end` or further, and its offset: the kept end, the
+        bytes read back last, or else the stretch of blocks before `end`, kept until the next read back."""
         if self._tail_at < start:
             return self._tail, self._tail_at
         at, data = self._near
@@ -113,10 +102,8 @@ class LineIndex:
         return self.size
 
     def line_number(self, start):
-        """The number of the line that starts at byte `start`: the newlines from the mark
-        before it are counted, or those back from the line numbered last, when that line
-        lies after this one and nearer than the mark (looking back through many lines
-        numbers each from the one found before)."""
+        """The number of the line that starts at byte `start`, counted from the mark before it, or back from the line
+        numbered last where that lies after it and nearer (as when looking back through many lines)."""
         mark, newlines_before = self._mark_before(start)
         last, numbered = self._numbered
         if 0 <= last - start < start - mark:
@@ -144,9 +131,8 @@ class LineIndex:
         return data[lo - at : hi - at]
 
     def pieces(self, lo):
-        """The whole lines from byte `lo` (a line's start) to the end, in pieces of about a
-        block, each ending at a newline: a verb that goes through many lines holds a piece
-        at a time, not all of them."""
+        """The whole lines from byte `lo` (a line's start) to the end, in pieces of about a block, each ending at a
+        newline: a verb that goes through many lines holds a piece at a time, not all of them."""
         while lo < self.size:
             end = min(self.size, lo + self.block)
             data = self.bytes(lo, end) if lo >= self._tail_at else self._pread(end - lo, lo)
@@ -159,10 +145,9 @@ class LineIndex:
             lo += cut
 
     def _bytes_near(self, lo, hi):
-        """A buffer holding bytes lo to hi, and the offset it starts at: the kept end, or
-        else the whole blocks around them and one more each side, read from the file and
-        kept until the next read back. Looking back through many lines asks for bytes near
-        each other again and again: a line's start, its end, its number, the next token."""
+        """A buffer holding bytes lo to hi, and its offset: the kept end, or else the whole blocks around them and one
+        more each side, kept until the next read back. Looking back through many lines asks for bytes near each other
+        again and again: a line's start, its end, its number, the next token."""
         if lo >= self._tail_at:
             return self._tail, self._tail_at
         at, data = self._near

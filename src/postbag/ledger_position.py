@@ -1,5 +1,4 @@
-"""A place in the ledger, and following the records appended after it (`read --follow`),
-by reading the file as it grows, with no lock held."""
+"""A place in the ledger, and following the records appended after it (`read --follow`) with no lock held."""
 
 import os
 import time
@@ -17,9 +16,8 @@ class Position:
         self.path, self.identity, self.offset, self.next_number = path, identity, offset, next_number
 
     def follow(self, interval):
-        """Each record appended after this position, as it is appended, checking every
-        `interval` seconds; no lock is held. A ledger that does not exist yet is waited for.
-        Moving, replacing or cutting the file short ends it with a refusal."""
+        """Each record appended after this position, as it is appended, checking every `interval` seconds. A ledger
+        that does not exist yet is waited for; moving, replacing or cutting the file short ends it with a refusal."""
         fd, identity, offset, number = None, self.identity, self.offset, self.next_number
         try:
             while True:

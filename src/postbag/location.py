@@ -1,15 +1,14 @@
 """Where a place's ledger lies, and whose it is.
 
-POSTBAG_LEDGER, wherever it is set, names one ledger over all. Else a directory inside a git
-repository uses that repository's own, every worktree of it alike; and every directory
-outside any repository the default, ~/.postbag/ledger.jsonl. A repository's ledger is
-~/.postbag/NAME-INODE.jsonl, after the repository's folder and its common directory's
-inode (`ls -di` shows it), and is found by the inode alone, so that a repository moved
-keeps its ledger and a new clone at the same path gets one of its own.
+POSTBAG_LEDGER, wherever it is set, names one ledger over all. Else a directory inside a git repository uses that
+repository's own, every worktree of it alike; and every directory outside any repository the default,
+~/.postbag/ledger.jsonl. A repository's ledger is ~/.postbag/NAME-INODE.jsonl, after the repository's folder and
+its common directory's inode (`ls -di` shows it), and is found by the inode alone, so that a repository moved keeps
+its ledger and a new clone at the same path gets one of its own.
 
-~/.postbag is private: a folder another user owns or can write to is refused, as OpenSSH
-refuses such a folder, for a ledger in it could be swapped. It holds a .gitignore of `*`,
-as Python's venv writes one, so that a home kept in git never takes a ledger in.
+~/.postbag is private: a folder another user owns or can write to is refused, as OpenSSH refuses such a folder, for
+a ledger in it could be swapped. It holds a .gitignore of `*`, as Python's venv writes one, so that a home kept in
+git never takes a ledger in (a commit would carry a live session token).
 """
 
 import os
@@ -25,9 +24,8 @@ IGNORE_ALL = b"*\n"
 
 
 class Location:
-    """Where a ledger lies, and why there: `path`; `named`, where POSTBAG_LEDGER names it;
-    `chosen`, where the person named it to read it (--ledger); else `repository`, the
-    Repository whose ledger it is; else none of these: the default."""
+    """Where a ledger lies, and why there: `path`; `named`, where POSTBAG_LEDGER names it; `chosen`, where the
+    person named it to read it (--ledger); else `repository`, the Repository whose ledger it is; else the default."""
 
     __slots__ = ("chosen", "named", "path", "repository")
 
@@ -50,9 +48,8 @@ class Location:
 
 
 def locate(here):
-    """The Location of the ledger of `here`: POSTBAG_LEDGER's, else its directory's
-    repository's, else the default. POSTBAG_LEDGER must be absolute (or start at ~): each
-    session runs in a directory of its own, so a relative path would give each a ledger of its own."""
+    """The Location of the ledger of `here`. POSTBAG_LEDGER must be absolute (or start at ~): each session runs in
+    a directory of its own, so a relative path would give each a ledger of its own."""
     raw = here.env.get(VARIABLE)
     if raw:
         return Location(named_path(raw, here), named=True)
@@ -75,8 +72,8 @@ def of_repository(repository, here):
 
 
 def _repository_ledger(folder, repository):
-    """The ledger in `folder` named for `repository`'s inode, whatever name it was given
-    (the repository may have been moved since); else the name a new one takes."""
+    """The ledger in `folder` named for `repository`'s inode, whatever its name (the repository may have moved);
+    else the name a new one takes."""
     ending = f"-{repository.inode}.jsonl"
     name = "".join(c if c.isprintable() and c not in "/\\" else "_" for c in repository.name).lstrip(".")
     made = f"{name[:NAME_MOST] or 'repository'}{ending}"
@@ -88,8 +85,7 @@ def _repository_ledger(folder, repository):
 
 
 def chosen(text, here):
-    """The Location of the ledger the person names with --ledger: a path (with a / in it),
-    or the name of one in ~/.postbag, with or without its .jsonl."""
+    """The Location of the ledger --ledger names: a path, or the name of one in ~/.postbag, with or without .jsonl."""
     if "/" in text or text.startswith("~"):
         return Location(here.absolute(expand_home(text, here)), chosen=True)
     name = text if text.endswith(".jsonl") else f"{text}.jsonl"
@@ -152,9 +148,8 @@ def private_folder(here):
 
 
 def require_works_in(where, directory, peer, here):
-    """Refuse a letter to `peer`'s session, which works in `directory` (None: not known),
-    where that folder's ledger is not `where`: a repository's session takes letters from
-    its repository's ledger alone, and a session outside any from the default."""
+    """Refuse a letter to `peer`'s session, which works in `directory` (None: unknown), where that folder's ledger
+    is not `where`: a repository's session takes letters from its ledger alone, one outside any from the default."""
     if directory is None or not os.path.isdir(directory):
         raise Refusal(
             f"{peer}'s join does not show where its session works (a join from before each repository had a ledger "
@@ -173,8 +168,7 @@ def require_works_in(where, directory, peer, here):
 
 
 def keep_out_of_git(folder):
-    """Write `folder`'s .gitignore of `*` where it has none, so that a home kept in git never
-    takes a ledger in (a commit would carry a live session token)."""
+    """Write `folder`'s .gitignore of `*` where it has none."""
     path = os.path.join(folder, ".gitignore")
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)

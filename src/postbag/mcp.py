@@ -1,17 +1,12 @@
-"""postbag's MCP server: `postbag mcp`, on stdin and stdout, which offers an agent postbag's
-verbs as tools (mcp_tools.py's Toolbox, which `serve` is given), for the sessions whose
-shell cannot run postbag (a client's sandbox may keep its commands from the other
-session's door and from the ledger, where its MCP servers run outside it: docs/doors.md
-says which).
+"""postbag's MCP server: `postbag mcp`, on stdin and stdout, which offers an agent postbag's verbs as tools
+(mcp_tools.py's Toolbox), for sessions whose shell cannot run postbag (a client's sandbox may keep its commands from
+the other session's door and from the ledger, where its MCP servers run outside it: docs/doors.md says which).
 
-It speaks newline-delimited JSON-RPC 2.0 (jsonrpc.py), by hand and with the standard
-library only, and answers each request in turn (a batch of them, under the protocol
-versions that have batches). A client starts one server for each session and keeps it as
-long as the session lives, so the server holds nothing from one call to the next but the
-protocol version its client agreed on (Agreement): each call locates, opens and locks the
-ledger afresh, in the directory of the session that calls, through the same verbs as the
-command line (verbs.py), and so sees whatever other processes wrote since. Identity
-comes from the session, never from arguments (guards.caller_of_mcp). There is no tool
+It speaks newline-delimited JSON-RPC 2.0 (jsonrpc.py) with the standard library only, and answers each request in
+turn. A client starts one server for each session and keeps it as long as the session lives, so the server holds
+nothing between calls but the protocol version agreed on (Agreement): each call locates, opens and locks the ledger
+afresh, in the calling session's directory, through the same verbs as the command line, and so sees whatever other
+processes wrote since. Identity comes from the session, never from arguments (guards.caller_of_mcp). There is no tool
 for open or close: those stay the human's.
 """
 
@@ -22,17 +17,14 @@ from postbag.jsonrpc import INVALID_PARAMS, JsonRpcError
 from postbag.refusal import Refusal, sentence, told
 from postbag.signals import end_as
 
-# The protocol versions this server speaks, newest first: a client's is taken when known
-# (Codex 0.169 sends 2025-06-18, Claude Code 2.1.328 2025-11-25), else the newest is offered.
+# Newest first; a client's is taken when known (Codex 0.169 sends 2025-06-18, Claude Code 2.1.328 2025-11-25).
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-# The versions under which a client may send a batch of messages in one line, which the
-# server must take (2025-03-26's words); 2025-06-18 took batches out again.
+# The versions under which the server must take a batch of messages in one line (2025-03-26); 2025-06-18 took it out.
 BATCHES = ("2025-03-26", "2024-11-05")
 
 
 def serve(here, toolbox):
-    """Answer requests from `here`'s stdin until it closes, on its stdout, in `here`, with
-    the tools of `toolbox`; return the exit status, 0."""
+    """Answer requests from `here`'s stdin on its stdout, with `toolbox`'s tools, until stdin closes; return 0."""
     if here.stdin is None or here.stdout is None:  # started without one: there is no client
         return 0
     stdin, stdout = here.stdin.buffer, here.stdout.buffer
@@ -52,8 +44,7 @@ def serve(here, toolbox):
 
 
 class Agreement:
-    """What the server keeps of its client from one message to the next: the protocol
-    `protocol` version they agreed on, which says how the wire is read (None: not yet)."""
+    """The `protocol` version the client agreed on, which says how the wire is read (None: not yet)."""
 
     __slots__ = ("protocol",)
 
@@ -62,9 +53,8 @@ class Agreement:
 
 
 def methods_of(here, toolbox, agreement=None):
-    """The MCP methods this server answers, for jsonrpc.answer, each in `here`: the place
-    the client started the server in, its environment above all; with the tools of
-    `toolbox`; `agreement` keeps the version initialize agrees on."""
+    """The MCP methods this server answers, for jsonrpc.answer, each in `here`, where the client started the server
+    (its environment above all), with `toolbox`'s tools; `agreement` keeps the version initialize agrees on."""
     agreement = Agreement() if agreement is None else agreement
     return {
         "initialize": lambda params: _initialize(params, agreement, toolbox.instructions),
@@ -114,10 +104,9 @@ def _result(text, error=False):
 
 
 class _Calls:
-    """Keeps a signal from ending the server halfway through a call. SIGTERM and SIGHUP
-    end it at once between calls, and once the call is answered during one; SIGINT,
-    which a terminal sends the whole group when the person interrupts the agent, is
-    ignored, as the server must outlive that. An append blocks every signal besides."""
+    """Keeps a signal from ending the server halfway through a call. SIGTERM and SIGHUP end it at once between calls,
+    and once the call is answered during one; SIGINT, which a terminal sends the whole group when the person
+    interrupts the agent, is ignored, as the server must outlive that. An append blocks every signal besides."""
 
     STOPPING = (signal.SIGTERM, signal.SIGHUP)
 

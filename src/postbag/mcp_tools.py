@@ -38,13 +38,11 @@ class Tool:
     def __init__(self, name, title, description, run, *, properties=None, required=(), writes, usage):  # noqa: PLR0913
         self.name, self.run, self.usage = name, run, usage
         self.properties, self.required = properties or {}, tuple(required)
-        # join and send only add: a join record; or a letter, handed to the other agent's
-        # session through its door, which wakes it (a Codex thread nobody has loaded
-        # among them), then recorded. Nothing is overwritten or taken away, what they reach
-        # is the two sessions on this machine, and the human's budget gates every letter:
-        # so the hints ask no client to stop and ask first, and Codex runs them unasked
-        # (SECURITY.md says what this trusts). `writes` is "letters" for send, "doors" for
-        # join, whose second call changes nothing.
+        # join and send only add: a join record; or a letter, handed to the other agent's session through its door,
+        # which wakes it, then recorded. Nothing is overwritten or taken away, what they reach is the two sessions on
+        # this machine, and the human's budget gates every letter: so the hints ask no client to stop and ask first,
+        # and Codex runs them unasked (SECURITY.md says what this trusts). `writes` is "letters" for send, "doors"
+        # for join, whose second call changes nothing.
         hints = {"readOnlyHint": not writes, "destructiveHint": False, "idempotentHint": writes != "letters"}
         self.listed = {
             "name": name,
@@ -56,9 +54,8 @@ class Tool:
         }
 
     def fitted(self, arguments):
-        """`arguments`, where they fit the input schema (only the named properties, of their
-        types: an integer may be written 2.0, which JSON Schema counts as one), each as
-        its type says; else None."""
+        """`arguments`, where they fit the input schema (only the named properties, of their types: an integer may
+        be written 2.0, which JSON Schema counts as one), each as its type says; else None."""
         if not isinstance(arguments, dict) or not set(self.required) <= set(arguments) <= set(self.properties):
             return None
         fitted = {}
@@ -121,19 +118,16 @@ def _status(here, meta, arguments, sessions):
 
 
 class Sessions:
-    """What the server keeps of the sessions that call it: for each, the folder its client
-    named it working in, and the place and ledger that folder gave. While the client names
-    the same folder, the session works where it did, whatever stands at that path now: a
-    repository moved keeps its ledger, and a new clone where it stood is another's."""
+    """What the server keeps of the sessions that call it: for each, the folder its client named it working in,
+    and the place and ledger that folder gave. While the client names the same folder, the session works where it
+    did, whatever stands there now: a repository moved keeps its ledger, and a new clone in its place is another's."""
 
     def __init__(self):
         self.known = {}
 
     def place(self, here, peer, door):
-        """`here`, in the directory of `peer`'s session behind `door`, as its client records
-        it (the directory a client starts its server in is the client's choice: Claude Code's
-        desktop app starts it in $HOME), where it is there, else in the server's own; and the
-        Location of its ledger."""
+        """`here`, in the directory of `peer`'s session behind `door` as its client records it (Claude Code's desktop
+        app starts its server in $HOME), where it is there, else in the server's own; and its ledger's Location."""
         named = room(peer, here).directory(door)
         key = (peer, *(door.get(field) for field in door_fields(peer)))
         kept = self.known.get(key)
@@ -146,9 +140,7 @@ class Sessions:
         return place, found
 
     def callers_place(self, here, meta):
-        """The place and ledger of the session that makes a call, and its peer, where the
-        call tells it; else the server's own place and ledger, and None: whose the call is,
-        is not known."""
+        """The place, ledger and peer of the calling session, where the call tells them; else the server's, and None."""
         try:
             peer, door = caller_of_mcp(here, meta)
         except Refusal:
@@ -211,8 +203,7 @@ TOOLS = {
 
 
 class Toolbox:
-    """What the server offers and keeps: `tools`, by name; `instructions`, what initialize
-    tells the client of them; and `sessions`, what it keeps of the sessions that call it."""
+    """What the server offers and keeps: `tools` by name, `instructions` for initialize, and `sessions`."""
 
     tools, instructions = TOOLS, INSTRUCTIONS
 

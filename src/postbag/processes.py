@@ -1,7 +1,6 @@
-"""Running a vendor's program: as a door, started in a session of its own, its stderr read
-only to tell failures apart (never shown: it can hold a door field), and waited for no
-longer than a door may take; or, for setup and doctor, one of its own commands whose
-output is read."""
+"""Running a vendor's program: as a door, started in a session of its own, its stderr read only to tell failures
+apart (never shown: it can hold a door field), and waited for no longer than a door may take; or, for setup and
+doctor, one of its own commands whose output is read."""
 
 import os
 
@@ -9,15 +8,13 @@ from postbag.signals import start_beside
 
 TIMEOUT = 30.0  # seconds: what a door may take before the knock gives up on it
 PID_MOST = 2**31 - 1  # a pid_t: a pid a vendor's record names past it names no process
-# The end of stderr that is kept, however much a program writes: a warning comes last,
-# after whatever logs came before it, and this holds it with room to spare.
+# The end of stderr that is kept, however much a program writes: a warning comes last, after its logs.
 STDERR_KEPT = 256 << 10
 
 
 def run_for_status(argv, env):
-    """Run `argv` with `env`, stdin from /dev/null and stdout discarded: its exit status
-    (negative: the signal that killed it; None: still running past TIMEOUT, and killed
-    then) and the end of what it wrote on stderr. OSError when it cannot start."""
+    """Run `argv` with `env`, stdin from /dev/null and stdout discarded: its exit status (negative: the signal that
+    killed it; None: still running past TIMEOUT, and killed) and the end of its stderr. OSError when it cannot start."""
     import subprocess
 
     child = subprocess.Popen(
@@ -35,9 +32,8 @@ def run_for_status(argv, env):
 
 
 def ask(argv, env, seconds=TIMEOUT):
-    """Run one of a client's own commands, `argv`, with `env` and stdin from /dev/null, for
-    at most `seconds`: (its exit status, or None past them; its stdout; its stderr), text
-    decoded with replacement. OSError when it cannot start."""
+    """Run one of a client's own commands, `argv`, with `env` and stdin from /dev/null, for at most `seconds`: (its
+    exit status, or None past them; its stdout; its stderr), decoded with replacement. OSError when it cannot start."""
     import subprocess
 
     try:
@@ -51,10 +47,9 @@ def ask(argv, env, seconds=TIMEOUT):
 
 
 def _finish(child, seconds):
-    """The child's exit status and the end of what it wrote on stderr, or (None, ...)
-    past `seconds`. A thread blocks in waitpid and wakes this one through a pipe the moment
-    the child exits: Popen.wait(timeout) would poll with growing sleeps, and a helper of
-    codex's that kept stderr open would hide the exit."""
+    """The child's exit status and the end of its stderr, or (None, ...) past `seconds`. A thread blocks in waitpid
+    and wakes this one through a pipe the moment the child exits: Popen.wait(timeout) would poll with growing sleeps,
+    and a helper of codex's that kept stderr open would hide the exit."""
     import select
     import time
 
@@ -130,10 +125,9 @@ def signal_name(number):
 
 
 def runs(pid, started=None):
-    """Whether the process `pid` runs, and, where /proc tells (Linux) and `started` is given
-    (its start in clock ticks since boot, /proc/PID/stat's 22nd field, as a vendor's record
-    of it keeps it), is that very process, not another given the same pid since. It is
-    only asked, with signal 0."""
+    """Whether the process `pid` runs (asked with signal 0), and, where /proc tells (Linux) and `started` is given
+    (its start in clock ticks since boot, /proc/PID/stat's 22nd field, as a vendor's record of it keeps it), is that
+    very process, not another given the same pid since."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -151,9 +145,8 @@ def runs(pid, started=None):
 
 
 def which(name, search):
-    """The program `name` (a path, or a name looked for in `search`, a PATH), or None, as
-    shutil.which finds it on a POSIX system (test_doors.py holds it to it); importing
-    shutil would cost a send more (docs/performance.md)."""
+    """The program `name` (a path, or a name looked for in `search`, a PATH), or None, as shutil.which finds it on a
+    POSIX system (test_doors.py holds it to it); importing shutil would cost a send more (docs/performance.md)."""
     if os.path.dirname(name):
         return name if _is_program(name) else None
     for directory in search.split(os.pathsep) if search else ():

@@ -1,16 +1,10 @@
 """Receipts: where each letter stands, worked out when asked from the recipient's own records.
 
-A door that takes a letter says nothing of what the session then did with it. Both
-vendors keep records of what their sessions received: Claude Code a session's transcript,
-Codex its queue database and each thread's rollout (each room's files.py); this module
-holds what both rooms' readers share. postbag reads them, opening each read-only and
-writing nothing, and says of each letter one of four things: taken (and when), waiting,
-not taken (with the likeliest reason the records show), or unknown, whenever the records
-cannot be read or are not of a format known here. Unknown is said rather than a guess. A
-taken letter settles at answered once the ledger holds the recipient's next letter back.
-The readers know the formats of the versions the real-client tier proves them against
-(each room's PROVEN); an unknown says so where the records were written by a version
-outside them.
+A door that takes a letter says nothing of what the session then did with it. Both vendors keep records of what
+their sessions received: Claude Code a session's transcript, Codex its queue database and each thread's rollout (each
+room's files.py); this module holds what both rooms' readers share. postbag opens each read-only, writes nothing,
+and says of each letter one of four things: taken (and when), waiting, not taken (with the likeliest reason the
+records show), or unknown, rather than a guess, whenever the records cannot be read or are not of a format known here.
 """
 
 from postbag.contract import heading
@@ -24,9 +18,8 @@ SLACK = 60  # seconds: a vendor's record of a letter may be a little older than 
 
 
 class Receipt:
-    """Where one letter stands: `state` (TAKEN, ANSWERED, WAITING, NOT_TAKEN or UNKNOWN),
-    `at` (when it was taken, in the ledger's form of time), `why` (in words; not for
-    TAKEN) and `answered_by` (the number of the recipient's letter back, for ANSWERED)."""
+    """Where one letter stands: `state` (TAKEN, ANSWERED, WAITING, NOT_TAKEN or UNKNOWN), `at` (when it was taken, in
+    the ledger's form of time), `why` (in words) and `answered_by` (the number of the letter back, for ANSWERED)."""
 
     __slots__ = ("answered_by", "at", "state", "why")
 
@@ -34,8 +27,8 @@ class Receipt:
         self.state, self.why, self.at, self.answered_by = state, why, at, answered_by
 
     def settled(self, answer):
-        """This receipt, settled at ANSWERED when the letter was taken and `answer`, the
-        number of the recipient's next letter back, follows it (None: none yet)."""
+        """This receipt, settled at ANSWERED when the letter was taken and `answer`, the number of the recipient's next
+        letter back, follows it (None: none yet)."""
         if self.state != TAKEN or answer is None:
             return self
         return Receipt(ANSWERED, self.why, self.at, answered_by=answer)
@@ -71,10 +64,9 @@ def heading_of(letter):
 
 
 def taken_in(path, what, letter, took, clock):
-    """TAKEN, with the record's time as `clock` shows it, where the JSON Lines file at
-    `path` (`what`) holds a record that `took(record, letter)` accepts; UNKNOWN where it
-    cannot be read; None where it is not there. Only records from about the letter's
-    time on are looked at."""
+    """TAKEN, with the record's time as `clock` shows it, where the JSON Lines file at `path` (`what`) holds a record
+    that `took(record, letter)` accepts; UNKNOWN where it cannot be read; None where it is not there. Only records
+    from about the letter's time on are looked at."""
     since = moment(letter["at"])
     needle = heading_of(letter).encode()  # what every record of the envelope holds as it is, JSON escaping aside
     found, unreadable = find_back(path, what, needle, lambda record: took(record, letter), since and since - SLACK)
@@ -86,9 +78,8 @@ def taken_in(path, what, letter, took, clock):
 
 
 def unproven(client, version, proven):
-    """What an unknown receipt adds where `client`'s records were written by a `version`
-    outside `proven`, the (oldest, newest) versions the real-client tier proves; else None.
-    A hint for whoever reads the unknown, never a reason to refuse."""
+    """What an unknown receipt adds where `client`'s records were written by a `version` outside `proven`, the
+    (oldest, newest) versions the real-client tier proves; else None. A hint, never a reason to refuse."""
     found = numbers(version)
     if found is None or numbers(proven[0]) <= found <= numbers(proven[1]):
         return None

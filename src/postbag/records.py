@@ -23,8 +23,7 @@ def line_of(record):
 
 
 def line_start(number):
-    """How line_of begins the line of record `number`, whatever follows: by it an unfinished
-    last line is known as a record postbag was appending."""
+    """How line_of begins the line of record `number`: it marks an unfinished last line as one postbag was appending."""
     return line_of({"n": number})[: -len(b"}\n")] + b", "
 
 
@@ -37,9 +36,8 @@ def not_a_record(number, path):
 
 
 def from_bytes(data, number, path):
-    """The records of the bytes `data`, whose first line is line `number`, validated one by
-    one. The first line that is not a record is refused by its number: this goes in order,
-    so it is the first."""
+    """The records of the bytes `data`, whose first line is line `number`, validated in order: the first line that
+    is not a record is refused by its number."""
     try:
         text = data.decode()
     except UnicodeDecodeError as error:
@@ -51,9 +49,8 @@ def from_bytes(data, number, path):
     escapes = _may_escape_a_surrogate(text)  # once for all, not once a line
     while at < size:
         end = find_end("\n", at)
-        # The common line, a record from its first character to its last, is taken here
-        # without a call; anything else, and any line of a text that may escape a
-        # surrogate, gets the whole of parse_record(), which decides alike.
+        # The common line, a record from its first character to its last, is taken here without a call; anything
+        # else, and any line of a text that may escape a surrogate, gets parse_record(), which decides alike.
         stop = None
         if not escapes:
             try:
@@ -69,9 +66,8 @@ def from_bytes(data, number, path):
 
 
 def parse_record(text, start, end, number, escapes=True):
-    """The record that fills text[start:end], JSON spaces aside, and is well-formed as line
-    `number`; or None. `escapes` false says the text holds no escape a surrogate could
-    come from."""
+    """The record that fills text[start:end], JSON spaces aside, and is well-formed as line `number`; or None.
+    `escapes` false says the text holds no escape a surrogate could come from."""
     while start < end and text[start] in _JSON_SPACE:
         start += 1
     try:
@@ -90,8 +86,7 @@ def parse_record(text, start, end, number, escapes=True):
 
 
 def is_record(record, number):
-    """Whether `record` is a well-formed record for line `number`: 1.0's rules, and door
-    fields that a door can carry."""
+    """Whether `record` is well-formed as line `number`: 1.0's rules, and door fields that a door can carry."""
     if type(record) is not dict:
         return False
     n, at, kind = record.get("n"), record.get("at"), record.get("kind")
@@ -133,7 +128,6 @@ def _may_escape_a_surrogate(text, start=0, end=None):
     return text.find("\\ud", start, end) >= 0 or text.find("\\uD", start, end) >= 0
 
 
-# json's own scanner parses one value in place, where the line starts, with no copy of the
-# line and none of json.loads's wrapping. NaN and Infinity are not JSON, so they are
-# refused too.
+# json's own scanner parses one value in place, where the line starts, with no copy of the line and none of
+# json.loads's wrapping. NaN and Infinity are not JSON, so they are refused too.
 _scan_record = json_values.scanner(constants=False)

@@ -1,18 +1,15 @@
-"""A refusal, the error every verb raises where it declines to act (a protocol's own
-errors, JSON-RPC's, stand beside it in jsonrpc.py), and the one way anything postbag says
-reaches its reader: a line on stderr, or the text of an MCP tool's result.
+"""A refusal, the error every verb raises where it declines to act (JSON-RPC's errors stand beside it in jsonrpc.py),
+and the one way anything postbag says reaches its reader: a line on stderr, or the text of an MCP tool's result.
 
-Every module may raise `Refusal` without importing any policy. A message can carry a
-path or a value from the environment, so it is escaped like every other string that
-reaches a terminal. The stream written to is given, never taken from the process.
+Every module may raise `Refusal` without importing any policy. A message can carry a path or a value from the
+environment, so it is escaped. The stream written to is given, never taken from the process.
 """
 
 from postbag.contract import STOP
 
 
 class Refusal(Exception):
-    """A verb declined to act. The message says why; `fix`, where given, what a person
-    does about it; `stop` adds the rest."""
+    """A verb declined to act. The message says why; `fix`, where given, what a person does about it."""
 
     def __init__(self, why, fix=None):
         super().__init__(why)
@@ -26,28 +23,24 @@ def stop(refusal, stderr, *, to_the_person=False):
 
 
 def sentence(refusal):
-    """A refusal in the words an agent is always given it in: it ends by telling the agent
-    to stop, so a failure never turns into a retry loop."""
+    """A refusal as an agent always gets it: it tells the agent to stop, so a failure never turns into a retry loop."""
     return f"{refusal}{STOP}"
 
 
 def to_the_persons_ears(refusal):
-    """A refusal in a person's own terminal, or in a check doctor makes for them: why, and
-    what to do about it, where the why alone does not say."""
+    """A refusal in a person's own terminal, or in doctor's check: why, and what to do where the why does not say."""
     return f"{refusal}: {refusal.fix}" if refusal.fix else str(refusal)
 
 
 def told(message):
-    """`message` as postbag tells it anywhere: after its name, on one line, escaped, each
-    overlong word (a path, most often) cut short."""
+    """`message` as postbag tells it anywhere: after its name, on one line, escaped, each overlong word cut short."""
     from postbag.escape import shown  # here: the lightest refusal, of a human's verb, loads no more than it
 
     return f"postbag: {shown(message)}"
 
 
 def say(message, stderr):
-    """One line on `stderr` (None: started without one, and there is no one to tell) that
-    is not a refusal: something happened that the reader must know."""
+    """One line on `stderr` (None: no one to tell) that is not a refusal, but something the reader must know."""
     if stderr is None:
         return
     try:
@@ -58,9 +51,8 @@ def say(message, stderr):
 
 
 def silence(stream):
-    """Point `stream`'s descriptor at /dev/null once its reader has gone: what the stream
-    still buffers would otherwise fail Python's last flush, which turns any exit status
-    into 120."""
+    """Point `stream`'s descriptor at /dev/null once its reader has gone: what it still buffers would otherwise fail
+    Python's last flush, which turns any exit status into 120."""
     import os
 
     try:

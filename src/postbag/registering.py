@@ -12,10 +12,8 @@ EACH_OWN = "each session's own ledger (its repository's, or the default)"  # a r
 
 
 def registration_of(here):
-    """The Registration by which the clients are to start postbag's server: this postbag,
-    by its absolute path, as `here` was started; `mcp`; and the ledger the terminal names
-    with POSTBAG_LEDGER, where it names one. Else it names none, and each session the
-    server is started for finds its own: its repository's, or the default."""
+    """The Registration by which the clients are to start postbag's server: this postbag, by its absolute path, as
+    `here` was started; `mcp`; and the ledger the terminal names with POSTBAG_LEDGER, where it names one."""
     named = here.env.get(VARIABLE)
     carried = {VARIABLE: named_path(named, here)} if named else {}
     return Registration([*program_of(here, quoted=False), "mcp"], carried)
@@ -39,8 +37,8 @@ def ledger_words(path):
 
 
 def registration_standing(registered, wanted, here):
-    """How `registered`, the Registration a client has of postbag (or None), stands against
-    `wanted`, this postbag's: NONE, ANOTHER program, this one on ANOTHER ledger (ELSEWHERE), or THIS."""
+    """How `registered`, a client's Registration of postbag (or None), stands against `wanted`, this postbag's:
+    NONE, ANOTHER program, this one on ANOTHER ledger (ELSEWHERE), or THIS."""
     if registered is None:
         return NONE
     if registered.argv != wanted.argv:

@@ -1,9 +1,5 @@
-"""What a room tells setup and doctor of its client: the client as a person installed it
-(Installation, which each room's client.py makes), its program (Client), how the client
-starts postbag's server (Registration), a change setup makes (Change, most often one of
-the client's own commands) and a line of doctor (Check).
-
-Both rooms make these and the verbs above read them; nothing here knows a vendor.
+"""What a room tells setup and doctor of its client: the Installation each room's client.py makes, and what it
+gives. Both rooms make these and the verbs above read them; nothing here knows a vendor.
 """
 
 import abc
@@ -19,9 +15,8 @@ CLIENT_SAID = 240  # characters of a client's own message shown: its error and c
 
 
 class Installation(abc.ABC):
-    """A vendor's client as a person installed it, as setup and doctor ask of it through its
-    own commands and files, for `here`: each room's client.py has its own, which only the
-    human's verbs import."""
+    """A vendor's client as a person installed it, asked through its own commands and files: each room's
+    client.py has its own, which only the human's verbs import."""
 
     def __init__(self, here):
         self.here = here
@@ -49,8 +44,7 @@ class Installation(abc.ABC):
 
     @abc.abstractmethod
     def registered(self):
-        """The Registration the client starts as postbag's MCP server, or None where it starts
-        none. A Refusal, raised, where that cannot be told."""
+        """The Registration the client starts as postbag's MCP server, or None; a Refusal where that cannot be told."""
 
     @abc.abstractmethod
     def registering(self, registration):
@@ -63,9 +57,8 @@ class Installation(abc.ABC):
 
     @abc.abstractmethod
     def allowing_tools(self, removing=False):
-        """The Change by which the client lets its agent call postbag's tools without asking,
-        or, `removing`, stops; None where there is nothing to change. A Refusal, raised,
-        where the client's settings cannot be changed safely."""
+        """The Change by which the client lets its agent call postbag's tools without asking, or, `removing`,
+        stops; None where there is nothing to change. A Refusal, raised, where its settings cannot be changed safely."""
 
     @abc.abstractmethod
     def checks(self):
@@ -77,9 +70,8 @@ class Installation(abc.ABC):
 
 
 class Client:
-    """A vendor's program as a person installed it: `name` (as its vendor names it), `command`
-    (as a person types it) and `path` (its path, or None where it is not to be found,
-    with `missing` saying why)."""
+    """A vendor's program: `name` (as its vendor names it), `command` (as a person types it) and `path`
+    (None where it is not to be found, with `missing` saying why)."""
 
     __slots__ = ("command", "missing", "name", "path")
 
@@ -88,8 +80,7 @@ class Client:
 
 
 class Registration:
-    """How a client starts postbag's server: `argv`, its command and arguments, and
-    `variables`, the variables the client gives it."""
+    """How a client starts postbag's server: `argv`, command and arguments, and `variables`, the variables it sets."""
 
     __slots__ = ("argv", "variables")
 
@@ -108,10 +99,9 @@ class Registration:
 
 
 class Change:
-    """One change setup makes: `does`, what it does, in words that start with a verb;
-    `make`, which makes it, and `undo`, which undoes it once made (each raises a Refusal
-    where it fails); `shown`, for a change that is one of a client's commands, the command
-    as a person types it; and `news`, what the person should know of it besides."""
+    """One change setup makes: `does`, what it does, in words that start with a verb; `make`, which makes it,
+    and `undo`, which undoes it once made (each raises a Refusal where it fails); `shown`, for one of a
+    client's commands, the command as a person types it; `news`, what the person should know of it besides."""
 
     __slots__ = ("does", "make", "news", "shown", "undo")
 
@@ -120,8 +110,7 @@ class Change:
 
 
 class Check:
-    """One line of doctor: `state` (OK, FIX or NOTE), `what` it looked at, and `finding`, what
-    it found, or the one fix."""
+    """One line of doctor: `state` (OK, FIX or NOTE), `what` it looked at, and `finding`, what it found or the fix."""
 
     __slots__ = ("finding", "state", "what")
 
@@ -130,9 +119,8 @@ class Check:
 
 
 def command(client, env, does, argv):
-    """A Change that runs one of `client`'s own commands, `argv` after its program, in
-    `env`: `does`, what it does, is followed by the command as a person would type it, each
-    word quoted for a shell, so that it can be pasted."""
+    """A Change that runs `client`'s own command `argv` (after its program) in `env`; its words are `does`
+    followed by the command, each word quoted for a shell so that it can be pasted."""
     shown = " ".join(map(shell_word, [client.command, *argv]))
 
     def make():
@@ -144,10 +132,8 @@ def command(client, env, does, argv):
 
 
 def failed(shown, status, err):
-    """The Refusal of one of a client's commands, `shown` as a person types it, that ended
-    with `status` (None: it ran past COMMAND_TIMEOUT), saying what the client said on
-    stderr, `err`: its lines from the first, less its warnings, on one line, each run of
-    spaces one, escaped and capped (what follows, a backtrace for one, is cut)."""
+    """The Refusal of a client's command `shown` that ended with `status` (None: past COMMAND_TIMEOUT),
+    quoting its stderr `err` on one line, less warnings and credentials, capped so that a backtrace is cut."""
     from postbag.escape import without_credentials
     from postbag.vendor_files import quoted
 
@@ -167,10 +153,8 @@ def registration_from(command, args, env):
 
 
 def version_check(client, installed, proven, installing):
-    """doctor's line on the version `installed` of `client` (None where its --version does
-    not tell), against `proven`, the oldest and newest the real-client tier proves postbag
-    on; setup says it too, where it is not OK. `installing` is how to get a proven version,
-    a command to paste and what it needs."""
+    """doctor's line on the version `installed` of `client` (None: its --version does not tell), against
+    `proven`, the oldest and newest the real-client tier proves; `installing`, how to get a proven one."""
     from postbag.versions import numbers
 
     oldest, newest = proven

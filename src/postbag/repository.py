@@ -1,28 +1,21 @@
-"""The git repository a directory lies in, found as git's discovery finds it (its setup.c),
-without running git, but for git's settings: a repository of another user's is refused
-always, as git refuses it where its safe.directory names none.
+"""The git repository a directory lies in, found as git's discovery finds it (its setup.c), without running git.
 
-- GIT_DIR, where the environment sets it, is the repository, from the working directory
-  where it is relative; GIT_COMMON_DIR, where set, its common directory. Nothing is looked for.
-- Else git looks from the directory, its links resolved, up folder by folder: in each, for
-  `.git`, a file naming the repository's folder (`gitdir: PATH`, as a worktree and a
-  submodule have) or a folder that is one; failing that, whether the folder is itself a
-  repository's (a bare one, or the inside of `.git`). A `.git` that cannot be looked at,
-  is neither a file nor a folder, or is a folder of no repository's, is passed over. A
-  `.git` file that cannot be read, or names no repository, stops git; postbag refuses it.
-- The walk never climbs into a folder GIT_CEILING_DIRECTORIES names, nor onto another
-  file system unless GIT_DISCOVERY_ACROSS_FILESYSTEM is true.
-- A repository's folder holds a HEAD git takes (a link into refs/, "ref: refs/...", or an
-  object id), and its common directory (the folder its `commondir` names, else itself)
-  holds objects and refs.
-- A repository the walk finds, whose folders are not the user's, git refuses ("dubious
-  ownership") unless its safe.directory setting names it; postbag refuses it always.
+- GIT_DIR, where set, is the repository, from the working directory where it is relative; GIT_COMMON_DIR, where
+  set, its common directory. Nothing is looked for.
+- Else git looks from the directory, its links resolved, up folder by folder: in each, for `.git`, a file naming
+  the repository's folder (`gitdir: PATH`, as a worktree and a submodule have) or a folder that is one; failing
+  that, whether the folder is itself a repository's (a bare one, or the inside of `.git`). A `.git` that cannot be
+  looked at, is neither a file nor a folder, or is a folder of no repository's, is passed over. A `.git` file that
+  cannot be read, or names no repository, stops git; postbag refuses it.
+- The walk never climbs into a folder GIT_CEILING_DIRECTORIES names, nor onto another file system unless
+  GIT_DISCOVERY_ACROSS_FILESYSTEM is true.
+- A repository's folder holds a HEAD git takes, and its common directory (the folder its `commondir` names, else
+  itself) holds objects and refs.
+- A repository the walk finds, whose folders are not the user's, git refuses ("dubious ownership") unless its
+  safe.directory setting names it; postbag refuses it always.
 
-Every worktree of one repository leads to one common directory; a submodule's folder
-names none, and is a repository of its own. A repository is known by its common
-directory's device and inode, which a move keeps and a new clone at the same path does
-not. The few small files read on the way (`.git`, HEAD, `commondir`) are anybody's: each
-is read without blocking, only where it is a regular file, and within a bound.
+A submodule's folder names no common directory, and is a repository of its own. A repository is known by its
+common directory's device and inode, which a move keeps and a new clone at the same path does not.
 """
 
 import errno
@@ -39,9 +32,8 @@ _TRUE = ("1", "true", "yes", "on")
 
 
 class Repository:
-    """A git repository: `common`, its common directory, which every worktree of it shares;
-    `device` and `inode`, that directory's, by which it is known; and `top`, the folder it
-    was found from (the work tree that holds `.git`, or the repository's own folder)."""
+    """A git repository: `common`, its common directory, which every worktree of it shares; `device` and
+    `inode`, that directory's; and `top`, the folder it was found from (the work tree that holds `.git`, or its own)."""
 
     __slots__ = ("common", "device", "inode", "top")
 
@@ -55,30 +47,25 @@ class Repository:
         return hash((self.device, self.inode))
 
     def recorded(self):
-        """What a ledger's records keep of it: its common directory, as text, and that
-        directory's device and inode."""
+        """What a ledger's records keep of it."""
         return {"path": as_text(self.common), "device": self.device, "inode": self.inode}
 
     def is_recorded_as(self, found):
-        """Whether `found`, what a record keeps of a repository, is this one: the same inode
-        on the same device, or at the same path (a device's number can change as a file
-        system is mounted again)."""
+        """Whether `found`, what a record keeps of a repository, is this one: the same inode on the same device,
+        or at the same path (a device's number can change as a file system is mounted again)."""
         if type(found) is not dict or found.get("inode") != self.inode:
             return False
         return found.get("device") == self.device or found.get("path") == as_text(self.common)
 
     @property
     def main_tree(self):
-        """The folder words name it by: its main work tree, which every worktree of it
-        shares, where its common directory is that tree's `.git`; else `top` (a bare
-        repository, a submodule, a repository whose `.git` lies elsewhere)."""
+        """The folder words name it by: its main work tree, whose `.git` is its common directory; else `top`."""
         folder, base = os.path.split(self.common)
         return folder if base == ".git" else self.top
 
     @property
     def name(self):
-        """What a person calls it: the folder of its main work tree (of a bare repository,
-        its own folder, less `.git`; of a submodule, its name)."""
+        """What a person calls it: the folder of its main work tree (a bare one's, less `.git`; a submodule's name)."""
         folder, base = os.path.split(self.common)
         if base == ".git":
             base = os.path.basename(folder)
@@ -86,9 +73,8 @@ class Repository:
 
 
 def containing(directory, here):
-    """The Repository `directory` lies in, as git finds it with the variables of `here`, or
-    None where it lies in none. A Refusal where git would stop, or where the repository
-    found is not the user's."""
+    """The Repository `directory` lies in, as git finds it with the variables of `here`, or None. A Refusal
+    where git would stop, or where the repository found is not the user's."""
     explicit = here.env.get("GIT_DIR")
     if explicit:
         return _named(os.path.join(directory, explicit), directory, here)
@@ -123,8 +109,8 @@ def _named(gitdir, directory, here):
 
 
 def _ceilings(listed):
-    """The folders GIT_CEILING_DIRECTORIES names, its links resolved (an empty entry says
-    that the entries after it are taken as written), as git reads them: the absolute ones."""
+    """The absolute folders GIT_CEILING_DIRECTORIES names, as git reads them: links resolved, except in the
+    entries after an empty one, which are taken as written."""
     found, resolve = set(), True
     for entry in listed.split(":"):
         if not entry:
@@ -152,8 +138,7 @@ def _at(folder, here):
 
 
 def _found(gitdir, top, owned, here):
-    """The Repository of the folder `gitdir`, found from `top`, once the `owned` paths and
-    its common directory are known to be the user's."""
+    """The Repository of `gitdir`, found from `top`, once the `owned` paths and its common directory are the user's."""
     common = _common(gitdir, here)
     _require_owned((*owned, common), here)
     return _repository(common, top)
@@ -165,8 +150,7 @@ def _repository(common, top):
 
 
 def _named_by(dot_git, here):
-    """The repository folder a `.git` file names (`gitdir: PATH`, PATH from the file's own
-    folder where it is relative), which must be one."""
+    """The repository folder a `.git` file names (`gitdir: PATH`, from the file's folder), which must be one."""
     text = _text_of_file(dot_git, LINK_MOST)
     if not text.startswith("gitdir: "):
         raise _cannot_follow(dot_git, "it is a file, and does not say gitdir: PATH")
@@ -177,8 +161,7 @@ def _named_by(dot_git, here):
 
 
 def _common(folder, here):
-    """The common directory of the repository folder `folder`: GIT_COMMON_DIR, where set;
-    else the folder its `commondir` names (from `folder`, where relative); else `folder`."""
+    """The common directory of `folder`: GIT_COMMON_DIR, else what its `commondir` names, else itself."""
     explicit = here.env.get("GIT_COMMON_DIR")
     if explicit:
         return os.path.realpath(explicit)
@@ -216,9 +199,8 @@ def _head_is_valid(path):
 
 
 def _text_of_file(path, most, *, whole=True):
-    """The text of the small regular file at `path`, read without blocking (a pipe planted
-    there must not hang a command), at most `most` bytes: a Refusal where it cannot be read
-    so, or, `whole`, is longer."""
+    """The text of the small regular file at `path`, at most `most` bytes, read without blocking (a pipe planted
+    there must not hang a command): a Refusal where it cannot be read so, or, `whole`, is longer."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError as error:
@@ -240,9 +222,8 @@ def _text_of_file(path, most, *, whole=True):
 
 
 def _require_owned(paths, here):
-    """Refuse a repository found by looking, where one of its `paths` is not the user's: git
-    refuses it too, unless its safe.directory setting names it, which postbag does not read.
-    Run as root, a path is the user's where root or, under sudo, SUDO_UID owns it, as git says."""
+    """Refuse a repository found by looking where one of its `paths` is not the user's, as git does unless its
+    safe.directory (unread here) names it. Under sudo, a path SUDO_UID owns is root's own too, as git says."""
     user = os.geteuid()
     for path in paths:
         try:

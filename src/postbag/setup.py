@@ -1,15 +1,12 @@
 """`postbag setup`: from the downloaded file to a first letter in one command, the human's.
 
-It registers this very postbag, by its absolute path, as the MCP server `postbag` of each
-client installed here, through the client's own command, and lets the agent call its
-tools without asking, as each room says; it carries POSTBAG_LEDGER where the terminal
-names a ledger, and else names none, so that each session finds its repository's. It
-changes no setting that decides what an agent lets in: where one would stop letters, it
-says so and names the setting. Every plan is made before any change, so that a client
-whose configuration setup cannot change safely leaves every client as it was; a person's
-own file is changed first, so that a write the disk refuses leaves everything as it was;
-`--dry-run` says the changes and makes none; a second run finds nothing to change;
-`--remove` takes out what setup puts in.
+It registers this very postbag, by its absolute path, as the MCP server `postbag` of each client installed here,
+through the client's own command, and lets the agent call its tools without asking; it carries POSTBAG_LEDGER where
+the terminal names a ledger, and else names none, so that each session finds its repository's. It changes no
+setting that decides what an agent lets in: where one would stop letters, it says so. Every plan is made before
+any change, so that a client whose configuration setup cannot change safely leaves every client as it was; a
+person's own file is changed first, so that a write the disk refuses leaves everything as it was. A second run
+finds nothing to change; `--remove` takes out what setup puts in.
 """
 
 from postbag.escape import shell_word
@@ -31,9 +28,8 @@ from postbag.words import Done
 
 
 class Plan:
-    """What setup does with one client: its `changes`; `blocked`, why it must change
-    nothing anywhere (in words, or None); and `notes`, what the person should know, a
-    setting setup leaves to them among them."""
+    """What setup does with one client: its `changes`; `blocked`, why it must change nothing anywhere (in words, or
+    None); and `notes`, what the person should know, a setting setup leaves to them among them."""
 
     __slots__ = ("blocked", "changes", "notes")
 
@@ -73,16 +69,14 @@ def setup(here, *, removing=False, dry_run=False):
 
 
 def _version_note(peer_room, installed):
-    """What setup says of the version `installed` (an Installation of `peer_room`'s client)
-    is, where doctor would not call it ok; else None."""
+    """A note on the version of `installed`, `peer_room`'s client, where doctor would not call it ok; else None."""
     check = version_check(installed.client, installed.version(), peer_room.PROVEN, installed.installing)
     return None if check.state == OK else f"{installed.client.name}: {check.finding}"
 
 
 def _make_all(changes, here):
-    """Make each of `changes` in turn, or, where one fails or a signal asks the process to
-    end (Ctrl-C, SIGTERM, SIGHUP), undo those made, and the one under way, and refuse, or
-    end as the signal asks."""
+    """Make each of `changes` in turn; where one fails, or a signal asks the process to end, undo those made and the
+    one under way, then refuse, or end as the signal asks."""
     from postbag.refusal import say
     from postbag.signals import Held, Stopped, Stopping
 
@@ -104,9 +98,8 @@ def _make_all(changes, here):
 
 
 def _undone(made, under_way=None):
-    """Undo the changes `made`, the last first (after `under_way`, which a signal stopped
-    and may have made or not), so that a failed setup leaves all as it was; in words, what
-    came of it."""
+    """Undo the changes `made`, the last first, after `under_way` (which a signal stopped, made or not), so that a
+    failed setup leaves all as it was; in words, what came of it."""
     if under_way is not None:
         try:
             under_way.undo()
@@ -121,8 +114,7 @@ def _undone(made, under_way=None):
 
 
 def _plan(peer_room, installed, wanted, here, removing):
-    """The Plan for the client of `peer_room`, as `installed` (its Installation): the
-    person's file first, then the client's commands."""
+    """The Plan for the client of `peer_room`, as `installed`: the person's file first, then the client's commands."""
     try:
         registered = installed.registered()
         allowing = installed.allowing_tools(removing=removing)
@@ -153,10 +145,8 @@ def _plan(peer_room, installed, wanted, here, removing):
 
 
 def _moving(installed, registered, wanted, here):
-    """The Change that points the client's registration of this postbag, which names
-    another ledger than this terminal (or names one where this names none, or none where
-    this names one), at this terminal's: the registration taken out and made again, with
-    whatever else it names; put back as it was where the new one fails."""
+    """The Change that points the client's registration of this postbag at the ledger this terminal names (or none),
+    where it names another: taken out and made again, with whatever else it names, and put back if that fails."""
     others = {name: value for name, value in registered.variables.items() if name != VARIABLE}
     moved = Registration(wanted.argv, {**others, **wanted.variables})
     out = _undone_by(installed.unregistering(), installed.registering(registered))

@@ -1,13 +1,10 @@
-"""Holding signals back while postbag must not be stopped halfway: during an append, while
-a thread is born that must never take a signal meant for the main one, and once a door
-has a letter the command line sent."""
+"""Holding signals back while postbag must not be stopped halfway: during an append, while a thread is born that
+must never take a signal meant for the main one, and once a door has a letter the command line sent."""
 
-# The C module beneath `signal`, which is private, where it holds all that is used here: its
-# masks are sets of numbers, where `signal` turns each of some sixty signals into an enum
-# member, which would cost every send 5 ms (docs/performance.md). Where it is missing,
-# lacks a name used here, or refuses the calls tried here as it is imported (those that
-# change nothing), `signal` serves, its functions the same ones (tests/test_private_modules.py
-# makes each happen). `signal` imports `_signal` itself: where that is broken, so is `signal`.
+# The private C module beneath `signal`, where it holds all that is used here: its masks are sets of numbers, where
+# `signal` makes an enum member of each of some sixty signals, which would cost every send 5 ms (docs/performance.md).
+# Where it is missing, lacks a name used here, or refuses the calls tried here (which change nothing), `signal`
+# serves, its functions the same ones (tests/test_private_modules.py makes each happen).
 USED = ("pthread_sigmask", "valid_signals", "signal", "SIG_BLOCK", "SIG_SETMASK", "SIG_IGN", "SIG_DFL")
 USED += ("SIGXFSZ", "SIGTERM", "SIGHUP", "SIGINT")
 try:
@@ -21,8 +18,7 @@ except (ImportError, TypeError, ValueError):
 
 
 class Held:
-    """Every signal that can be blocked waits, in this thread, until the block is left;
-    then the mask is what it was."""
+    """Every signal that can be blocked waits, in this thread, until the block is left; then the mask is as it was."""
 
     __slots__ = ("_previous",)
 
@@ -35,9 +31,8 @@ class Held:
 
 
 class FileSizeAsError:
-    """Past RLIMIT_FSIZE the kernel kills a process that writes on (SIGXFSZ); in this block
-    the signal is ignored, so that the write fails with EFBIG instead, which can be
-    answered. The handler before it comes back after: a long-lived caller keeps its own."""
+    """Past RLIMIT_FSIZE the kernel kills a process that writes on (SIGXFSZ); in this block the signal is ignored, so
+    that the write fails with EFBIG instead. The handler before comes back after: a long-lived caller keeps its own."""
 
     __slots__ = ("_previous",)
 
@@ -50,9 +45,7 @@ class FileSizeAsError:
 
 
 class Stopped(Exception):
-    """A signal that asks the process to end (SIGTERM, SIGHUP) came while `Stopping` let it
-    stop the work in hand: `number` is the signal, which `end` ends the process by once
-    the work is undone."""
+    """A SIGTERM or SIGHUP, `number`, that stopped the work in hand under `Stopping`; `end` ends the process by it."""
 
     def __init__(self, number):
         super().__init__(number)
@@ -64,9 +57,8 @@ class Stopped(Exception):
 
 
 class Stopping:
-    """SIGTERM and SIGHUP, in this block, raise Stopped where the main thread is, so that
-    the work in hand can be undone before the process ends; SIGINT raises KeyboardInterrupt,
-    as it does anyway. The handlers before come back after."""
+    """In this block SIGTERM and SIGHUP raise Stopped in the main thread, as SIGINT raises KeyboardInterrupt, so that
+    the work in hand can be undone before the process ends. The handlers before come back after."""
 
     NUMBERS = (_c.SIGTERM, _c.SIGHUP)
 
@@ -98,9 +90,8 @@ def ignore_interrupts():
 
 
 def start_beside(work):
-    """Start `work` on a daemon thread born with every signal blocked: a signal sent to the
-    process must reach the main thread, which holds it back while it appends. Taken by
-    another thread, it would end the process halfway through the record. The thread."""
+    """Start `work` on a daemon thread born with every signal blocked, and return it: a signal must reach the main
+    thread, which holds it back while it appends, for another thread would end the process halfway through one."""
     import threading
 
     with Held():

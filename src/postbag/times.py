@@ -1,15 +1,13 @@
-"""Time as postbag writes it and as the vendors write it: the ledger stamps local time to
-the second with its offset, as 1.0 did; Claude Code and Codex stamp UTC with
-milliseconds and a Z."""
+"""Time as postbag writes it and as the vendors write it: the ledger stamps local time to the second with its
+offset, as 1.0 did; Claude Code and Codex stamp UTC with milliseconds and a Z."""
 
 import time
 
 
 class Clock:
-    """Local time, to the second, with its exact UTC offset: 2026-09-08T10:02:11+02:00, or
-    +01:00:30 where a zone's offset has seconds, as 1.0's isoformat() wrote it. The zone
-    is the process's own (its TZ, else the system's), which the C library reads, or
-    `zone` (a tzinfo) where one is given; the entry point makes the one clock a run uses."""
+    """Local time, to the second, with its exact UTC offset, as 1.0's isoformat() wrote it: 2026-09-08T10:02:11+02:00,
+    or +01:00:30 where the offset has seconds. The zone is `zone` (a tzinfo), else the process's own (its TZ, else
+    the system's), which the C library reads."""
 
     __slots__ = ("zone",)
 
@@ -42,9 +40,8 @@ class Clock:
 
 
 def moment(text):
-    """Seconds since the epoch of an ISO 8601 time with an offset or a Z, or, without one,
-    in local time (as a ledger's time is where it names no offset: records of 1.0's own
-    tests do not); None for any other text, which the ledger's records take too."""
+    """Seconds since the epoch of an ISO 8601 time with an offset or a Z, or, without one, in local time (records of
+    1.0's own tests name none); None for any other text, which the ledger's records take too."""
     from datetime import datetime
 
     if type(text) is not str:

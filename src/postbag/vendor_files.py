@@ -1,17 +1,10 @@
-"""Reading what a vendor writes. Claude Code's settings, sessions and transcripts, and
-Codex's rollouts, queue and records of its daemon, are untrusted input: a file can be
-damaged, half-written, replaced by another program (a pipe, a directory, a link to a
-device) or written by a version never seen here. Every reader in both rooms reads
-through here:
-
-- a file is opened without blocking and read only when it is a regular file, never
-  more than a bound;
-- JSON is parsed so that nesting too deep is not JSON, and a record is taken only when
-  it is an object (`record`), each field of the type wanted (`text`, `whole`, `table`);
-- whatever a record says that a person is shown is escaped and cut short (`quoted`).
+"""Reading what a vendor writes. Claude Code's settings, sessions and transcripts, and Codex's rollouts, queue and
+records of its daemon, are untrusted input: a file can be damaged, half-written, replaced by another program (a
+pipe, a directory, a link to a device) or written by a version never seen here. So a file is opened without
+blocking and read only when it is a regular file, never more than a bound; nesting too deep is not JSON; a record
+is taken only as an object, each field of the type wanted; and what a person is shown of it is escaped and cut short.
 
 What cannot be read is an OSError whose words say why; what is not JSON, a ValueError.
-The search of a JSON Lines file from its end is here too, for both rooms' receipts.
 """
 
 import errno
@@ -44,8 +37,7 @@ def open_regular(path):
 
 
 def is_regular(path):
-    """Whether `path` is a regular file (a link is followed), as a reader that cannot be
-    handed a descriptor (SQLite) must know before it opens the path itself."""
+    """Whether `path` is a regular file (a link followed), for a reader that opens the path itself (SQLite)."""
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
@@ -53,8 +45,7 @@ def is_regular(path):
 
 
 def read_regular(path, limit=LIMIT):
-    """The bytes of the regular file at `path`, when it holds at most `limit` of them: read
-    until its end or past the bound, however few bytes each read gives."""
+    """The bytes of the regular file at `path`, where it holds at most `limit` of them; else OSError."""
     fd = open_regular(path)
     pieces, size = [], 0
     try:
@@ -69,8 +60,7 @@ def read_regular(path, limit=LIMIT):
 
 
 def json_of(data):
-    """The JSON value in `data` (bytes or text); ValueError for anything that is not JSON,
-    nesting too deep for the parser among it."""
+    """The JSON value in `data`, bytes or text; ValueError for anything not JSON, nesting too deep among it."""
     try:
         return json_values.loads(data)
     except RecursionError:
@@ -78,8 +68,7 @@ def json_of(data):
 
 
 def read_json(path, limit=LIMIT):
-    """The JSON value in the regular file at `path`, read whole: OSError where it cannot be
-    read, ValueError where it is not JSON."""
+    """The JSON value in the regular file at `path`; OSError where it cannot be read, ValueError where not JSON."""
     return json_of(read_regular(path, limit))
 
 
@@ -100,25 +89,22 @@ def table(value, name):
 
 
 def whole(value, low, high):
-    """`value` when it is a whole number from `low` to `high` (no bool), else None: a
-    number past what its use can hold (a pid past a C long) is no number of it."""
+    """`value` when it is a whole number (no bool) from `low` to `high`, else None: a pid past a C long is no pid."""
     return value if type(value) is int and low <= value <= high else None
 
 
 def quoted(word, limit=QUOTED):
-    """A vendor's `word` as a person is shown it: on one line, escaped, at most `limit`
-    characters (and an ellipsis where it was longer)."""
+    """A vendor's `word` as a person is shown: on one line, escaped, at most `limit` characters, ellipsis included."""
     shown = one_line(word if type(word) is str else repr(word))
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 def find_back(path, what, needle, accept, since, look_back=LOOK_BACK):  # noqa: PLR0913, PLR0917
-    """The newest record of the JSON Lines file at `path` (`what`, in words that name no
-    door: its name holds a session or thread id) that `accept` takes, looked for from the
-    end, at most `look_back` bytes: only lines holding `needle` (bytes, or a tuple of them)
-    are parsed, only objects are offered to `accept`, and the search ends at a block whose
-    records are older than `since` (seconds since the epoch, or None). Returns (record or
-    None, None), or (None, why the file cannot be read)."""
+    """The newest record of the JSON Lines file at `path` (`what`, in words that name no door: its name holds a
+    session or thread id) that `accept` takes, looked for from the end, at most `look_back` bytes: only lines holding
+    `needle` (bytes, or a tuple of them) are parsed, only objects are offered to `accept`, and the search ends at a
+    block whose records are older than `since` (seconds since the epoch, or None). Returns (record or None, None),
+    or (None, why the file cannot be read)."""
     from postbag.times import moment
 
     try:
@@ -161,8 +147,7 @@ def find_back(path, what, needle, accept, since, look_back=LOOK_BACK):  # noqa: 
 
 
 def _oldest_stamp(data, first):
-    """The time stamp of the first record in `data` from offset `first` that says when it
-    was written, or None."""
+    """The time stamp of the first record in `data` from offset `first` that says when it was written, or None."""
     at = data.find(_TIMESTAMP, first)
     if at < 0:
         return None

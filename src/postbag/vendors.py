@@ -1,17 +1,14 @@
-"""The vendors: the one list of the peers, what each vendor's package declares of its
-sessions in its __init__ (which imports nothing, so that a human's verb refused in a
-session loads no more), and each peer's Room, which is how everything above reaches a
-vendor, never by branching on its name. A room is imported when it is first asked for,
-so that a send to one vendor loads nothing of the other's.
+"""The vendors: the one list of the peers, what each vendor's package declares in its __init__ (which imports
+nothing, so that a human's verb refused in a session loads no more), and each peer's Room, through which everything
+above reaches a vendor, never by branching on its name. A room is imported when first asked for, so that a send to
+one vendor loads nothing of the other's.
 
-What a package declares (tests/test_rooms.py holds each to it): NAME, the peer's name in
-the ledger; CLIENT, its vendor's name for the client; PROGRAM, as a person types it;
-SESSION_NAME, what one of its sessions is called after "a"; FILES, what receipts read,
-as help names them; DELIVERED, what delivered means at its door; VARIABLES, postbag's
-own variables for it; DOOR_VARIABLES, what its sessions export that names their door;
-MARKS, what else marks one of its sessions; LETTER_MOST, the longest letter its door
-carries (None: any); SWITCHES, the words of each Switch its room honours; SANDBOX, the
-words of the Sandbox around its commands and the variables that mark them (None: none);
+What a package declares (tests/test_rooms.py holds each to it): NAME, the peer's name in the ledger; CLIENT, its
+vendor's name for the client; PROGRAM, as a person types it; SESSION_NAME, what one of its sessions is called after
+"a"; FILES, what receipts read, as help names them; DELIVERED, what delivered means at its door; VARIABLES, postbag's
+own variables for it; DOOR_VARIABLES, what its sessions export that names their door; MARKS, what else marks one of
+its sessions; LETTER_MOST, the longest letter its door carries (None: any); SWITCHES, the words of each Switch its
+room honours; SANDBOX, the words of the Sandbox around its commands and the variables that mark them (None: none);
 and the functions is_session_variable(name), inside(env) and door_in(env).
 """
 
@@ -21,10 +18,9 @@ from postbag.refusal import Refusal
 
 
 class Switch:
-    """A choice the human makes in opening an exchange, which one room honours: `flag` on
-    `open`'s command line (with its `help`) records `field` as `value` in the open record,
-    and `said_at_open` and `said_in_status` are what `open` and `read`'s status line add
-    of it. `peer` is the room that honours it."""
+    """A choice the human makes in opening an exchange, which one room, `peer`, honours: `flag` on `open`'s command
+    line (with its `help`) records `field` as `value` in the open record; `said_at_open` and `said_in_status` are
+    what `open` and `read`'s status line add of it."""
 
     __slots__ = ("field", "flag", "help", "peer", "said_at_open", "said_in_status", "value")
 
@@ -44,10 +40,9 @@ class Switch:
 
 
 class Sandbox:
-    """What a vendor's sandbox around an agent's commands keeps postbag from, in the words
-    a refusal adds: `name`; `allow_connecting`, how the human lets a command reach the
-    other agent's door; `allow_writing`, how the human lets it write the ledger. `marks`:
-    the variables it sets in every command it runs, any one of which tells it."""
+    """A vendor's sandbox around an agent's commands, in the words a refusal adds: `name`; `allow_connecting`, how
+    the human lets a command reach the other agent's door; `allow_writing`, how the human lets it write the ledger.
+    `marks`: the variables it sets in every command it runs, any one of which tells it."""
 
     __slots__ = ("allow_connecting", "allow_writing", "marks", "name")
 
@@ -59,17 +54,14 @@ class Sandbox:
 VENDORS = {claude.NAME: claude, codex.NAME: codex}
 assert tuple(VENDORS) == PEERS  # one list of the vendors, in the ledger's order
 AGENTS = " and ".join(PEERS)  # as the command line names them
-# The variables that mark a shell as living inside an agent's session, in the order a
-# refusal names them: every session's door variables, then what else marks one.
+# The variables that mark a shell as inside an agent's session, in the order a refusal names them.
 VARIABLES = (
     *(name for each in VENDORS.values() for name in each.DOOR_VARIABLES),
     *(name for each in VENDORS.values() for name in each.MARKS),
 )
 CLIENTS = " and ".join(each.CLIENT for each in VENDORS.values())  # "Claude Code and Codex"
-# The longest letter, in bytes, that every door carries: a letter goes either way, and
-# 1.0 took one cap for both.
+# The longest letter, in bytes, that every door carries: a letter goes either way, and 1.0 took one cap for both.
 LETTER_MOST = min(each.LETTER_MOST for each in VENDORS.values() if each.LETTER_MOST is not None)
-# Every room's switches, in the order of the peers.
 SWITCHES = tuple(Switch(each.NAME, **words) for each in VENDORS.values() for words in each.SWITCHES)
 
 
@@ -98,9 +90,8 @@ def is_session_variable(name):
 
 
 def in_a_persons_terminal(here):
-    """Whether `here` is a terminal of no agent's session: it holds none of their variables.
-    Whatever verb is refused there, the person typed it, and is told why and what to do,
-    not the agents' "stop and ask the human"."""
+    """Whether `here` is a terminal of no agent's session. A verb refused there was typed by the person, who is told
+    why and what to do, not the agents' "stop and ask the human"."""
     return not any(name in here.env for name in VARIABLES)
 
 
@@ -125,8 +116,7 @@ def in_no_session(peer):
 
 
 def sandbox_of(here):
-    """The Sandbox around this process's commands, as the variables its vendor marks them
-    with say; or None."""
+    """The Sandbox around this process's commands, as its vendor's marking variables say; or None."""
     for each in VENDORS.values():
         if each.SANDBOX is not None and any(here.env.get(name) for name in each.SANDBOX["marks"]):
             return Sandbox(**each.SANDBOX)
@@ -134,8 +124,7 @@ def sandbox_of(here):
 
 
 def for_a_child(env):
-    """`env` less every vendor session variable and the ledger's path, for a vendor's
-    program a door runs: a token must not reach the other vendor."""
+    """`env` less the ledger's path and every vendor's session variables: a token must not reach the other vendor."""
     return {name: value for name, value in env.items() if name != LEDGER_VARIABLE and not is_session_variable(name)}
 
 
@@ -165,16 +154,14 @@ def all_rooms():
 
 
 def room(peer, here, exchange=None):
-    """`peer`'s room, for `here`; in `exchange` (an exchange.Exchange), with the switches its
-    human set that this room honours."""
+    """`peer`'s room for `here`, with the switches set in `exchange` (an exchange.Exchange) that it honours."""
     fields = {switch.field for switch in SWITCHES if switch.peer == peer}
     switches = {} if exchange is None else {k: v for k, v in exchange.switches.items() if k in fields}
     return room_class(peer)(here, switches)
 
 
 def reach(peer, joined, here, exchange):
-    """Whether `peer`'s session behind the door of its join record `joined` can take a
-    letter now, in `exchange`: a room.Reach."""
+    """Whether `peer`'s session behind the door of `joined`, its join record, can take a letter now: a room.Reach."""
     from postbag.room import CANNOT_TELL, Reach
 
     try:

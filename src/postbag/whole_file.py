@@ -1,16 +1,12 @@
-"""Every file postbag writes but the ledger, written whole or not at all: a person's file
-(Claude Code's settings.json) and the copy of it kept as it was found.
+"""Every file postbag writes but the ledger, written whole or not at all: a person's file (Claude Code's
+settings.json) and the copy of it kept as it was found.
 
-The new bytes go to a file beside the old one, every one of them (a short write goes on
-where it stopped, and past the file size limit it fails, as EFBIG, rather than stopping
-the process), made durable, and renamed over the old: whoever reads the file, after a
-crash or a kill at any moment, finds the old bytes or the whole of the new. Then the
-directory, which holds the name, is made durable too. A link is written through, to the
-file it names; a file keeps its mode. What fails is an OSError, and the file is as it was;
-`writing` and `found_or_refusal` tell it as a Refusal that names the file.
+The new bytes go, every one of them, to a file beside the old one, made durable, and renamed over the old: whoever
+reads the file, after a crash or a kill at any moment, finds the old bytes or the whole of the new. Then the
+directory, which holds the name, is made durable too. What fails is an OSError, and the file is as it was.
 
-A file is read here as every file of anyone's is (vendor_files.py too): opened without
-blocking, and only where it is a regular file.
+A file is read here as every file of anyone's is (vendor_files.py too): opened without blocking, and only where it
+is a regular file.
 """
 
 import errno
@@ -26,9 +22,8 @@ KEPT = ".before-postbag"  # what a person's file, as setup found it, is kept as 
 
 
 def write(path, data, mode=None):
-    """`data` as the whole of the file at `path` (or the file a link there names), which
-    keeps its mode, or takes `mode` where one is given; a file made here without one is
-    private (0600)."""
+    """`data` as the whole of the file at `path` (or the file a link there names), which keeps its mode, or takes
+    `mode` where one is given; a file made here without one is private (0600)."""
     target = os.path.realpath(path)
     folder, name = os.path.split(target)
     if mode is None:
@@ -93,8 +88,7 @@ def writing(path, work):
 
 
 def put_back(path, was):
-    """The file at `path` made again as `was` (a Found) says, modification time included;
-    removed where `was` is None."""
+    """The file at `path` made again as `was`, a Found, says, modification time included; removed where it is None."""
     if was is None:
         if os.path.lexists(path):
             remove(path)
@@ -104,8 +98,7 @@ def put_back(path, was):
 
 
 def copies(path):
-    """The copies kept beside the file at `path`: `path + KEPT`, and any later one
-    `path + KEPT + "-N"`, in that order."""
+    """The copies kept beside the file at `path`: `path + KEPT`, then each later `path + KEPT + "-N"`, in order."""
     folder, name = os.path.split(path)
     stem = name + KEPT
     try:
@@ -118,8 +111,7 @@ def copies(path):
 
 
 def free_copy(path):
-    """Where a new copy of the file at `path` goes: `path + KEPT`, else the first
-    `path + KEPT + "-N"` no file takes. A copy already there is never written over."""
+    """Where a new copy of the file at `path` goes: `path + KEPT`, else the first `path + KEPT + "-N"` no file takes."""
     taken, tried = set(copies(path)), path + KEPT
     number = 1
     while tried in taken or os.path.lexists(tried):
@@ -129,10 +121,8 @@ def free_copy(path):
 
 
 def copy_as_left(path):
-    """The copy setup made of the file at `path`, where the file is as setup left it: the
-    copy stamped (stamp) with the file's ctime, which any write or chmod moves on and
-    nothing sets back. None where no copy is: one made by something else, or before the
-    file changed since, is not setup's."""
+    """The copy setup made of the file at `path`, where the file is as setup left it: the copy stamped (stamp) with
+    the file's ctime, which any write or chmod moves on and nothing sets back; else None."""
     try:
         changed = os.stat(path).st_ctime_ns
     except OSError:
@@ -148,17 +138,14 @@ def copy_as_left(path):
 
 
 def others_copies(path):
-    """The copies beside the file at `path` that are not setup's as it left the file: each
-    one setup did not make, or made before the file changed since, which it never uses."""
+    """The copies beside the file at `path` other than copy_as_left's, which setup never uses."""
     own = copy_as_left(path)
     return [copy for copy in copies(path) if copy != own]
 
 
 def stamp(path, copy):
-    """Stamp `copy` with the moment the file at `path` last changed, its ctime, as the
-    copy's modification time, a nanosecond on: the kernel stamps files by a clock that
-    moves a millisecond or more at a time, so no copy made by anything else bears it, even
-    one made the same moment. Nothing where there is no file."""
+    """Give `copy` the ctime of the file at `path`, a nanosecond on, as its modification time: the kernel's clock
+    for stamps moves a millisecond or more at a time, so no copy made by anything else bears it. No file, no stamp."""
     try:
         changed = os.stat(path).st_ctime_ns
     except FileNotFoundError:
@@ -172,9 +159,8 @@ def _stamp_of(changed):
 
 
 def clean_leftovers(folder):
-    """Remove the part files in `folder` that a write of postbag's left when a kill stopped
-    it: each .NAME.PID.HEX.part, whose process PID runs no more. A process that runs is
-    writing one still, or has the same pid since: its file stays."""
+    """Remove the part files (.NAME.PID.HEX.part) that a kill left in `folder`, each whose process PID runs no
+    more: a process that runs is writing one still, or has the same pid since, and its file stays."""
     try:
         names = os.listdir(folder)
     except OSError:

@@ -1,31 +1,25 @@
-"""What a person or an agent reads, made in one place for the command line and the MCP
-server alike: the ledger as `read` shows it (aligned lines for people, JSON Lines for
-scripts), a receipt's line, a line of doctor, a verb's answer as a tool gives it; and
-the writing of it, which neither a closed stream nor a character the terminal's encoding
-lacks turns into a failure.
+"""What a person or an agent reads, made in one place for the command line and the MCP server alike, and the
+writing of it, which neither a closed stream nor a character the terminal's encoding lacks turns into a failure.
 
-Bodies are written by agents and may hold anything, so every character a terminal would
-act on is shown as an escape instead of reaching the screen (escape.py).
+Bodies are written by agents and may hold anything, so every character a terminal would act on is shown as an
+escape instead of reaching the screen (escape.py).
 """
 
 from postbag import json_values
 from postbag.escape import LINE_BREAKS, in_lines, one_line, shown
 from postbag.refusal import say, silence, told
 
-# What `read` shows of a record: none of the door's fields (socket, token, thread) or the
-# Claude session (and its process) a join names, which lead into a session and so stay in the ledger, and
-# none of what a room keeps with a record for itself (an open's switches, a letter's
-# `recipient_said`). `via` says how a peer joined ("mcp": through the MCP server), and
-# `cwd` the directory its session works in.
+# What `read` shows of a record: none of the door's fields (socket, token, thread) or the Claude session (and its
+# process) a join names, which lead into a session and so stay in the ledger, and none of what a room keeps with a
+# record for itself (an open's switches, a letter's `recipient_said`). `via` says how a peer joined ("mcp": through
+# the MCP server), and `cwd` the directory its session works in.
 _SHOWN_FIELDS = ("n", "at", "kind", "peer", "via", "cwd", "limit", "from", "to", "body")
 INDENT = "      "
 BATCH = 256  # lines written at once: one write of bytes costs less than one of text a line
 
 
 class Done:
-    """What a verb did: `said`, the line that says it (stdout, or a tool's text), and
-    `news`, what the person should know beside it (notices on stderr, or further lines of
-    the text)."""
+    """What a verb did: `said`, its line (stdout, or a tool's text), and `news` beside it (stderr, or more lines)."""
 
     __slots__ = ("news", "said")
 
@@ -39,9 +33,8 @@ def counted(number, noun):
 
 
 def body_lines(body):
-    """A body as 1.0's `read` printed it, the lines that splitlines() gives each indented
-    by six spaces, with unsafe characters escaped. Cost and memory grow with the body's
-    length, never with its shape."""
+    """A body as 1.0's `read` printed it: each line splitlines() gives indented by six spaces, unsafe characters
+    escaped. Cost and memory grow with the body's length, never with its shape."""
     if body.isprintable():  # one line, nothing to escape: the commonest case
         return INDENT + body
     if body.replace("\n", "").replace("\t", "").isprintable():  # several lines, nothing to escape
@@ -105,9 +98,8 @@ def show(done, stdout, stderr):
 
 
 def tell(text, stdout, stderr):
-    """Write `text`, each of its lines escaped, on `stdout`. It is done whatever happens to
-    stdout: a reader that went away must not turn a recorded letter into a failure that
-    invites a resend, and what stdout cannot take is said on `stderr` instead."""
+    """Write `text`, each of its lines escaped, on `stdout`, whatever happens to stdout: a reader that went away must
+    not turn a recorded letter into a failure that invites a resend; what stdout cannot take goes to `stderr`."""
     said = "\n".join(map(shown, text.split("\n")))
     try:
         if stdout is None:
@@ -122,10 +114,9 @@ def tell(text, stdout, stderr):
 
 
 def stream(lines, stdout, each=False):
-    """Write `lines` to `stdout` as they come, in batches of bytes (cheaper than a text
-    write per line), or `each` at once as it comes; a character the terminal's encoding
-    lacks is escaped, not fatal. BrokenPipeError where the reader has gone; a Refusal
-    `lines` raises, once the lines before it are written."""
+    """Write `lines` to `stdout` as they come, in batches of bytes, or `each` at once; a character the terminal's
+    encoding lacks is escaped, not fatal. BrokenPipeError where the reader has gone; a Refusal `lines` raises, once
+    the lines before it are written."""
     if stdout is None:  # started with stdout closed: there is nowhere to show it
         for _ in lines:  # a follower still follows, and still stops where the file breaks
             pass

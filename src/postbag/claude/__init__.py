@@ -1,10 +1,7 @@
-"""Claude Code's room. Here, the light part of its contract (vendors.py says what it
-holds): its names, how its session is told from the environment, the fields of its door,
-and the words the command line's help takes of it. This file imports nothing, so that a
-human's verb refused in a session loads no more of the room than this. The rest of the
-room is in room.py (what postbag asks of it), inbox.py (the inbox socket), files.py and
-acceptance.py (what its files say), permission.py and client.py (what setup and doctor
-change and check)."""
+"""Claude Code's room. Here, the light part of its contract (vendors.py says what it holds). This file imports
+nothing, so that a human's verb refused in a session loads no more of the room than this. The rest is in
+room.py (what postbag asks of it), inbox.py (the inbox socket), files.py and acceptance.py (what its files
+say), permission.py and client.py (what setup and doctor change and check)."""
 
 NAME = "claude"
 CLIENT = "Claude Code"  # its vendor's name for the program
@@ -16,9 +13,8 @@ VARIABLES = {}  # postbag's own variables for this vendor, and what each names
 SOCKET = "CLAUDE_CODE_MESSAGING_SOCKET"
 TOKEN = "CLAUDE_CODE_MESSAGING_TOKEN"
 SESSION = "CLAUDE_CODE_SESSION_ID"
-# The door's variables, then what marks a Claude session even without them: Claude Code
-# unsets its inbox variables in a session whose cross-session messaging is off (a
-# --restricted session, or the feature switched off in that Claude Code).
+# The door's variables, then what marks a Claude session even without them: Claude Code unsets its inbox
+# variables in a session whose cross-session messaging is off (a --restricted session, or the feature off).
 DOOR_VARIABLES = (SOCKET, TOKEN)
 MARKS = ("CLAUDECODE", SESSION)
 LETTER_MOST = None  # its inbox takes a letter of any length postbag sends
@@ -29,20 +25,17 @@ SANDBOX = None  # it marks no command as run inside a sandbox of its own
 
 
 def is_session_variable(name):
-    """Whether `name` is one Claude Code sets for its session: a family, not a list a new
-    variable could slip past."""
+    """Whether `name` is one Claude Code sets for its session: a family, not a list a new variable could slip past."""
     return name == "CLAUDECODE" or name.startswith("CLAUDE_CODE_")
 
 
 def inside(env):
-    """Whether the shell whose variables are `env` runs inside a Claude Code session that
-    has its inbox."""
+    """Whether the shell whose variables are `env` runs inside a Claude Code session that has its inbox."""
     return bool(env.get(SOCKET)) and bool(env.get(TOKEN))
 
 
 def door_in(env):
-    """The door fields of the session whose variables are `env`, as a join records them,
-    where it has them; else None."""
+    """The door fields of the session whose variables are `env`, as a join records them; else None."""
     return {"socket": env[SOCKET], "token": env[TOKEN]} if inside(env) else None
 
 

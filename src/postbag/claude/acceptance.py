@@ -1,17 +1,14 @@
-"""Whether Claude Code lets a letter from another session in: its acceptance policy, as
-the versions room.PROVEN names apply it (read from their binaries, and shown on the real
-clients by tests/real), worked out here from the files a session leaves.
+"""Whether Claude Code lets a letter from another session in: its acceptance policy, as the versions room.PROVEN
+names apply it (read from their binaries, and shown on the real clients by tests/real), worked out from the files a
+session leaves.
 
-1. crossSessionInbound. An administrator's managed settings, else the person's
-   settings.json, decide it; the project's .claude/settings.json and
-   .claude/settings.local.json may only make it stricter. accept lets a letter in; hold
-   keeps it for the person's review; refuse drops it; a value Claude Code does not know
-   holds.
-2. Left unset, the session's permission class decides (modes.py): a session that bypasses
-   permission prompts holds a letter whose sender claims no permission mode of its own,
-   and postbag claims none (the hold protects such a session from a sender with fewer
-   rights: lifting it is the person's decision); a session that prompts lets it in. Where
-   the class is not known, neither is whether a letter gets in.
+1. crossSessionInbound. An administrator's managed settings, else the person's settings.json, decide it; the
+   project's .claude/settings.json and .claude/settings.local.json may only make it stricter. accept lets a letter
+   in; hold keeps it for the person's review; refuse drops it; a value Claude Code does not know holds.
+2. Left unset, the session's permission class decides (modes.py): a session that bypasses permission prompts holds
+   a letter whose sender claims no permission mode of its own, and postbag claims none (the hold protects such a
+   session from a sender with fewer rights: lifting it is the person's decision); a session that prompts lets it
+   in. Where the class is not known, neither is whether a letter gets in.
 
 What becomes of a letter Claude holds is hold.py's.
 """
@@ -32,16 +29,13 @@ PROJECT_SETTINGS = ("settings.local.json", "settings.json")  # in its .claude fo
 STRICTNESS = {ACCEPT: 0, HOLD: 1, REFUSE: 2}
 SETTING = "crossSessionInbound"
 
-# Claude Code's acceptance policy, as the versions room.PROVEN names apply it, each rule a row:
-# crossSessionInbound where it is set (a value it does not know holds, as HOLD does), the
-# policy and why; else the session's permission class (None: not known), the policy and why.
+# The policy, and why, by crossSessionInbound where it is set (a value Claude Code does not know holds, as HOLD does).
 BY_SETTING = {
     REFUSE: (REFUSE, "its settings refuse letters from other sessions (crossSessionInbound refuse)"),
     HOLD: (HOLD, "its settings hold letters from other sessions (crossSessionInbound hold)"),
     ACCEPT: (ACCEPT, "its settings let letters from other sessions in (crossSessionInbound accept)"),
 }
-# How the person lets letters in where Claude may not, by who set what keeps them out
-# (Settings.inbound's `where`; None: the class, nothing set).
+# How the person lets letters in where Claude may not, by Settings.inbound's `where` (None: the class decided).
 REMEDIES = {
     "managed": "only an administrator can change the managed settings that say so",
     "project": "the person can let letters in by taking crossSessionInbound out of the project's .claude settings",
@@ -51,10 +45,9 @@ REMEDIES = {
 
 
 class Verdict:
-    """What Claude does with a letter from postbag: `policy` (ACCEPT, HOLD, REFUSE or
-    CANNOT_TELL) and `why`, in words that follow "since"; what becomes of a letter it holds
-    (`hold`, a Hold); and, where it may not let a letter in, how the person lets letters in
-    (`remedy`)."""
+    """What Claude does with a letter from postbag: `policy` (ACCEPT, HOLD, REFUSE or CANNOT_TELL) and `why`, in
+    words that follow "since"; what becomes of a letter it holds (`hold`, a Hold); and, where it may not let a letter
+    in, how the person lets letters in (`remedy`)."""
 
     __slots__ = ("hold", "policy", "remedy", "why")
 
@@ -122,11 +115,9 @@ class Settings:
 
 
 def _settings_in(path):
-    """The settings file at `path` as an object; an empty one where it is missing, damaged
-    or of another shape, as Claude Code itself then has none from it. Where json's scanner,
-    quick but recursive, cannot read it (nested deeper than its recursion goes, a number
-    longer than an int takes), it is read as Claude Code reads it, for the settings that
-    decide what it lets in, which are text."""
+    """The settings file at `path` as an object; {} where it is missing, damaged or of another shape, as Claude Code
+    then has none from it. Where json's scanner, quick but recursive, cannot read it (nested too deep, a number longer
+    than an int takes), it is read as Claude Code reads it, for the text settings that decide what it lets in."""
     try:
         data = read_regular(path, LIMIT)
     except OSError:
@@ -140,11 +131,9 @@ def _settings_in(path):
 
 
 def verdict(settings, klass, session=None):
-    """What Claude does with a letter from postbag, given its `settings` and `klass`, a
-    function giving the session's permission class as `permission_class` finds it: called
-    only where the settings leave it to the class, for finding it may read far back.
-    `session`, the running session's files.Session where its file is read, says what a
-    person can do with a letter held there. The rules are the tables above."""
+    """What Claude does with a letter from postbag, by its `settings`, else by `klass()`, the session's permission
+    class as `permission_class` finds it (called only then: finding it may read far back). `session`, the running
+    session's files.Session where its file is read, says what a person can do with a letter held there."""
     value, where = settings.inbound()
     if value is not None:
         policy, why = BY_SETTING[value]

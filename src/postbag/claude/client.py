@@ -1,13 +1,11 @@
 """What setup and doctor know of Claude Code (observed on 2.1.248 to 2.1.337):
 
 - the claude program on PATH, whose `claude --version` says "2.1.337 (Claude Code)";
-- the MCP servers it starts in every project, under "mcpServers" in .claude.json (in
-  CLAUDE_CONFIG_DIR, else the home directory), {"type": "stdio", "command", "args",
-  "env"}, which `claude mcp add --scope user NAME -e K=V -- COMMAND ARGS` writes and
-  `claude mcp remove NAME -s user` takes out (its -e takes every word up to the next
-  option, so the name comes before it);
-- the rule in its settings.json that lets an MCP server's tools run without asking
-  (permission.py), which setup writes itself;
+- the MCP servers it starts in every project, under "mcpServers" in .claude.json (in CLAUDE_CONFIG_DIR, else the
+  home directory), {"type": "stdio", "command", "args", "env"}, which
+  `claude mcp add --scope user NAME -e K=V -- COMMAND ARGS` writes and `claude mcp remove NAME -s user` takes out
+  (its -e takes every word up to the next option, so the name comes before it);
+- the rule in its settings.json that lets an MCP server's tools run without asking (permission.py);
 - what it lets in from other sessions (acceptance.py), which setup never changes.
 """
 
@@ -42,10 +40,9 @@ from postbag.registration import (
 )
 from postbag.vendor_files import read_json, record, table, text
 
-# How to get the newest Claude Code postbag is proven on that npm's package wraps: its
-# Linux builds run ahead of it (README's table says how to get them). The package asks for
-# Node 22; on an older Node, npm warns and installs it all the same, and the native
-# program it carries runs (seen on Node 20).
+# How to get the newest Claude Code postbag is proven on that npm's package wraps: its Linux builds run ahead of it
+# (README's table says how to get them). The package asks for Node 22; on an older Node, npm warns and installs it
+# all the same, and the native program it carries runs (seen on Node 20).
 INSTALLING = (
     "npm install -g @anthropic-ai/claude-code@2.1.332 (npm warns where Node is older than 22; Claude Code runs)"
 )
@@ -54,8 +51,7 @@ CLAUDE_JSON_MOST = 64 << 20  # bytes of .claude.json read: it keeps every projec
 
 
 class ClaudeInstallation(Installation):
-    """Claude Code as a person installed it: the claude program on PATH, .claude.json's
-    registration of postbag, and the person's settings.json."""
+    """Claude Code as installed: the claude program on PATH, .claude.json's registration, the person's settings.json."""
 
     installing = INSTALLING
 
@@ -72,8 +68,7 @@ class ClaudeInstallation(Installation):
         return words[0] if words else None
 
     def registered(self):
-        """What .claude.json registers as postbag, read whether claude is installed or not:
-        the file outlives an uninstalled claude, and a later one starts what it says."""
+        """What .claude.json registers as postbag, read whether claude is installed or not: a later claude starts it."""
         try:
             servers = table(record(read_json(global_config(self.here), CLAUDE_JSON_MOST)), "mcpServers")
         except FileNotFoundError:
@@ -129,9 +124,8 @@ class ClaudeInstallation(Installation):
         return [found, _acceptance(here)]
 
     def notes(self, removing=False):
-        """What setup says, and leaves to the person, of what Claude Code lets in, and of the
-        rules that keep postbag's tools from running without asking; and of the copies of its
-        settings.json setup did not make, which it leaves as they are."""
+        """What setup says, and leaves to the person, of what Claude Code lets in, of the rules that keep postbag's
+        tools from running without asking, and of the copies of its settings.json setup did not make."""
         left = permission.leftovers(settings_path(self.here), removing=removing)
         if removing:
             return left
@@ -152,10 +146,9 @@ def settings_path(here):
 
 
 def settings_paths(here):
-    """Every settings file whose permission rules Claude Code applies to a session started
-    in this terminal's directory, in its order: an administrator's, the person's, and the
-    project's (its .claude folder's settings.json and settings.local.json, in this
-    directory and at the top of its repository)."""
+    """Every settings file whose permission rules Claude Code applies to a session started in this terminal's
+    directory, in its order: an administrator's, the person's, and the project's (.claude/settings.json and
+    .claude/settings.local.json, in this directory and at the top of its repository)."""
     folders = [here.cwd] if here.cwd else []
     try:
         found = repository.containing(here.cwd, here) if here.cwd else None

@@ -1,6 +1,4 @@
-"""A letter on its way to a session (the room's Delivery): what Claude's records foretell
-of it, which decides whether the knock listens for Claude's own word, and what the send
-says and records of it after."""
+"""A letter on its way to a Claude session: the room's Delivery."""
 
 from postbag.claude import NAME
 from postbag.claude.acceptance import HOLD, REFUSE
@@ -16,16 +14,15 @@ from postbag.doors import Delivery
 from postbag.room import CANNOT_TELL
 from postbag.times import moment
 
-# How long a knock listens for Claude's word, by what the records of a running session
-# foretell: a letter they say Claude holds or refuses is said of within milliseconds
-# (about 30 ms, measured on the real clients); one they cannot tell of gets a moment; one
-# they say Claude lets in, none, as Claude says nothing of a letter it takes.
+# How long a knock listens for Claude's word, by what the records of a running session foretell: a letter they say
+# Claude holds or refuses is said of within about 30 ms (measured on the real clients); one they cannot tell of gets
+# a moment; one they say Claude lets in, none, as Claude says nothing of a letter it takes.
 HEARING = {HOLD: 1.0, REFUSE: 1.0, CANNOT_TELL: 0.25}
 
 
 class ClaudeDelivery(Delivery):
-    """A letter to a session: before the knock, what Claude's records foretell of it, which
-    decides whether the knock listens for Claude's word; after it, what to say and record."""
+    """A letter to a session: before the knock, what Claude's records foretell of it, which decides whether the knock
+    listens for Claude's own word; after it, what the send says and records."""
 
     def __init__(self, room, joined):
         self.room, self.joined, self.word, self.reason = room, joined, None, None

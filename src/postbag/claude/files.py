@@ -1,19 +1,15 @@
-"""Claude Code's records, as receipts and `open` read them, read-only, under its config
-directory (CLAUDE_CONFIG_DIR, else ~/.claude), as the versions room.PROVEN names write
-them:
+"""Claude Code's records, read-only, under its config directory (CLAUDE_CONFIG_DIR, else ~/.claude), as the
+versions room.PROVEN names write them:
 
-- projects/<its working directory>/<session id>.jsonl, the transcript: a letter the
-  session took is a {"type": "queue-operation", "operation": "enqueue", "content":
-  ENVELOPE, "timestamp": ...} record, then a user turn, written a moment after the taking
-  (0.1 to 0.3 s); each user turn records the permission mode it ran in
+- projects/<its working directory>/<session id>.jsonl, the transcript: a letter the session took is a
+  {"type": "queue-operation", "operation": "enqueue", "content": ENVELOPE, "timestamp": ...} record, then a user
+  turn, written a moment after the taking (0.1 to 0.3 s); each user turn records the permission mode it ran in
   ("permissionMode") and each line the version that wrote it;
-- sessions/<pid>.json, {"pid", "sessionId", "cwd", "procStart", "entrypoint", "version",
-  "messagingSocketPath", ...}, there while the session runs and removed when it exits
-  cleanly; its process's start time, on Linux /proc/<pid>/stat's, tells it from another
-  process given the same pid since.
+- sessions/<pid>.json, {"pid", "sessionId", "cwd", "procStart", "entrypoint", "version", "messagingSocketPath",
+  ...}, there while the session runs and removed when it exits cleanly; its process's start time, on Linux
+  /proc/<pid>/stat's, tells it from another process given the same pid since.
 
-Every file is untrusted input (vendor_files.py): what is not of the shape known here is
-no sign of anything.
+What is not of the shape known here is no sign of anything (vendor_files.py).
 """
 
 import os
@@ -32,10 +28,9 @@ PATH_MOST = 4096  # characters of a path: Linux's PATH_MAX, past macOS's 1024
 
 
 class Session:
-    """What a running session's file says: its process (`pid`), working directory (`cwd`, absolute),
-    the app it runs in (`app`, its "entrypoint": "cli" in a terminal, "claude-vscode",
-    "claude-desktop", "sdk-cli" without a screen...), the version that wrote the file,
-    and the inbox `socket` it listens on; each None where the file does not say."""
+    """What a running session's file says: its process (`pid`), working directory (`cwd`, absolute), the app it
+    runs in (`app`, its "entrypoint": "cli" in a terminal, "claude-vscode", "claude-desktop", "sdk-cli" without a
+    screen...), the version that wrote the file, and the inbox `socket` it listens on; each None where unsaid."""
 
     __slots__ = ("app", "cwd", "pid", "socket", "version")
 
@@ -48,10 +43,8 @@ def config_directory(here):
 
 
 def transcripts(config, session=None):
-    """The paths of the transcripts of `session` (default: every session's) under `config`:
-    each project's folder, but a hidden one, holds a file SESSION.jsonl for each of its
-    sessions. Listed by hand, as glob would find them: glob imports re, which costs a send
-    more than the rest of its look at Claude's files."""
+    """The paths of the transcripts of `session` (default: every session's) under `config`, hidden folders aside,
+    listed by hand: glob imports re, which costs a send more than the rest of its look at Claude's files."""
     try:
         with os.scandir(os.path.join(config, "projects")) as found:
             projects = [entry.path for entry in found if not entry.name.startswith(".")]
@@ -74,10 +67,9 @@ def _is_transcript(name):
 
 
 def live_session(config, session):
-    """The session `session` as its file says while it runs: a Session; ENDED where it has
-    none, or only files whose process is gone (a session that crashed leaves its file, and
-    one resumed later in a new process writes another); CANNOT_TELL where there are no
-    session files here."""
+    """The session `session` as its file says while it runs: a Session; ENDED where it has none, or only files
+    whose process is gone (a session that crashed leaves its file, and one resumed later in a new process writes
+    another); CANNOT_TELL where there are no session files here."""
     running = _running_sessions(config)
     if running is None:
         return CANNOT_TELL
@@ -85,17 +77,15 @@ def live_session(config, session):
 
 
 def listener(config, socket):
-    """(session id, Session) of the running session whose file says it listens on the inbox
-    `socket`, or None: a session restarted on the socket of one that ended takes what is
-    sent there."""
+    """(session id, Session) of the running session whose file says it listens on the inbox `socket`, or None: a
+    session restarted on the socket of one that ended takes what is sent there."""
     running = _running_sessions(config)
     wanted = os.path.normpath(socket)
     return next((each for each in running or () if each[1].socket and os.path.normpath(each[1].socket) == wanted), None)
 
 
 def _running_sessions(config):
-    """(session id, Session) of each session file under `config` whose process runs, as a
-    generator; None where there are no session files here."""
+    """(session id, Session), lazily, of each session file whose process runs; None without a sessions folder."""
     directory = os.path.join(config, "sessions")
     try:
         names = os.listdir(directory)
@@ -116,27 +106,23 @@ def _running(path):
     if pid is None or not runs(pid, started):  # a start time in a form not known here tells nothing
         return []
     cwd = text(found, "cwd")
-    # Only an absolute folder a path can be: a relative one would be read from postbag's own
-    # folder, and one with a NUL, or longer than a path, names none.
+    # A relative folder would be read from postbag's own; one with a NUL, or longer than a path, names none.
     cwd = cwd if cwd and os.path.isabs(cwd) and "\0" not in cwd and len(cwd) <= PATH_MOST else None
     session = Session(pid, cwd, text(found, "entrypoint"), text(found, "version"))
     session.socket = text(found, "messagingSocketPath")
     return [(found.get("sessionId"), session)]
 
 
-# The variable by which a session's own environment sets how long Claude holds a letter
-# before it drops it unanswered, in milliseconds, over dialogExpiry (read from the 2.1.271,
-# 2.1.336 and 2.1.337 binaries, and seen on each).
+# The variable by which a session's environment sets how long Claude holds a letter before it drops it unanswered,
+# in milliseconds, over dialogExpiry (read from the 2.1.271, 2.1.336 and 2.1.337 binaries, and seen on each).
 DIALOG_TIMEOUT = "CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS"
 ENVIRON_MOST = 1 << 20  # bytes of a process's environment read: a few kilobytes, most often
 
 
 def dialog_timeout(pid):
-    """What the environment of the session's process `pid` sets DIALOG_TIMEOUT to: its
-    milliseconds, or None where it sets none; a ValueError, saying why, where that cannot be
-    told (no /proc here, as on macOS; another user's process; a value Claude Code takes in a
-    way not known here). Only that variable is looked at, never shown: the rest of the
-    environment holds the session's token."""
+    """The milliseconds DIALOG_TIMEOUT is set to in the environment of the session's process `pid`, or None;
+    ValueError, saying why, where that cannot be told (no /proc, as on macOS; another user's process; a value in a
+    form not known here). Only that variable is looked at, never shown: the rest holds the session's token."""
     try:
         data = read_regular(f"/proc/{pid}/environ", ENVIRON_MOST)
     except OSError as error:
@@ -168,9 +154,8 @@ def _has_version(entry):
 
 
 def mode_at(transcript, seconds):
-    """(The permission mode the session's latest turn before `seconds` (since the epoch;
-    None: now) ran in, as its transcript records it, or None where none says; why the
-    transcript could not be read far enough to tell, or None)."""
+    """(The permission mode the latest turn before `seconds` (since the epoch; None: now) ran in, as the transcript
+    records it, or None; why the transcript could not be read far enough to tell, or None)."""
 
     def said_mode(entry):
         if text(entry, "permissionMode") is None:
@@ -182,10 +167,9 @@ def mode_at(transcript, seconds):
 
 
 def taken_elsewhere(config, own, letter, clock):
-    """Whether a transcript not `own` (the joined session's), written since the letter was
-    sent, holds it: Claude Code checks no token off Windows, so a session restarted on the
-    same socket takes what was sent to the old one. (the TAKEN Receipt, None), (None, why
-    such a transcript cannot be read), or (None, None) where none holds it."""
+    """Whether a transcript not `own` (the joined session's), written since the letter was sent, holds it: Claude
+    Code checks no token off Windows, so a session restarted on the same socket takes what was sent to the old one.
+    (the TAKEN Receipt, None), (None, why such a transcript cannot be read), or (None, None) where none holds it."""
     since = (moment(letter["at"]) or 0) - SLACK
     unreadable = None
     for path in transcripts(config):

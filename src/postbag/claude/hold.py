@@ -1,9 +1,8 @@
-"""What becomes of a letter Claude Code holds for the person's review: where a person can
-answer it, by the app the session runs in, and when Claude drops it unanswered. A hold
-its crossSessionInbound setting makes lasts as long as the session; one on permission
-classes expires after the session's CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS, else dialogExpiry,
-else 5 minutes, and from 2.1.336 a session that can ask a person waits for the answer
-unless one of those is set."""
+"""What becomes of a letter Claude Code holds for the person's review: where a person can answer it, by the
+app the session runs in, and when Claude drops it unanswered. A hold its crossSessionInbound setting makes
+lasts as long as the session; one on permission classes expires after the session's
+CLAUDE_CODE_USER_DIALOG_TIMEOUT_MS, else dialogExpiry, else 5 minutes, and from 2.1.336 a session that can
+ask a person waits for the answer unless one of those is set."""
 
 from postbag.claude.files import DIALOG_TIMEOUT, dialog_timeout
 from postbag.receipts import NOT_TAKEN, UNKNOWN, Receipt
@@ -15,10 +14,9 @@ EXPIRIES = {"60s": 60, "5m": 300, "10m": 600, "never": None}
 DEFAULT_EXPIRY = "5m"
 
 
-# What a person can do with a letter Claude holds on permission classes, by the app the
-# session runs in (its file's "entrypoint", as it begins), from the version where that was
-# seen (None: every version postbag is proven on): where they answer it, or None where
-# nobody can be asked. Any other app, a terminal among them, asks in a dialog.
+# Where a person answers a letter Claude holds on permission classes (None: nobody can be asked), by how the
+# session's app, its file's "entrypoint", begins, from the version where that was seen (None: every version
+# postbag is proven on). Any other app, a terminal among them, asks in a dialog.
 ASKED_IN = (
     ("claude-desktop", None, None),  # no dialog: anthropics/claude-code#92027
     ("sdk-", None, None),  # claude -p, the SDK: no screen to ask on
@@ -26,18 +24,15 @@ ASKED_IN = (
 )
 
 
-# From this version, a session that can ask a person keeps such a letter until they answer
-# it, unless dialogExpiry or the session's DIALOG_TIMEOUT sets a time (the 2.1.336 and
-# 2.1.337 binaries' code; 2.1.271 drops it after the default, as every session that can ask
-# nobody does).
+# Seen in the 2.1.336 and 2.1.337 binaries' code; 2.1.271 drops such a letter after the default, as every
+# session that can ask nobody does.
 UNTIL_ANSWERED_SINCE = "2.1.336"
 
 
 class Hold:
-    """What becomes of a letter Claude holds: `asked_in`, where a person answers it (None:
-    nobody can be asked); `seconds`, after which Claude drops it unanswered (None: never,
-    while the session lives), and `by`, what sets that, in words; `untold`, why another time
-    may apply that postbag cannot see, or None."""
+    """What becomes of a letter Claude holds: `asked_in`, where a person answers it (None: nobody can be
+    asked); `seconds`, after which Claude drops it unanswered (None: never, while the session lives), and `by`,
+    what sets that, in words; `untold`, why another time postbag cannot see may apply, or None."""
 
     __slots__ = ("asked_in", "by", "seconds", "untold")
 
@@ -73,11 +68,8 @@ class Hold:
 
 
 def hold(settings, session, *, by_setting):
-    """The Hold of a letter Claude holds in `session` (a files.Session; None: not known),
-    given its `settings`. One its crossSessionInbound holds lasts as long as the session
-    (a notice, no dialog); one held on permission classes can be answered where the app asks
-    a person, and expires as the session's DIALOG_TIMEOUT, else dialogExpiry, else the
-    default says."""
+    """The Hold of a letter Claude holds in `session` (a files.Session; None: not known), given its
+    `settings`; `by_setting`, where its crossSessionInbound setting holds it (a notice, no dialog)."""
     if by_setting:
         return Hold(None, None, "a hold its settings make does not expire")
     asked_in, untold = _asked_in(session), None
@@ -100,8 +92,7 @@ def hold(settings, session, *, by_setting):
 
 
 def _asked_in(session):
-    """Where a person answers a letter Claude holds in `session` (a files.Session, or None:
-    its app not known, which asks in a dialog), by ASKED_IN; None where nobody can be asked."""
+    """Where a person answers a letter Claude holds in `session` (a files.Session, or None), by ASKED_IN."""
     app = session.app if session is not None else None
     version = session.version if session is not None else None
     for begins, since, asked_in in ASKED_IN:
@@ -116,10 +107,9 @@ def _at_least(version, since):
 
 
 def held_receipt(found, sent, clock):
-    """The Receipt of a letter Claude held, sent at `sent` (seconds since the epoch), as
-    `found` (the Verdict its records give) foretold: while it waits, not taken, and when it
-    expires; once its time has passed, expired unanswered, or, where a time postbag cannot
-    see may apply, unknown."""
+    """The Receipt of a letter Claude held, sent at `sent` (seconds since the epoch), as `found` (the Verdict
+    its records give) foretold: not taken while it waits; once its time has passed, expired unanswered, or
+    unknown where a time postbag cannot see may apply."""
     held, ends = found.hold, found.hold.ends(sent)
     if ends is None or clock.now() < ends:
         fate = held.fate(sent, clock)

@@ -1,13 +1,11 @@
-"""Claude Code's door: each session listens on an inbox socket and exports its path and
-token to its commands and MCP servers; a letter is two JSON lines written there, an auth
-frame with the token, then the letter as a user message.
+"""Claude Code's door: each session listens on an inbox socket and exports its path and token to its commands
+and MCP servers; a letter is two JSON lines written there, an auth frame with the token, then a user message.
 
-The session answers nothing on that connection. Where it does not simply take a letter,
-it says what it did instead (held it for the person's review, refused it, dropped it at
-its inbox) in a peer_message_status frame, at once, to the sender's own socket, when the
-frame names one ("from": "uds:PATH") beside the inbox and the process that listens there
-is the one that wrote. So a knock that means to hear Claude's word listens, for a moment,
-on a socket of its own in the inbox's directory, and names it.
+The session answers nothing on that connection. Where it does not simply take a letter (it holds it for the
+person's review, refuses it, or drops it at its inbox), it says so at once in a peer_message_status frame to the
+sender's own socket, when the frame names one ("from": "uds:PATH") beside the inbox and the process that listens
+there is the one that wrote. So a knock that means to hear Claude's word listens, for a moment, on a socket of its
+own in the inbox's directory, and names it.
 """
 
 import errno
@@ -35,19 +33,17 @@ DROP_REASONS = {
     "unverified": "a sender it could not verify",
 }
 _FRAME_MOST = 64 << 10  # bytes of a frame read from Claude: a status is a few hundred
-# Claude Code takes about 30 letters at once from one sender, then one every two seconds,
-# and drops the rest at its inbox, saying nothing of them to a sender that names no
-# socket of its own (2.1.332, measured: docs/doors.md). A sender is a process, and the
-# MCP server is one process for all of a session's letters: so a process throttles
-# its knocks to the rate Claude counts them at, and none is dropped for it.
+# Claude Code takes about 30 letters at once from one sender, then one every two seconds, and drops the rest at its
+# inbox, saying nothing of them to a sender that names no socket of its own (2.1.332, measured: docs/doors.md). A
+# sender is a process, and the MCP server is one process for all of a session's letters: so a process throttles its
+# knocks to the rate Claude counts them at.
 BURST, REFILL = 30, 0.5  # letters, and letters a second
-# The rate a process keeps to: a little under Claude's, whose clock starts when it reads a
-# letter, a moment after the knock (at 0.5 exactly, one letter in 33 was still dropped).
+# The rate a process keeps to: a little under Claude's, whose clock starts when it reads a letter, a moment after
+# the knock (at 0.5 exactly, one letter in 33 was still dropped).
 KEPT_TO = 0.9 * REFILL
-# And the burst it starts with: a few letters under Claude's, for Claude's clock starts
-# when it reads the first letter, which a busy machine delays, and a letter it reads
-# later than the one before it finds that much less refilled (with the whole burst,
-# the tier's 33 letters lost one on a loaded machine). Five letters are ten seconds of lag.
+# And the burst it starts with, a few letters under Claude's: Claude's clock starts when it reads the first letter,
+# which a busy machine delays, and a letter it reads later than the one before finds that much less refilled (with
+# the whole burst, 33 letters lost one on a loaded machine). Five letters are ten seconds of lag.
 HEADROOM = 5
 
 
@@ -71,11 +67,9 @@ class Throttle:
 
 
 def knock(door, envelope, *, here, sandbox=None, hear=False):
-    """Write `envelope` to the inbox socket of `door`, in `here` (its system, and the pace
-    of this process's knocks, which Claude counts), from inside `sandbox` (the Sandbox
-    around the sender, or None). With `hear`, name a socket of the knock's own on which
-    Claude can say what it did with the letter: the StatusListener that listens there (None where
-    none could be made); else None."""
+    """Write `envelope` to the inbox socket of `door`, from inside `sandbox` (the Sandbox around the sender, or
+    None). With `hear`, name a socket of the knock's own on which Claude can say what it did with the letter, and
+    return the StatusListener there (None where none could be made); else None."""
     most = SOCKET_PATH_MOST.get(here.platform, SOCKET_PATH_MOST_ELSEWHERE)
     listener = StatusListener.beside(door["socket"], most) if hear else None
     if listener is None:  # a knock that names its own socket is a sender of its own
@@ -111,18 +105,15 @@ def knock(door, envelope, *, here, sandbox=None, hear=False):
 
 
 class StatusListener:
-    """A socket of the knock's own beside the inbox, on which Claude says what it did with
-    the letter; closed, and its file removed, once heard."""
+    """A socket of the knock's own beside the inbox, where Claude says what it did with the letter; gone once heard."""
 
     def __init__(self, listener, path):
         self.listener, self.path, self.msg_id = listener, path, _uuid()
 
     @classmethod
     def beside(cls, inbox, most):
-        """A StatusListener in the directory of the socket `inbox`, or None where none can be made
-        there (its path longer than `most` bytes, what a socket's address can hold)."""
-        # The whole socket module, whose accept() the C one lacks: a knock that hears is
-        # one whose letter Claude may hold, and pays for it.
+        """A StatusListener beside the socket `inbox`, or None where none can be made (its path longer than `most`)."""
+        # The whole socket module, whose accept() the C one lacks: only a knock that hears pays for it.
         from socket import AF_UNIX, SOCK_STREAM, socket
 
         path = os.path.join(os.path.dirname(inbox), f"postbag-{os.getpid()}-{os.urandom(4).hex()}.sock")
@@ -205,8 +196,7 @@ def _status_word(lines):
 
 
 def _uuid():
-    """A random UUID (version 4), as a frame's msg_id, made by hand: the uuid module would
-    cost a send to Claude that hears its word more (docs/performance.md)."""
+    """A random UUID (version 4) for a frame's msg_id: importing uuid would slow a send (docs/performance.md)."""
     raw = bytearray(os.urandom(16))
     raw[6], raw[8] = (raw[6] & 0x0F) | 0x40, (raw[8] & 0x3F) | 0x80
     hexed = raw.hex()
@@ -214,9 +204,8 @@ def _uuid():
 
 
 def _connect(inbox, path, most):
-    """Connect to `path`, reaching one longer than `most` bytes through its directory's descriptor
-    (/proc/self/fd, on Linux): the working directory stays, for threads beside the knock
-    read files by relative paths. Claude Code binds no longer path where there is no /proc."""
+    """Connect to `path`, one longer than `most` bytes through its directory's descriptor (/proc/self/fd, on Linux):
+    no chdir, for threads beside the knock read relative paths. Claude Code binds no longer path without /proc."""
     import stat
 
     if not stat.S_ISSOCK(os.stat(path).st_mode):
@@ -232,12 +221,10 @@ def _connect(inbox, path, most):
 
 
 def _stream_socket():
-    """A new Unix stream socket, from the C module beneath `socket`, which is private: the
-    whole socket module would cost a send about 8 ms (docs/performance.md; it builds enums
-    of every address family and flag, and imports selectors). Where `_socket` is missing,
-    lacks these names, or makes no socket of these arguments, `socket` serves
-    (tests/test_private_modules.py makes each happen); `socket` imports `_socket` itself,
-    so where that is broken, so is `socket`."""
+    """A new Unix stream socket, from the private C module beneath `socket`: the whole socket module would cost a
+    send about 8 ms (docs/performance.md). Where `_socket` is missing, lacks these names, or makes no socket of these
+    arguments, `socket` serves (tests/test_private_modules.py makes each happen); `socket` imports `_socket`
+    itself, so where that is broken, so is `socket`."""
     try:
         import _socket
 

@@ -1,7 +1,6 @@
-"""A Claude Code session's permission class: whether it bypasses permission prompts or
-prompts for them, read from the mode its latest turn ran in (each user turn of its
-transcript records permissionMode), and before its first turn from the flags its process
-started with (/proc/PID/cmdline, on Linux) and the settings' permissions.defaultMode.
+"""A Claude Code session's permission class: whether it bypasses permission prompts or prompts for them, read from
+the mode its latest turn ran in (each user turn of its transcript records permissionMode), and before its first
+turn from the flags its process started with (/proc/PID/cmdline, on Linux) and the settings' permissions.defaultMode.
 Where none of these can be read, it is not known."""
 
 from postbag.claude.files import mode_at
@@ -18,10 +17,8 @@ PLANS = "plan"  # planning: of the bypass class when bypassing was on offer as t
 
 
 def permission_class(settings, transcript, session, seconds=None):
-    """(BYPASS, PROMPTING or None, how that is known or why it is not, in words), from the
-    mode of the session's latest turn before `seconds` (None: now) in `transcript` (a path,
-    or None), else the flags its process `session` (a files.Session, or None) started
-    with and the settings."""
+    """(BYPASS, PROMPTING or None, how that is known or why it is not, in words), as of `seconds` (None: now).
+    `transcript` is a path, or None; `session`, a files.Session whose process's flags are read, or None."""
     flags = _flags(session.pid) if session is not None else None
     offered = None if flags is None else flags[1]
     mode, unread = mode_at(transcript, seconds) if transcript else (None, None)
@@ -65,8 +62,8 @@ def _class_of(mode, offered, how):
 
 
 def _flags(pid):
-    """(the permission mode the command line of process `pid` starts it in, or None; whether
-    it offers bypassing), or None where the command line cannot be read (no /proc)."""
+    """(the permission mode the command line of process `pid` starts it in, or None; whether it offers bypassing),
+    or None where the command line cannot be read (no /proc)."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as file:
             words = file.read(LIMIT).decode(errors="replace").split("\0")

@@ -1,26 +1,17 @@
-"""The rule that lets postbag's tools run in Claude Code without asking: "mcp__postbag"
-in permissions.allow of the person's settings.json, which setup puts in and setup
---remove takes out (observed on 2.1.248 to 2.1.337); and what the settings at every
-level say of postbag's tools, deny and ask rules among them, which setup never changes.
+"""The rule that lets postbag's tools run in Claude Code without asking: "mcp__postbag" in permissions.allow of the
+person's settings.json, which setup puts in and setup --remove takes out (observed on 2.1.248 to 2.1.337).
 
 settings.json is the person's file, and is treated so:
-- it is read as Claude Code reads it (JSON.parse: any depth, numbers as written, the last
-  of a key that stands twice), and edited in place, as a person edits it (json_text.py):
-  the rule goes at the end of the permissions.allow that counts, every other byte as it
-  was; a file it cannot edit so (not JSON, not an object of settings, longer than postbag
-  reads back once the rule is in) is refused, with why, and nothing changes;
-- it is written whole or not at all (whole_file.py), through a link to the file it names;
-  a link that names no file, a file that is read-only or has other names (hard links),
-  is named and left alone;
-- before postbag changes it, the file as found is kept beside it, as
-  settings.json.before-postbag (empty where there was no file; a line saying so where
-  there was no folder either): the kept copy is the record that setup added the rule,
-  and of what it made to hold it;
-- --remove takes out what setup put in and nothing else: where the file is still what
-  setup made of the kept copy, it gives back the kept bytes (or removes the file, and the
-  folder, setup made); where the file has changed since, remove cannot tell whose the
-  rule is, and leaves the rule and the copy, saying so. A rule the person wrote before
-  setup stays: setup added none, and kept no copy.
+- it is read as Claude Code reads it and edited as a person would (settings.py): the rule goes at the end of the
+  permissions.allow that counts, every other byte as it was; a file it cannot edit so is refused, and nothing changes;
+- it is written whole or not at all (whole_file.py), through a link to the file it names; a link that names no
+  file, a file that is read-only or has other names (hard links), is named and left alone;
+- before postbag changes it, the file as found is kept beside it, as settings.json.before-postbag (empty where there
+  was no file; a line saying so where there was no folder either): the record of what setup added and made;
+- --remove takes out what setup put in and nothing else: where the file is still what setup made of the kept
+  copy, it gives back the kept bytes (or removes the file, and the folder, setup made); where the file has changed
+  since, remove cannot tell whose the rule is, and leaves the rule and the copy, saying so. A rule the person
+  wrote before setup stays: setup added none, and kept no copy.
 """
 
 import os
@@ -35,10 +26,9 @@ from postbag.vendor_files import read_regular
 
 
 def change(path, *, removing, unasked=True):
-    """The Change by which setup puts the rule in the settings at `path`, or, `removing`,
-    takes out what it put in; None where there is nothing to do. `unasked`: whether the
-    rule lets postbag's tools run without asking, where no deny or ask rule stands in its
-    way. A Refusal, raised, where the file cannot be read as settings, or changed safely."""
+    """The Change by which setup puts the rule in the settings at `path`, or, `removing`, takes out what it put
+    in; None where there is nothing to do. `unasked`: no deny or ask rule stands in the rule's way. A Refusal,
+    raised, where the file cannot be read as settings, or changed safely."""
     _require_a_changeable_file(path)
     settings = settings_at(path)
     if removing:
@@ -54,9 +44,8 @@ def change(path, *, removing, unasked=True):
 
 
 def leftovers(path, *, removing):
-    """What setup and remove say of the copies beside the settings at `path` that are not
-    setup's as it left the file, which they never use; and, `removing`, where one stands
-    and the rule too, that the rule stays, for remove cannot tell who put it in."""
+    """Notes on the copies beside the settings at `path` that are not setup's as it left the file, which setup and
+    remove never use; and, `removing`, where one stands and the rule too, that the rule stays."""
     try:
         settings = settings_at(path)
     except Refusal:  # not settings now, though setup read it so as it planned: no note rests on it
@@ -81,9 +70,8 @@ def leftovers(path, *, removing):
 
 
 def _require_a_changeable_file(path):
-    """Refuse a settings file setup must leave alone: a link to no file (setup would put a
-    file in its place), a read-only file (the person's choice), one with other names (a
-    hard link setup's rename would split)."""
+    """Refuse a settings file setup must leave alone: a link to no file (setup would put a file in its place), a
+    read-only file (the person's choice), one with other names (a hard link setup's rename would split)."""
     name = shell_word(path)
     try:
         status = os.stat(path)
@@ -113,9 +101,8 @@ def _require_a_changeable_file(path):
 
 
 def _taking_out(path, settings):
-    """The Change that gives the file back as setup found it, from the copy it kept in this
-    install; None where setup put nothing in, or the file has changed since, so that remove
-    cannot tell what it did (notes say so)."""
+    """The Change that gives the file back as setup found it, from the copy it kept; None where setup put nothing
+    in, or the file has changed since, so that remove cannot tell what it did (notes say so)."""
     copy = whole_file.copy_as_left(path)
     kept = _kept_as_left(settings, copy) if copy is not None else None
     if kept is None:
@@ -127,11 +114,9 @@ def _taking_out(path, settings):
 
 
 def _kept_as_left(settings, copy):
-    """The settings setup kept in `copy`, its copy as it left the file now read as
-    `settings`, where the file still holds what setup made of them; else None. The bytes
-    are compared, not only the stamp: a change made within the clock's tick of setup's
-    write (a second, on a file system that keeps whole seconds) leaves the file's ctime as
-    it was."""
+    """The settings setup kept in `copy`, where the file, now read as `settings`, still holds what setup made of
+    them; else None. The bytes are compared, not only the stamp: a change within the clock's tick of setup's write
+    (a second, on a file system that keeps whole seconds) leaves the file's ctime as it was."""
     kept = _kept_copy(copy)
     return kept if kept is not None and settings.data == with_rule(kept) else None
 
@@ -142,9 +127,8 @@ def _change(said, path, copy, work):
 
 
 def _making(path, copy, work):
-    """What makes a change to the file at `path`, and its copy at `copy`, by `work()`, and
-    undoes it: the file, its copy and its folder as they were just before. A Refusal,
-    raised, where they cannot be written."""
+    """(make, undo) of a change by `work()` to the file at `path` and its copy at `copy`: undo puts the file, the
+    copy and their folder back as they were just before. A Refusal, raised, where they cannot be written."""
     files, folder, before = (path, copy), os.path.dirname(path), {}
 
     def make():
@@ -176,8 +160,7 @@ def _making(path, copy, work):
 
 
 def _kept_copy(copy):
-    """The SettingsFile at `copy`, setup's copy of a settings file, or None where it cannot be
-    read as settings (then it is no record of setup's)."""
+    """The SettingsFile at `copy`, setup's copy, or None where it cannot be read as settings: no record of setup's."""
     try:
         data = read_regular(copy)
     except OSError:

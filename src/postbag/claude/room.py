@@ -1,9 +1,8 @@
 """Claude Code's room: what postbag asks of Claude Code, as room.py says a room offers it.
 
-Its door is a session's inbox socket and token, which the session exports to its
-commands and MCP servers (inbox.py). What becomes of a letter is read from the session's
-transcript and files (files.py), and from what Claude Code lets in from other sessions
-(acceptance.py): Claude's own word, where the knock heard it, first."""
+Its door is a session's inbox socket and token, which the session exports to its commands and MCP servers
+(inbox.py). What becomes of a letter is read from the session's transcript and files (files.py), and from what
+Claude Code lets in from other sessions (acceptance.py): Claude's own word, where the knock heard it, first."""
 
 from postbag import claude, contract
 from postbag.claude import NAME, SESSION, SOCKET, TOKEN, inside, without_an_inbox
@@ -38,12 +37,10 @@ PROVEN = ("2.1.248", "2.1.337")
 # The first Claude Code whose crossSessionInbound hold keeps a letter from the model (2.1.270
 # and older, run with -p, hand it over all the same); accept and refuse work across PROVEN.
 HOLDS_SINCE = "2.1.271"
-# The first Claude Code whose session runs a turn after its folder is moved (2.1.280 and
-# older end every turn at once: "Path ... does not exist"), as a repository moved while
-# its pair works needs.
+# The first Claude Code whose session runs a turn after its folder is moved, as a repository moved while its
+# pair works needs (2.1.280 and older end every turn at once: "Path ... does not exist").
 MOVES_SINCE = "2.1.281"
-# The MCP server's send tool as Claude Code names it to its model (mcp__SERVER__TOOL), the
-# server registered under the name postbag (setup registers it so).
+# The MCP server's send tool as Claude Code names it to its model (mcp__SERVER__TOOL; setup names it postbag).
 SEND_TOOL = "the tool mcp__postbag__send"
 
 
@@ -75,9 +72,8 @@ class Claude(Room, vendor=claude):
         session = env.get(SESSION)
         if session and is_door_field(session):
             door["session"] = session
-        # Its process, as the file of the session on its socket names it, by which receipts
-        # know it after /clear, which gives it another session id (and the file the new one)
-        # while it keeps its socket.
+        # Its process, as the session file on its socket names it: receipts know it by this after /clear,
+        # which gives it another session id (and session file) while it keeps its socket.
         found = listener(self.config, door["socket"])
         if found is not None and found[1].pid is not None:
             door["pid"] = found[1].pid
@@ -140,17 +136,15 @@ class Claude(Room, vendor=claude):
         return why.noting(unproven(NAME, version_of(newest(found)), PROVEN)) if found else why
 
     def _why_not(self, letter, alive, transcript):  # noqa: PLR0911 - Claude's word first, then each policy
-        """What the records say of a letter the transcript does not hold, sent to a session
-        that runs (`alive`, a Session) or whose files cannot tell (CANNOT_TELL): Claude's
-        own word, where the knock heard one; else what its policy does with a letter,
-        unless its settings changed since the letter was sent."""
+        """What the records say of a letter the transcript does not hold, sent to a session that runs (`alive`,
+        a Session) or whose files cannot tell (CANNOT_TELL): Claude's own word, where the knock heard one;
+        else what its policy does with a letter, unless its settings changed since it was sent."""
         sent = moment(letter["at"])
         settings = Settings(self.here, self.config, alive.cwd if isinstance(alive, Session) else None)
         running = _if_running(alive)
         found = verdict(settings, lambda: permission_class(settings, transcript, running, sent), running)
         said = text(letter, "recipient_said")
-        # Whether the settings changed since it was sent (the ledger's time is to the
-        # second); None where its time names no moment, and that cannot be told.
+        # + 1, for the ledger's time is to the second; None where the letter's time names no moment.
         changed = None if sent is None else settings.changed_since(sent + 1)
         if said == DROPPED:
             return Receipt(NOT_TAKEN, "claude dropped it at its inbox: it never reached the session")
@@ -251,8 +245,7 @@ class Claude(Room, vendor=claude):
 
 
 def _is_the_joined_process(joined, running):
-    """Whether `running`, the Session on the joined socket now, is the process that joined
-    (under another session id since, as after /clear), as the join's `pid` says."""
+    """Whether `running`, the Session on the joined socket now, is the process that joined (as after /clear)."""
     pid = joined.get("pid")
     return type(pid) is int and pid == running.pid
 

@@ -1,9 +1,7 @@
-"""The person's Claude Code settings.json, and every other level of settings, as Claude
-Code reads them (JSON.parse: any depth, numbers as written, the last of a key that stands
-twice): what they allow and hold back of postbag's tools, deny and ask rules among them,
-which setup never changes; and the text of settings.json with the rule that lets
-postbag's tools run put in, as a person edits it (json_text.py), every other byte as it
-was."""
+"""The person's Claude Code settings.json, and every other level of settings, as Claude Code reads them (JSON.parse:
+any depth, numbers as written, the last of a key that stands twice): what they allow and hold back of postbag's
+tools, deny and ask rules among them, which setup never changes; and the text of settings.json with the rule that
+lets postbag's tools run put in, as a person edits it (json_text.py), every other byte as it was."""
 
 from postbag import json_edit, json_text
 from postbag.escape import shell_word
@@ -15,17 +13,15 @@ RULES = (RULE, f"{RULE}__*")  # what counts as that rule already
 TOOL_RULE = f"{RULE}__"  # how a rule for one of its tools begins
 BOM = b"\xef\xbb\xbf"
 LOOKED_INTO = ("permissions",)  # the members of the settings whose own members an edit reads
-# What the kept copy holds where there was no file to keep: nothing, or, where setup made
-# the folder too, these words.
+# What the kept copy holds where there was no file to keep: nothing, or, where setup made the folder too, these words.
 NO_FILE, NO_FOLDER = b"", b"postbag made this folder, and settings.json in it, to hold the rule\n"
 # What setup writes where there was no settings file: Claude Code's own layout.
 MADE = b'{\n  "permissions": {\n    "allow": [\n      "' + RULE.encode() + b'"\n    ]\n  }\n}\n'
 
 
 class SettingsFile:
-    """A settings file as Claude Code reads it: its bytes (`data`, None where there is none),
-    and of its text the object of settings (`document`), its permissions and its allow list,
-    each the one that counts, or None."""
+    """A settings file as Claude Code reads it: its bytes (`data`, None where there is none), and of its text the
+    object of settings (`document`), its permissions and its allow list, each the one that counts, or None."""
 
     __slots__ = ("allow", "bom", "data", "document", "permissions", "text")
 
@@ -35,8 +31,7 @@ class SettingsFile:
         if data is None:
             return
         self.bom = BOM if data.startswith(BOM) else b""
-        # Bytes that are not UTF-8 are kept as they are, each as a lone surrogate: written
-        # back, they are the same bytes.
+        # Bytes that are not UTF-8 are kept, each as a lone surrogate: written back, they are the same bytes.
         self.text = data[len(self.bom) :].decode("utf-8", "surrogateescape")
         try:
             self.document = json_text.parse(self.text, within=LOOKED_INTO)
@@ -64,8 +59,7 @@ class SettingsFile:
 
 
 def words_of(data):
-    """Of the settings in `data`, those that are text, as an object: the root's, and its
-    permissions' (its defaultMode); an empty one where it is no object of settings."""
+    """The settings in `data` that are text, the root's and its permissions' (defaultMode), as an object, or {}."""
     try:
         settings = SettingsFile(data)
     except Refusal:
@@ -90,8 +84,7 @@ def _list(settings, kind):
 
 
 def settings_at(path):
-    """The SettingsFile in the file at `path`; a Refusal, raised, where it cannot be read or is
-    not of the shape Claude Code reads."""
+    """The SettingsFile in the file at `path`; a Refusal where it cannot be read or is not of the shape Claude reads."""
     try:
         return SettingsFile(read_regular(path))
     except FileNotFoundError:
@@ -101,9 +94,7 @@ def settings_at(path):
 
 
 class HoldingRule:
-    """A deny or ask rule that keeps postbag's tools from running without asking: the
-    `rule`, the list it stands in (`listed_in`: "deny" or "ask") and the settings file it
-    stands in (`path`)."""
+    """A deny or ask `rule`, `listed_in` "deny" or "ask" at `path`, that keeps postbag's tools from running unasked."""
 
     __slots__ = ("listed_in", "path", "rule")
 
@@ -121,10 +112,9 @@ class HoldingRule:
 
 
 def holding_back(paths):
-    """Every deny rule, then every ask rule, of the settings files at `paths` (managed,
-    the person's, the project's, in Claude Code's order) that names postbag's server or
-    one of its tools: Helds. A file that cannot be read as settings holds none here; its
-    own check says why."""
+    """Every deny rule, then every ask rule, of the settings files at `paths` (managed, the person's, the
+    project's, in Claude Code's order) that names postbag's server or one of its tools, as HoldingRules. A file that
+    cannot be read as settings holds none here; its own check says why."""
     found = {"deny": [], "ask": []}
     for path in paths:
         try:
@@ -157,8 +147,7 @@ def with_rule(settings):
 
 
 def _checked(settings, text):
-    """`text`, an edit of `settings`, as bytes: JSON still, with its bom, and no longer than
-    postbag reads back (a Refusal where it would be)."""
+    """`text`, an edit of `settings`, as bytes with its bom: JSON still; a Refusal where longer than LIMIT."""
     data = settings.bom + text.encode("utf-8", "surrogateescape")
     json_text.parse(text, within=LOOKED_INTO)  # what an edit in place makes is JSON, or postbag's fault to fail on
     if len(data) > LIMIT:

@@ -1,11 +1,5 @@
-"""Codex's room. Here, the light part of its contract (vendors.py says what it holds):
-its names, how its thread is told from the environment, the field of its door, the
-human's switch and the sandbox around its commands, and the words the command line's
-help takes of it. This file imports nothing, so that a human's
-verb refused in a session loads no more of the room than this. The rest of the room is in
-room.py (what postbag asks of it), queue.py (`codex queue`), files.py (its queue and
-rollouts), wake.py (waking a thread nobody has loaded), loaded.py (whether somebody has)
-and client.py (what setup and doctor change and check)."""
+"""Codex's room. Here, the light part of its contract (vendors.py says what it holds). This file imports nothing,
+so that a human's verb refused in a session loads no more of the room than this; the rest is in the other modules."""
 
 NAME = "codex"
 CLIENT = "Codex"  # its vendor's name for the program
@@ -37,8 +31,7 @@ def inside(env):
 
 
 def door_in(env):
-    """The door field of the thread whose variables are `env`, as a join records it: its
-    CODEX_THREAD_ID, else CODEX_SESSION_ID; None outside a thread."""
+    """The door field of the thread whose variables are `env`, as a join records it; None outside a thread."""
     thread = env.get(THREAD) or env.get(SESSION)
     return {"thread": thread} if thread else None
 

@@ -1,15 +1,12 @@
 """What setup and doctor know of Codex (observed on 0.153.0 to 0.171.0):
 
-- the codex program the door runs (queue.find_codex), whose `codex --version` says
-  "codex-cli 0.171.0";
-- the MCP servers it starts, which `codex mcp add NAME --env K=V -- COMMAND ARGS`
-  registers in config.toml, `codex mcp get NAME --json` shows ({"enabled", "transport":
-  {"type": "stdio", "command", "args", "env", ...}, ...}; exit 1, "No MCP server named"
-  where there is none) and `codex mcp remove NAME` takes out. Codex runs a tool without
-  asking where its hints say it is neither destructive nor open to the world, as
+- the codex program the door runs (queue.find_codex), whose `codex --version` says "codex-cli 0.171.0";
+- the MCP servers it starts, which `codex mcp add NAME --env K=V -- COMMAND ARGS` registers in config.toml,
+  `codex mcp get NAME --json` shows ({"enabled", "transport": {"type": "stdio", "command", "args", "env",
+  ...}, ...}; exit 1, "No MCP server named" where there is none) and `codex mcp remove NAME` takes out.
+  Codex runs a tool without asking where its hints say it is neither destructive nor open to the world, as
   postbag's say: it needs no rule of its own;
-- its app-server daemon, which wakes a thread nobody has loaded (wake.py), and which
-  setup never starts.
+- its app-server daemon, which wakes a thread nobody has loaded (wake.py), and which setup never starts.
 """
 
 import os
@@ -41,8 +38,7 @@ SERVER_NAME = "postbag"  # the name postbag's MCP server is registered under: le
 
 
 class CodexInstallation(Installation):
-    """Codex as a person installed it: the codex program, and its config.toml, which its own
-    commands write, and which setup keeps as found (config.py)."""
+    """Codex: its program, and its config.toml, which its own commands write and setup keeps as found (config.py)."""
 
     installing = INSTALLING
 
@@ -85,9 +81,8 @@ class CodexInstallation(Installation):
         return self._keeping_the_file(self._command("registers postbag's MCP server", add))
 
     def unregistering(self, removing=False):
-        """Codex's own command, which writes config.toml whole; `removing`, the file given
-        back instead where it is still as setup left it (config.py), the command run after
-        only where the file given back names postbag too."""
+        """Codex's own command, which writes config.toml whole; `removing`, the file given back instead where it
+        is still as setup left it (config.py), the command run after only where that file names postbag too."""
         take_out = self._command("takes out postbag's MCP server", ["mcp", "remove", SERVER_NAME])
         path = config.config_path(self.here)
         if not removing:
@@ -97,8 +92,7 @@ class CodexInstallation(Installation):
         return config.keeping(path, take_out, keep=False)
 
     def allowing_tools(self, removing=False):
-        """None: Codex runs postbag's tools without asking, for they are annotated as neither
-        destructive nor open to the world (docs/doors.md), so there is nothing to change."""
+        """None: Codex runs postbag's tools without asking, as their hints allow (docs/doors.md)."""
         del removing
 
     def checks(self):
@@ -155,8 +149,7 @@ class CodexInstallation(Installation):
         return command(self.client, self.here.child_env(), does, argv)
 
     def _keeping_the_file(self, change):
-        """`change`, a command of Codex's that writes config.toml whole, made after setup
-        keeps the file as found (config.py), as it says."""
+        """`change`, a Codex command that rewrites config.toml, made after setup keeps the file as found, as it says."""
         path = config.config_path(self.here)
         kept = config.keeping(path, change)
         if os.path.lexists(path) and config.setups_copy(path) is None:

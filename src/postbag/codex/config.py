@@ -1,13 +1,11 @@
 """Codex's config.toml, kept as setup found it.
 
-Codex's own `codex mcp add` and `codex mcp remove`, which setup runs, write the whole file
-again: they drop the comments inside other tables, and make it private (mode 600), as
-0.171.0 does. So before setup's first change the file is kept beside it, bytes and mode,
-as config.toml.before-postbag (or, where a copy setup did not make stands there, the first
-config.toml.before-postbag-N free: a copy already there is never written over), and after
-each change of setup's its copy is stamped with the moment the file then last changed
-(whole_file.stamp). `--remove` gives that copy back where the file has not changed since;
-else the copy stays, and setup names it, as it names every copy it did not make.
+Codex's own `codex mcp add` and `codex mcp remove`, which setup runs, write the whole file again: they drop the
+comments inside other tables, and make it private (mode 600), as 0.171.0 does. So before setup's first change the
+file is kept beside it, bytes and mode, as config.toml.before-postbag (or the first free config.toml.before-postbag-N,
+where a copy setup did not make stands there: a copy already there is never written over), and after each of setup's
+changes its copy is stamped with the moment the file then last changed. `--remove` gives that copy back where the
+file has not changed since; else the copy stays, and setup names it.
 """
 
 import os
@@ -28,9 +26,9 @@ def setups_copy(path):
 
 
 def keeping(path, change, *, keep=True):
-    """`change`, one of Codex's own commands that writes the file at `path` whole, made so
-    that, `keep`, the file as found is kept first where no copy of setup's describes it, and
-    its copy stamped after; undone by putting the file and its copy back as they were just before."""
+    """`change`, one of Codex's own commands that writes the file at `path` whole, made so that, `keep`, the file as
+    found is kept first where no copy of setup's describes it, and its copy stamped after; undone by putting the file
+    and its copy back as they were just before."""
     before = _Before(path)
 
     def make():
@@ -48,9 +46,8 @@ def keeping(path, change, *, keep=True):
 
 
 def giving_back(path, take_out, names_postbag):
-    """The Change that gives the file at `path` back as setup found it, from its copy, in
-    place of `take_out`, the command that takes postbag's server out; made after all where
-    the file given back still `names_postbag()` (it did before setup)."""
+    """The Change that gives the file at `path` back as setup found it, from its copy, in place of `take_out`, the
+    command that takes postbag's server out; made after all where the file given back still `names_postbag()`."""
     before = _Before(path)
     copy = setups_copy(path)
 

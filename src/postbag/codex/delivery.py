@@ -1,6 +1,4 @@
-"""A letter on its way to a thread (the room's Delivery): whether the knock asks codex's
-daemon to load the thread, whether a running codex has it loaded, and what the send adds
-of both; and why a thread takes no queued letter, loaded as it may be."""
+"""The room's Delivery of a letter to a thread, and why a thread takes no queued letter, loaded as it may be."""
 
 from postbag.codex.files import (
     INTERRUPTED,
@@ -23,10 +21,8 @@ RESUME_FAILED = {
 
 
 class InBackground:
-    """`look()`, worked out on a thread of its own while the door takes the letter: whether
-    a running codex has the thread loaded can take a moment to read (a process's first
-    read of /proc/locks, some kernels make cost more than a send may spend), and `codex
-    queue` takes longer."""
+    """`look()`, worked out on a thread of its own while `codex queue`, which takes longer, takes the letter:
+    some kernels make a process's first read of /proc/locks cost more than a send may spend."""
 
     WAIT = 1.0  # seconds, at most, once the door has answered: a slow disk must not hold the send
 
@@ -39,9 +35,8 @@ class InBackground:
             except Exception:  # noqa: S110 - what cannot be had is left out, not a failure
                 pass
 
-        # The reader was imported by the caller, on the main thread: a thread that imports
-        # while a refused send's interpreter shuts down can crash it (seen as SIGSEGV from
-        # postbag.pyz's loader).
+        # The reader was imported by the caller, on the main thread: a thread that imports while a refused
+        # send's interpreter shuts down can crash it (seen as SIGSEGV from postbag.pyz's loader).
         self._thread = start_beside(work)
 
     def result(self):
@@ -51,10 +46,9 @@ class InBackground:
 
 
 class CodexDelivery(Delivery):
-    """A letter to a thread: before the knock, whether to ask codex's daemon to load the
-    thread (`resume`), from its rollout; beside the knock, whether a running codex has it
-    loaded (a process's first read of /proc/locks can cost more than a send may spend,
-    and a loaded thread shrugs off a resume); after it, what to say of both."""
+    """A letter to a thread: before the knock, whether to ask codex's daemon to load the thread (`resume`),
+    from its rollout; beside it, whether a running codex has it loaded (a loaded thread shrugs off a resume);
+    after it, what to say of both."""
 
     def __init__(self, room, joined):
         self.room, self.thread = room, joined["thread"]
@@ -107,9 +101,8 @@ class CodexDelivery(Delivery):
 
 
 def stalled(turn):
-    """Why a thread whose latest turn is `turn` (files.latest_turn) takes no queued letter,
-    loaded as it may be (openai/codex#41060, and what follows it on 0.171.0), in words;
-    else None."""
+    """Why a thread whose latest turn is `turn` (files.latest_turn) takes no queued letter, loaded as it may
+    be (openai/codex#41060, and what follows it on 0.171.0), in words; else None."""
     trigger, ended, _ = turn
     if trigger == "exec" and ended == "working":
         return (

@@ -1,19 +1,15 @@
-"""Codex's records, as receipts and `open` read them, read-only, under CODEX_HOME (else
-~/.codex); Codex 0.153.0 to 0.171.0 (room.PROVEN) writes them so:
+"""Codex's records under CODEX_HOME (else ~/.codex), read-only, as Codex 0.153.0 to 0.171.0 (room.PROVEN) writes them:
 
-- queue_1.sqlite, table queued_items (id, thread_id, payload_json, queue_order,
-  created_at_ms, updated_at_ms): a letter `codex queue` stored and no session has taken
-  yet is a row whose payload is {"UserInput": {"content": [{"type": "text", "text":
-  ENVELOPE}, ...]}}; the row goes when a session takes it;
-- sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl, the thread's rollout file: its first
-  record, {"type": "session_meta", "payload": {"cli_version", ...}}, names the version
-  that began it; a taken letter is a {"type": "response_item",
-  "payload": {"type": "message", "role": "user", "content": [{"type": "input_text",
-  "text": ENVELOPE}]}, "timestamp": ...} record; the settings a resumed turn runs with,
-  and each turn's start, calls and end, are records too.
+- queue_1.sqlite, table queued_items (id, thread_id, payload_json, queue_order, created_at_ms, updated_at_ms):
+  a letter `codex queue` stored and no session has taken yet is a row whose payload is
+  {"UserInput": {"content": [{"type": "text", "text": ENVELOPE}, ...]}}; the row goes when a session takes it;
+- sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl, the thread's rollout: its first record,
+  {"type": "session_meta", "payload": {"cli_version", ...}}, names the version that began it; a taken letter is a
+  {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text",
+  "text": ENVELOPE}]}, "timestamp": ...} record; the settings a resumed turn runs with, and each turn's start,
+  calls and end, are records too.
 
-Every file is untrusted input (vendor_files.py): what is not of the shape known here is
-no sign of anything.
+Every file is untrusted input (vendor_files.py): what is not of a shape known here is no sign of anything.
 """
 
 import os
@@ -21,21 +17,17 @@ import os
 from postbag.receipts import heading_of, is_the_letter
 from postbag.vendor_files import find_back, is_regular, json_of, open_regular, record, table, text
 
-# A letter's place in the queue: there, not there, or the queue cannot be read.
 IN_THE_QUEUE, NOT_IN_THE_QUEUE, QUEUE_UNREAD = "in the queue", "not in the queue", "queue unread"
-# What the latest turn of a thread is doing: ended (or none is recorded), working, or
-# stopped at a tool call that has no result yet.
+# What the latest turn of a thread is doing: ended (or none recorded), working, or at a call with no result yet.
 TURN_ENDED, TURN_WORKING, TURN_AT_A_CALL = "ended", "working", "at a call"
 BUSY_TRIES, BUSY_WAIT = 3, 0.05  # a queue database another process holds locked: tries, seconds between
-# How far back from a rollout's end its latest turn is looked for: each turn records its
-# start and the thread's settings, and a send must not read a whole long rollout for them.
+# How far back from a rollout's end its latest turn is looked for: a send must not read a whole long rollout.
 TURN_BACK = 4 << 20
 _FIRST_LINE_MOST = 1 << 20  # the thread's instructions ride in the first record: tens of kilobytes
 _TURN_NEEDLES = (b'"task_started"', b'"task_complete"', b'"turn_aborted"', b"_call")
 _CALLS = ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output")
 _TURN_EDGES = ("task_started", "task_complete", "turn_aborted")
 _EDGE_NEEDLES = (*(f'"{edge}"'.encode() for edge in _TURN_EDGES), b'"thread_settings_applied"', b'"turn_context"')
-# What becomes of a letter to a thread whose rollout is gone: queued or not, nothing takes it.
 THREAD_GONE = "codex no longer has the thread it went to (its rollout is gone), so nothing will take it"
 THE_ROLLOUT = "the thread's rollout"  # how a receipt names it: its file name holds the thread's id
 
@@ -45,9 +37,8 @@ def home_directory(here):
 
 
 def rollouts(home, thread):
-    """The paths of the thread's rollouts, sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl
-    under `home`; None where there are no sessions to look in. Folders are listed, not
-    globbed: a send's own look at the records imports nothing more."""
+    """The paths of the thread's rollouts under `home`, or None where there are no sessions to look in.
+    Folders are listed, not globbed: a send's own look at the records imports nothing more."""
     suffix = f"-{thread}.jsonl"
     days = [os.path.join(home, "sessions")]
     for _ in range(3):  # year, month, day
@@ -76,8 +67,7 @@ def version_of(rollout):
 
 
 def _meta_of(rollout):
-    """What the first record of the rollout at `rollout` says of its thread (its
-    session_meta's payload), or nothing where it cannot be read or is of another shape."""
+    """The session_meta payload of the rollout's first record, or {} where it cannot be read or has another shape."""
     try:
         fd = open_regular(rollout)
     except OSError:
@@ -102,10 +92,9 @@ def took(entry, letter):
 
 
 def in_the_queue(home, thread, letter):  # noqa: PLR0911 - every way a live database can be unread says why
-    """Whether `letter` is a row of codex's queue for `thread`, as (IN_THE_QUEUE or
-    NOT_IN_THE_QUEUE, None), or (QUEUE_UNREAD, why). Read-only, never immutable: the
-    database is live, and another process may hold it locked a moment, which is waited
-    out a little."""
+    """Whether `letter` is a row of codex's queue for `thread`: (IN_THE_QUEUE or NOT_IN_THE_QUEUE, None), or
+    (QUEUE_UNREAD, why). Read-only, never immutable: the database is live, and another process may hold it
+    locked a moment, which is waited out a little."""
     import time
     from contextlib import closing  # a connection as its own context manager commits and stays open
 
@@ -160,29 +149,23 @@ def _settings_of(entry):
     return None
 
 
-# What Codex 0.171.0 does with a queued letter when a turn of `codex exec` ends, which
-# openai/codex#41060 reports (open): it begins a turn for the first queued letter, and
-# aborts it as exec exits ("turn_aborted", reason "interrupted"), the letter recorded
-# unread or lost; and a thread whose last turn was so interrupted runs no queued letter,
-# loaded again or woken, until someone starts a turn in it (seen on 0.171.0).
+# What Codex 0.171.0 does with a queued letter when a turn of `codex exec` ends (openai/codex#41060, open): it
+# begins a turn for the first queued letter and aborts it as exec exits ("turn_aborted", reason "interrupted"), the
+# letter recorded unread or lost; and a thread whose last turn was so interrupted runs no queued letter, loaded
+# again or woken, until someone starts a turn in it.
 INTERRUPTED = "interrupted"
-# A turn of `codex exec` that neither ended nor was interrupted, and after whose start
-# another codex applied the thread's settings as it loaded the thread (exec applies them
-# once, as its turn begins): the exec was killed, and the codex that has the thread now
-# takes queued letters as any does (seen on 0.171.0).
+# A turn of `codex exec` that neither ended nor was interrupted, after whose start another codex applied the thread's
+# settings as it loaded the thread (exec applies them once, as its turn begins): the exec was killed, and the codex
+# that has the thread now takes queued letters as any does (seen on 0.171.0).
 LEFT = "left"
 
 
 def latest_turn(path):
-    """The latest turn of the rollout at `path`, and the settings a resumed turn runs with,
-    read in one look back, as (its trigger, how it ended, the approval policy):
-    - the trigger Codex recorded as the turn began ("exec", "queue", "user"...; None where
-      not recorded);
-    - "working" while it runs, "ended", INTERRUPTED or LEFT; None where no turn is found;
-    - the policy (a name, or a table for a granular one) from the latest record of the
-      thread's settings: thread_settings_applied, or a turn's turn_context (the only one
-      Codex 0.153 writes). None where that record states none, where there is none, or
-      where the rollout cannot be read: the latest settings decide, and a doubt is no policy."""
+    """The latest turn of the rollout at `path`, read in one look back, as (trigger, end, policy): the trigger Codex
+    recorded as the turn began ("exec", "queue", "user"...); "working" while it runs, "ended", INTERRUPTED or LEFT;
+    and the approval policy (a name, or a table for a granular one) from the latest record of the thread's settings,
+    thread_settings_applied or a turn_context (the only one Codex 0.153 writes). Each None where not found or not
+    readable: a doubt is no policy."""
     found = {"applied": 0}
 
     def edge(entry):
@@ -212,10 +195,9 @@ def latest_turn(path):
 
 
 def read_before_its_turn_ended(path, letter):
-    """Whether the model read `letter`, which the rollout at `path` holds: False where the
-    turn Codex began for it was aborted before any answer or call of the model's, and no
-    answer came in a turn after it; True where one came, or the turn ended as turns do;
-    None where the rollout cannot tell (still working, or not read far enough)."""
+    """Whether the model read `letter`, which the rollout at `path` holds: False where the turn Codex began for it
+    was aborted before any answer or call of the model's and no answer came after; True where one came, or the turn
+    ended as turns do; None where the rollout cannot tell (still working, or not read far enough)."""
     try:
         fd = open_regular(path)
     except OSError:
@@ -251,8 +233,7 @@ def read_before_its_turn_ended(path, letter):
 
 
 def turn_now(path):
-    """What the latest turn in the rollout at `path` is doing: TURN_ENDED (also where
-    nothing tells), TURN_WORKING, or TURN_AT_A_CALL (a tool call with no result yet)."""
+    """What the latest turn at `path` does: TURN_ENDED (also where nothing tells), TURN_WORKING or TURN_AT_A_CALL."""
     pending, answered = [], set()
 
     def turn_edge(entry):

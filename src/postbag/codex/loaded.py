@@ -1,11 +1,9 @@
-"""Whether a running Codex has a thread loaded, which only a loaded thread does with a
-queued letter: it takes it. The process that loads a thread creates
-thread-writer-locks/<thread>.lock under CODEX_HOME and holds an flock on it for as long
-as it has the thread. Nothing is locked to find out whether one does, so a Codex loading
-the thread that moment is never turned away: Linux lists every flock in /proc/locks;
-macOS's kernel keeps flock and fcntl locks on one list per file, so asking fcntl which
-lock would block one (F_GETLK) sees Codex's flock without taking anything. Elsewhere
-nothing is known."""
+"""Whether a running Codex has a thread loaded, which only a loaded thread does with a queued letter: it takes it.
+The process that loads a thread creates thread-writer-locks/<thread>.lock under CODEX_HOME and holds an flock on it
+for as long as it has the thread. Nothing is locked to find out whether one does, so a Codex loading the thread
+that moment is never turned away: Linux lists every flock in /proc/locks; macOS's kernel keeps flock and fcntl
+locks on one list per file, so asking fcntl which lock would block one (F_GETLK) sees Codex's flock without taking
+anything. Elsewhere nothing is known."""
 
 import os
 
@@ -18,16 +16,15 @@ FLOCK_LAYOUTS = {"darwin": ("qqihh", 3)}
 
 
 def is_loaded(home, thread, system, locks=LOCKS):
-    """LOADED where a running codex holds the writer lock of `thread`, NOT_LOADED where none
-    does, CANNOT_TELL where that cannot be told here, on the `system` (sys.platform's name)."""
+    """LOADED where a running codex holds the writer lock of `thread`, NOT_LOADED where none does, CANNOT_TELL
+    where that cannot be told on the `system` (sys.platform's name)."""
     kept = os.path.join(home, "thread-writer-locks")
     path = os.path.join(kept, f"{thread}.lock")
     try:
         status = os.stat(path)
     except FileNotFoundError:
-        # A codex that loads a thread creates its lock file and holds it: where this codex
-        # keeps its locks and the thread has none, none has it loaded. With no such folder
-        # this is not that codex's home, or a codex without locks: nothing is known.
+        # Where this codex keeps its locks and the thread has none, none has it loaded. With no such folder this is
+        # not that codex's home, or a codex without locks: nothing is known.
         return NOT_LOADED if os.path.isdir(kept) else CANNOT_TELL
     except OSError:
         return CANNOT_TELL
@@ -51,8 +48,7 @@ def _listed_in(locks, status):
 
 
 def _blocked(path, layout):
-    """LOADED where some lock on the file at `path` would block a write lock on all of it:
-    asked, never taken (fcntl F_GETLK, on a descriptor opened only to read)."""
+    """LOADED where some lock on the file at `path` would block a write lock on it all: asked (F_GETLK), never taken."""
     import fcntl  # here: only macOS asks
     import stat
     import struct

@@ -1,9 +1,7 @@
-"""Codex's door: `codex queue --thread ID --message ENVELOPE`, which stores the letter in
-Codex's queue for the thread; with --resume it also asks Codex's app-server daemon to
-load a thread that nobody has loaded, which then takes it (wake.py decides when to ask).
-It runs with stdin from /dev/null and stdout discarded; what it writes on stderr is told
-apart, and where it refuses a letter, its own last words are shown, escaped, on one line
-and cut short, the thread's id in them written as words: a door field is never shown."""
+"""Codex's door: `codex queue --thread ID --message ENVELOPE`, which stores the letter in Codex's queue for the
+thread; with --resume it also asks Codex's app-server daemon to load a thread that nobody has loaded, which then
+takes it (wake.py decides when to ask). Where it refuses a letter, its own last words on stderr are shown, escaped,
+on one line and cut short, the thread's id in them written as words: a door field is never shown."""
 
 import errno
 import os
@@ -24,11 +22,10 @@ CODEX_SAYS = (
 # What a codex from before `codex queue --resume` says of it: a usage error, exit 2, raised
 # before anything is stored, so the letter is knocked again without it.
 USAGE_ERROR, NO_RESUME_FLAG = 2, b"unexpected argument '--resume'"
-# What codex queue writes on stderr that says nothing of the resume: a line of its own log
-# (tracing's format: a time, a level, then the rest; its colours, when it has them, are
-# escapes around the level), or a warning about setting itself up (seen with CODEX_HOME
-# under /tmp, where it makes no helper binaries). Anything else is not known here. Read
-# without re, whose import would cost a join or a send more than the rest of its work.
+# What codex queue writes on stderr that says nothing of the resume: a line of its own log (tracing's format: a
+# time, a level, then the rest; its colours, when it has them, are escapes around the level), or a warning about
+# setting itself up (seen with CODEX_HOME under /tmp, where it makes no helper binaries). Read without re, whose
+# import would cost a join or a send more than the rest of its work.
 _QUIET_LEVELS = ("TRACE", "DEBUG", "INFO")
 _SETTING_UP = ("WARNING: proceeding, even though we could not create PATH aliases",)
 
@@ -45,8 +42,7 @@ class Resume:
 
 
 def find_codex(here):
-    """The codex binary: POSTBAG_CODEX (a path, or a name PATH finds), else the one inside
-    the ChatGPT app, else PATH's codex."""
+    """The codex binary: POSTBAG_CODEX (a path, or a name PATH finds), else the ChatGPT app's, else PATH's codex."""
     search = here.env.get("PATH", os.defpath)
     named = here.env.get("POSTBAG_CODEX")
     if named:
@@ -64,9 +60,8 @@ def find_codex(here):
 
 
 def knock(codex, thread, envelope, env, *, resume):
-    """`codex queue` the envelope for `thread` with the binary `codex`, in `env` (the
-    child's own: no session variable of either vendor in it); with `resume`, ask codex's
-    daemon to load the thread, and return what came of that (a Resume); else None."""
+    """`codex queue` the envelope for `thread` with the binary `codex`, in `env` (the child's: no session variable
+    of either vendor in it); with `resume`, ask codex's daemon to load the thread and return a Resume, else None."""
     argv = [codex, "queue", "--thread", thread, "--message", envelope]
     older = False  # a codex from before --resume refused it, and the letter went without
     try:
@@ -90,9 +85,8 @@ def knock(codex, thread, envelope, env, *, resume):
 
 
 def resumed(stderr):
-    """What came of a resume, from what codex queue wrote on stderr: nothing of the resume
-    when the daemon took the thread; a warning naming why, when it stored the letter but
-    could not have the daemon load the thread; anything else is not known."""
+    """What came of a resume, from codex queue's stderr: nothing of it when the daemon took the thread; a warning
+    naming why, when it stored the letter but could not have the daemon load the thread; anything else is unknown."""
     text = _without_colours(stderr.decode(errors="replace"))
     if "could not resume thread" in text:
         if "start a local daemon" in text:
@@ -122,8 +116,7 @@ def _without_colours(text):
 
 
 def _is_quiet_log_line(line):
-    """Whether `line` is a line of codex's own log at a quiet level: a first word, spaces,
-    then TRACE, DEBUG or INFO, and a space after it (tracing's format)."""
+    """Whether `line` is a line of codex's own log at a quiet level: a first word, spaces, the level and a space."""
     words = line.split(None, 1)
     if not line or line[0].isspace() or len(words) < 2:
         return False
@@ -133,9 +126,8 @@ def _is_quiet_log_line(line):
 
 
 def _codex_said(stderr, thread):
-    """What a refusal says codex said, from its `stderr`: what it means, where that is
-    known here, and its own last line, with the id of `thread` written as words and every
-    credential in it hidden (the verb hides every other door field the ledger holds)."""
+    """What a refusal says codex said, from its `stderr`: what it means, where known here, and its own last line,
+    the id of `thread` written as words and every credential hidden (the verb hides every other door field)."""
     text = _without_colours(stderr.decode(errors="replace"))
     meaning = next((f": {meaning}" for words, meaning in CODEX_SAYS if words in text.lower()), "")
     lines = [line for line in text.splitlines() if line.strip() and not _is_quiet_log_line(line)]

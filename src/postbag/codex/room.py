@@ -1,11 +1,10 @@
 """Codex's room: what postbag asks of Codex, as room.py says a room offers it.
 
-Its door is a thread, named by its id: in a shell Codex runs, CODEX_THREAD_ID (else
-CODEX_SESSION_ID); in a call of postbag's MCP server, the threadId Codex puts in the call's
-_meta, since it gives its MCP servers none of the thread's variables. A letter goes in by
-`codex queue` (queue.py); what becomes of it is read from Codex's queue and the thread's
-rollout (files.py), whether a running Codex has the thread loaded (loaded.py), and,
-for a thread nobody has loaded, whether the letter wakes it (wake.py)."""
+Its door is a thread, named by its id: in a shell Codex runs, CODEX_THREAD_ID (else CODEX_SESSION_ID); in a call
+of postbag's MCP server, the threadId Codex puts in the call's _meta, since it gives its MCP servers none of the
+thread's variables. A letter goes in by `codex queue` (queue.py); what becomes of it is read from Codex's queue and
+the thread's rollout (files.py), whether a running Codex has the thread loaded (loaded.py), and, for a thread
+nobody has loaded, whether the letter wakes it (wake.py)."""
 
 from postbag import codex, contract
 from postbag.codex import NAME, NO_WAKE, SESSION, THREAD, inside
@@ -38,8 +37,7 @@ from postbag.vendor_files import newest
 # The versions the real-client tier proves postbag on, oldest and newest (tests/clients/pins.py
 # takes its pairs from here); an unknown receipt says so of records from outside them.
 PROVEN = ("0.153.0", "0.171.0")
-# The MCP server's send tool as Codex names it to its model: a function inside the server's
-# namespace, the server registered under the name postbag (setup registers it so).
+# The send tool as Codex names it to its model: a function in the namespace of the server setup registers as postbag.
 SEND_TOOL = "the tool send of the mcp__postbag namespace"
 
 
@@ -62,8 +60,7 @@ class Codex(Room, vendor=codex):
         if not inside(env):
             raise Refusal(contract.join_from_inside(NAME))
         if THREAD in env:
-            # CODEX_SESSION_ID can name a root shared by sub-agent threads, so a thread id that
-            # is present but malformed is refused rather than silently replaced by the root.
+            # CODEX_SESSION_ID can name a root shared by sub-agent threads: a malformed thread id is not replaced by it.
             if not is_uuid(env[THREAD]):
                 raise Refusal(f"{THREAD} is not a thread id")
             name = THREAD
@@ -85,9 +82,8 @@ class Codex(Room, vendor=codex):
         return {"thread": thread}
 
     def directory(self, door):
-        """None: Codex starts a thread's server in the thread's own working directory, the
-        one it works in now (under codex exec, its app server and its daemon's resume
-        alike, 0.171.0), where its rollout's first record names only the one it began in."""
+        """None: Codex starts a thread's server in the directory the thread works in now (under codex exec, its app
+        server and its daemon's resume alike, 0.171.0); its rollout's first record names only the one it began in."""
         del door
 
     def delivery(self, joined):

@@ -1,15 +1,12 @@
-"""Waking a thread that no running Codex has loaded: `codex queue --resume` asks Codex's
-own app-server daemon to load it, and the thread takes the letter, and any waiting for it
-(queue.py). postbag starts no daemon, and wakes a thread only where its records say a
-woken turn cannot stop to ask a person for an approval (CONCEPT.md, "Waking, and when
-not to"): the latest settings its rollout records must say approval_policy never, as
-`codex exec` leaves a thread. Where they say otherwise, or nothing, or were written by a
-Codex from before --resume, or the human opened the exchange with --no-wake, the letter
-waits until a person resumes the thread.
+"""Waking a thread that no running Codex has loaded: `codex queue --resume` asks Codex's own app-server daemon to
+load it, and the thread takes the letter, and any waiting for it (queue.py). postbag starts no daemon, and wakes a
+thread only where the latest settings its rollout records say approval_policy never, as `codex exec` leaves a thread,
+so that a woken turn cannot stop to ask a person for an approval (CONCEPT.md, "Waking, and when not to"); else the
+letter waits until a person resumes the thread.
 
-The daemon's file of its process, app-server-daemon/daemon.pid under CODEX_HOME
-({"pid": N, "processIdentity": {"startTicks": T}, ...}, removed when it stops), says
-whether it runs: its pid lives and, on Linux, /proc/N/stat gives the same start time.
+The daemon's file of its process, app-server-daemon/daemon.pid under CODEX_HOME ({"pid": N, "processIdentity":
+{"startTicks": T}, ...}, removed when it stops), says whether it runs: its pid lives and, on Linux, /proc/N/stat gives
+the same start time.
 """
 
 import os
@@ -31,14 +28,12 @@ CODEX_WITHOUT_RESUME = (
 )  # what a codex from before --resume waits for
 
 
-# Why a thread nobody has loaded is not woken while codex's daemon is stopped.
 DAEMON_STOPPED = (
     "codex's daemon, which wakes it, is not running: once the human runs codex app-server daemon start, the next "
     "letter wakes the thread, with any letters waiting for it"
 )
-# What Codex 0.171.0 does with a thread whose last turn, one it began for a queued letter,
-# was interrupted (as the end of a codex exec run interrupts one: openai/codex#41060). A
-# turn interrupted otherwise, as a person's Esc does, is not known to do the same.
+# What Codex 0.171.0 does with a thread whose last turn, begun for a queued letter, was interrupted (files.INTERRUPTED).
+# A turn interrupted otherwise, as a person's Esc does, is not known to do the same.
 STALLED = (
     "its last turn was interrupted, and Codex runs no queued letter in such a thread, loaded again or woken, "
     "until someone starts a turn in it"
@@ -46,11 +41,9 @@ STALLED = (
 
 
 def why_not_woken(turn, wakes):
-    """Why a letter must not wake the thread whose latest turn, read from its newest
-    rollout, is `turn` (files.latest_turn), in words; None where it may. `wakes`: whether
-    the exchange lets letters wake a thread. A woken
-    turn has nobody to answer an approval: codex holds it there unseen, and every later
-    letter behind it, so a thread whose policy may ask for one is not woken."""
+    """Why, in words, a letter must not wake the thread whose latest turn (files.latest_turn) is `turn`; None where
+    it may. `wakes`: whether the exchange lets letters wake a thread. A woken turn has nobody to answer an approval:
+    codex holds it there unseen, and every later letter behind it."""
     if not wakes:
         return (
             "this exchange wakes no thread (it was opened with --no-wake): it is taken when "
@@ -94,9 +87,8 @@ def unloaded(home, rollout, wakes):
 
 
 def daemon_runs(home):
-    """Whether codex's app-server daemon for `home` RUNS, is STOPPED, or CANNOT_TELL, from
-    the file of its process it keeps. Nothing is connected to or signalled but with
-    signal 0, which only asks."""
+    """Whether codex's app-server daemon for `home` RUNS, is STOPPED, or CANNOT_TELL, from the file of its process.
+    Nothing is connected to or signalled but with signal 0, which only asks."""
     try:
         kept = record(read_json(os.path.join(home, "app-server-daemon", "daemon.pid")))
     except FileNotFoundError:

@@ -1,6 +1,6 @@
-"""What every verb does with the ledger it works on: opens it, told of the sandbox around
-this process and of the repository whose records it must hold; writes a record; and says
-which ledger it was, where a person could think it another."""
+"""What every verb does with the ledger it works on: opens it, told of the sandbox around this process and of the
+repository whose records it must hold; writes a record; and says which ledger it was, where a person could think it
+another."""
 
 import os
 
@@ -14,11 +14,9 @@ from postbag.vendors import sandbox_of
 
 
 def which_ledger(bag, where, *, always=False):
-    """What a writer says of the ledger it wrote, where a person could think it wrote
-    another: that it created the file (and the directory for it), or which one it is, for
-    a ledger POSTBAG_LEDGER names, and, `always`, for any (open and close, the person's
-    verbs, name the ledger they acted on); else None. `where` is where the ledger was found
-    (a location.Location)."""
+    """What a writer says of the ledger it wrote, where a person could think it wrote another: that it created the
+    file (and its directory), or which one it is, for a ledger POSTBAG_LEDGER names and, `always`, for any (open and
+    close name the ledger they acted on); else None. `where` is where the ledger was found (a location.Location)."""
     if bag.made is None:
         return f"wrote to {where.words()}" if where.named or always else None
     made = f"created the ledger {bag.path}"
@@ -36,17 +34,14 @@ def repository_fields(where):
 
 
 def join_fields(here, door, where):
-    """What a join of the session behind `door`, whose process `here` is, records in the
-    ledger `where` (a location.Location), beside the peer: the door; `cwd`, the session's
-    directory, as text any reader of the ledger takes, where it is known; and whose ledger
-    it is (repository_fields)."""
+    """What a join of the session behind `door`, whose process `here` is, records in the ledger `where` beside the
+    peer: the door; `cwd`, the session's directory as text any reader takes, where known; and whose ledger it is."""
     cwd = {} if here.cwd is None else {"cwd": as_text(here.cwd)}
     return {**door, **cwd, **repository_fields(where)}
 
 
 def ledger_at(here, location, **options):
-    """The ledger at `location`, told of the sandbox around this process, and of the
-    repository whose records it must hold."""
+    """The ledger at `location`, told of the sandbox around this process and of the repository it must serve."""
     serves = location.repository
     bag = ledger.Ledger(location.path, sandbox=sandbox_of(here), clock=here.clock, serves=serves, **options)
     if options.get("write") and bag.fd is not None and not (location.named or location.chosen):
@@ -62,10 +57,9 @@ def write_record(bag, kind, **fields):
 
 
 def set_aside(location, clock):
-    """Move the ledger at `location` aside, whole, where it is damaged or holds another
-    repository's records, to a name beside it that says so and when (its bytes and its mode
-    kept, so it stays private); the words that say it. A Refusal where it is neither, for
-    then nothing needs setting aside."""
+    """Move the ledger at `location` aside, whole, where it is damaged or holds another repository's records, to a
+    name beside it that says so and when (its bytes and mode kept, so it stays private); return the words that say
+    it. A Refusal where it is neither."""
     path = location.path
     try:
         with ledger.Ledger(path, serves=location.repository):

@@ -1,6 +1,5 @@
-"""`open` and `close`, the human's verbs, and what `open` says beside the exchange: who has
-yet to join, whether each joined door can take a letter now, and, where nobody joined
-this ledger, the other ledgers agents joined in the last day."""
+"""`open` and `close`, the human's verbs, and what `open` says beside the exchange: who has yet to join, whether
+each joined door can take a letter now, and, where nobody joined this ledger, other ledgers joined in the last day."""
 
 from postbag import contract, ledger
 from postbag.escape import shell_word
@@ -27,9 +26,8 @@ OTHERS_MOST = 3  # other ledgers open names at most
 
 
 def open_exchange(here, limit, chosen=None, *, afresh=False):
-    """Grant `limit` letters, with the switches `chosen` (vendors.Switch fields and values),
-    `afresh` on a new ledger, the damaged one set aside; its news says what it replaces,
-    who has yet to join, and whether each joined door can take a letter."""
+    """Grant `limit` letters, with the switches `chosen` (vendors.Switch fields and values), `afresh` on a new
+    ledger, the damaged one set aside. Its news says what it replaces, and what open says beside the exchange."""
     chosen = chosen or {}
     where = locate(here)
     aside = set_aside(where, here.clock) if afresh else None
@@ -65,7 +63,7 @@ def _yet_to_join(absent):
 
 
 def reach_of(here, peer, location=None):
-    """The same of `peer`'s latest door in the ledger (at `location`, default here's), in
+    """Whether `peer`'s latest door in the ledger (at `location`, default here's) can take a letter now, in
     words, or that it has not joined; None without a ledger."""
     with ledger_at(here, location or locate(here)) as bag:
         if bag.fd is None:
@@ -75,8 +73,7 @@ def reach_of(here, peer, location=None):
 
 
 def _joined_elsewhere(here, where, limit):
-    """What open says, where nobody has joined its ledger, of the other ledgers agents
-    joined in the last day: where they joined from, and the command that opens an
+    """Of each other ledger agents joined in the last day, where they joined from and the command that opens an
     exchange there; or, where that folder is no longer there, the one that reads it."""
     from postbag.envelope import program_of
 
@@ -96,9 +93,8 @@ def _joined_elsewhere(here, where, limit):
 
 
 class Joined:
-    """Another ledger's joins in the last day: `path`, `joins` (each peer's latest, by
-    peer, in the ledger's order of peers) and `joined_from`, the directory the latest came from,
-    where it is still there (else None)."""
+    """Another ledger's joins in the last day: `path`, `joins` (each peer's latest, in the ledger's order of
+    peers) and `joined_from`, the directory the latest came from where it is still there, else None."""
 
     __slots__ = ("joined_from", "joins", "path")
 
@@ -118,9 +114,8 @@ class Joined:
 
 
 def recent_joins(here, path):
-    """The ledgers under ledger.FOLDER, other than the one at `path`, that a session joined
-    in the last day from a directory the join names: Joined, the latest first. A ledger
-    that cannot be read is passed over: this is news, never a refusal."""
+    """A Joined, latest first, for each ledger but `path` that a session joined in the last day from a
+    directory the join names. A ledger that cannot be read is passed over: this is news, never a refusal."""
     now, found = here.clock.now(), []
     for other in ledgers(here):
         if other == path:

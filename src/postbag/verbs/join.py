@@ -1,6 +1,5 @@
-"""`join`, and what a join record says of the session behind it: whether it is the one
-joined for its side, where it came from and whether that folder is still there, and
-whether it works in the repository whose ledger it is."""
+"""`join`, and what a join record says of the session behind it: whether it is the one joined for its side, where it
+came from and whether that folder is still there, and whether it works in the repository whose ledger it is."""
 
 import os
 
@@ -15,10 +14,9 @@ JOIN_FIELDS = ("n", "at", "kind", "peer", "cwd", "repository")
 
 
 def join(here, peer, door, *, again=True, location=None):
-    """Record `door`, the fields that reach `peer`'s session and how it joined, with the
-    session's directory (`here`'s). Unless `again`, a door that is already `peer`'s
-    latest is not recorded a second time. A join that takes letters from another session
-    says so. `location`: the ledger's (default: here's)."""
+    """Record `door`, the fields that reach `peer`'s session and how it joined, with the session's directory
+    (`here`'s). Unless `again`, a door that is already `peer`'s latest is not recorded a second time. A join that
+    takes letters from another session says so. `location`: the ledger's (default: here's)."""
     where = location or locate(here)
     with ledger_at(here, where, write=True, create=True) as bag:
         before = bag.latest_join(peer)
@@ -30,8 +28,7 @@ def join(here, peer, door, *, again=True, location=None):
 
 
 def _replaced_session(peer, before, door):
-    """What a join of `door` says of `before`, `peer`'s latest join, where that was
-    another session's: when it joined, from where, and that letters now come here."""
+    """What a join of `door` says of `before`, `peer`'s latest join, where that was another session's."""
     if before is None or all(before.get(field) == door.get(field) for field in door_fields(peer)):
         return None
     where = before.get("cwd")
@@ -53,9 +50,8 @@ def came_from(joined):
 
 
 def still_there(joined):
-    """The directory a join came from, where it is still there and still in the repository
-    the join names (a repository moved, or cloned anew at its path, leaves its joins'
-    folders naming another or none); else None."""
+    """The directory a join came from, where it is still there and still in the repository the join names (a
+    repository moved, or cloned anew at its path, leaves its joins' folders naming another or none); else None."""
     where, recorded = joined.get("cwd"), joined.get("repository")
     if type(where) is not str or not os.path.isdir(where):
         return None

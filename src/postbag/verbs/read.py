@@ -15,8 +15,7 @@ STANDING = {CLOSED: "closed by the human", SPENT: "spent"}
 
 
 def snapshot(here, count=None, *, on_wait=None, following=False, location=None):
-    """The last `count` records (None: every record); `following`, where to follow from; of
-    the ledger at `location`, where the person named one (default: here's)."""
+    """The Snapshot of the last `count` records (None: all) at `location` (default: here's); `following`, a position."""
     location = location or locate(here)
     with ledger_at(here, location, on_wait=on_wait, reading=True) as bag:
         shown = bag.records() if count is None else bag.last_records(count)  # the bytes in hand, parsed as shown
@@ -26,26 +25,23 @@ def snapshot(here, count=None, *, on_wait=None, following=False, location=None):
 
 
 class Snapshot:
-    """What `read` shows, taken under the lock and shown after it is released: `records`,
-    which raise the Refusal of the first line that is not one once those before it are
-    shown; `news` beside them; and, for a follower, where to follow from. `exists` is
-    whether there is a ledger at `location` (a location.Location) at all."""
+    """What `read` shows, taken under the lock and shown after it is released: `records`, which raise the Refusal of
+    the first line that is not one once those before it are shown; `news` beside them; and, for a follower, where to
+    follow from. `exists` is whether there is a ledger at `location` (a location.Location) at all."""
 
     def __init__(self, exists, location, records, *, position=None, news=None):
         self.exists, self.location, self.records, self.position, self.news = exists, location, records, position, news
 
 
 def status(here, location=None):
-    """Where the bag stands, as the status line says, or that there is no ledger yet, of
-    the ledger at `location` (default: here's)."""
+    """The status line of the ledger at `location` (default: here's), or that there is no ledger yet."""
     location = location or locate(here)
     with ledger_at(here, location) as bag:
         return not_there(location) if bag.fd is None else status_line(bag, location)
 
 
 def status_line(bag, location):
-    """One line for the human: the ledger (and which repository's, or that POSTBAG_LEDGER
-    names it), the exchange, and who has joined since when."""
+    """One line for the human: the ledger and why it is that one, the exchange, and who has joined since when."""
     exchange = bag.exchange()
     if exchange.barred == NOT_OPENED:
         state = ["no exchange opened"]
@@ -74,10 +70,9 @@ def _joined_words(peer, joined):
 
 
 def receipts(here, sender=None, count=None, location=None):
-    """Where letters stand, from the recipients' own records: `sender`'s last `count`
-    letters (default its last one), or with no sender the last `count` letters (default
-    those of the latest exchange), oldest first, as (letter, Receipt); None without a
-    ledger. `location`: the ledger's, where the person named one (default: here's)."""
+    """Where letters stand, from the recipients' own records, as (letter, Receipt), oldest first: `sender`'s last
+    `count` letters (default its last one), or with no sender the last `count` (default those of the latest
+    exchange); None without a ledger. `location`: the ledger's, where the person named one (default: here's)."""
     with ledger_at(here, location or locate(here)) as bag:
         if bag.fd is None:
             return None

@@ -1,6 +1,5 @@
-"""`send`: the knock on the recipient's door, then the letter recorded, under the ledger's
-lock; only from the session joined for the sender's side, and only to a session that
-works in the ledger's repository."""
+"""`send`: the knock on the recipient's door, then the letter recorded, under the ledger's lock; only from the
+session joined for the sender's side, and only to a session that works in the ledger's repository."""
 
 from postbag import contract
 from postbag.contract import door_fields
@@ -15,8 +14,7 @@ from postbag.words import Done
 
 
 def _refuse_barred(exchange, where):
-    """Refuse a send the exchange takes no letter for: 1.0's words, and, where the ledger is
-    not the default, which ledger, and for a repository's, what the human runs and where."""
+    """Refuse a send the exchange takes no letter for, in 1.0's words where the ledger is the default."""
     if exchange.barred == CLOSED:
         raise Refusal(contract.CLOSED_BY_THE_HUMAN)
     if exchange.barred == SPENT:
@@ -38,16 +36,11 @@ def _refuse_unjoined(recipient, where):
 
 
 def send(here, sender, recipient, body, door, *, location, join=None, handed_over=None):  # noqa: PLR0913
-    """Knock on `recipient`'s door with `body`, then record the letter in the ledger at
-    `location` (a location.Location); the letter's reply command starts this postbag as
-    `here` was started (envelope.program_of). `handed_over` is called once the door has
-    the letter, when nothing may interrupt the rest.
-
-    Only the session joined for the sender's side may send: `door` is the sender's, its
-    own session's (vendors.session_door), or the one an MCP call comes from, whose `join`
-    (the fields its join records) is recorded first where no session of its side has
-    joined, or another did. A letter goes only to a session that works in the ledger's
-    repository (outside any, for the default ledger)."""
+    """Knock on `recipient`'s door with `body`, then record the letter in the ledger at `location` (a
+    location.Location); the letter's reply command starts this postbag as `here` was started. `handed_over` is
+    called once the door has the letter, when nothing may interrupt the rest. `door` is the sender's: its own
+    session's (vendors.session_door), or the one an MCP call comes from, whose `join` (the fields its join
+    records) is recorded first where no session of its side has joined, or another did."""
     from postbag import envelope  # a send's alone: read and receipts need none of it
 
     envelope.check_body(body, LETTER_MOST)
@@ -107,9 +100,8 @@ def _require_the_joined_session(peer, joined, door, where):
 
 
 def _works_here_as_recorded(joined, where):
-    """Whether the session behind `joined`, a join, works in the repository whose ledger
-    `where` is (outside any, for the default), as the join records it; a ledger named by
-    path serves anyone's. False where the join does not say."""
+    """Whether the join `joined` records its session as working in the repository whose ledger `where` is
+    (outside any, for the default); a ledger named by path serves anyone's. False where the join does not say."""
     if where.named or where.chosen:
         return True
     recorded = joined.get("repository")
