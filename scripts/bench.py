@@ -347,13 +347,12 @@ def in_a_repository(work, base, doors):
 # measured: the plain way's cost over the device's, each a fresh interpreter started as the
 # launcher starts one (-I -S), so that the milliseconds are a command's. Where the plain
 # way is a module of the standard library, the code is its import beside the device's own;
-# the compiled code and the collector of cycles are measured on a read instead.
+# the compiled code is measured on a read instead.
 DEVICES = (
     ("json's accelerator (_json), not the json package", "import json", "import _json"),
     ("signal's C half (_signal), not signal", "import signal", "import _signal"),
     ("socket's C half (_socket), not socket, in a send to Claude", "import socket", "import _socket"),
     ("the magic number from the import system, not importlib.util", "import importlib.util", "pass"),
-    ("ModuleSpec from the import system, not importlib.machinery", "import importlib.machinery", "pass"),
     ("posix.environ, not os.environ, for a refused human's verb", "import os; os.environ", "import posix"),
     ("a shell word quoted by hand, not shlex.quote", "import shlex", "pass"),
     ("a program found on PATH by hand, not shutil.which", "import shutil", "pass"),
@@ -380,13 +379,6 @@ def devices(pyz, work, rounds):
         [plain_archive, "read", "10"],
         [pyz, "read", "10"],
     )
-    # The launcher's own program, run with the collector kept on (its disable made a no-op).
-    launcher = _launcher_program(pyz)
-    kept_on = "import gc\ngc.disable = lambda: None\n"
-    pairs["no collection of cycles while a read's modules load (read 10)"] = (
-        [*launcher[:-1], kept_on + launcher[-1], pyz, "read", "10"],
-        [*launcher, pyz, "read", "10"],
-    )
     for name in pairs:
         timed[name] = ([], [])
     for _ in range(rounds):
@@ -401,16 +393,6 @@ def devices(pyz, work, rounds):
         gains[name] = statistics.median(p - d for p, d in zip(plain, device, strict=True)) * 1000
         print(f"  {name:<84} {gains[name]:5.1f} ms")
     return gains
-
-
-def _launcher_program(pyz):
-    """The command the archive's first lines run, less the archive and its arguments:
-    python3, its flags, -c and the program."""
-    with open(pyz, "rb") as file:
-        head = file.read(4096).decode(errors="replace")
-    flags = head.partition("exec python3 ")[2].partition(" -c '")[0].split()
-    program = head.partition(" -c '")[2].rpartition('\' "$0"')[0]
-    return [sys.executable, *flags, "-c", program]
 
 
 def _without_compiled_code(pyz, target):

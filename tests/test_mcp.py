@@ -709,39 +709,6 @@ def test_the_read_tool_before_any_ledger_says_so_as_read_does(postbag):
     assert _dispatch(postbag.place("claude"), "read", {}) == (said.stderr.removeprefix("postbag: ").rstrip("\n"), False)
 
 
-@pytest.mark.parametrize(
-    ("args", "collects"),
-    [(["read", "--json"], False), (["receipts"], False), (["read", "-f"], True), (["mcp"], True)],
-)
-def test_a_command_runs_without_the_cycle_collector_and_what_runs_on_with_it(tmp_path, args, collects):
-    """The command line turns the collector of cycles off for a command's moment (it would run
-    over and over as the modules load), and on for what runs on: the server, which runs for
-    a whole session, and a read that follows. One decision, by the verb (commands.py)."""
-    import subprocess
-    import sys
-
-    from helpers import SRC
-
-    probe = (
-        "import gc, sys\n"
-        "from postbag import cli, handlers\n"
-        "seen = []\n"
-        "def handler(args, here, call):\n"
-        "    seen.append(gc.isenabled())\n"
-        "    return 0\n"
-        "setattr(handlers, 'cmd_' + sys.argv[1], handler)\n"
-        "gc.enable() if sys.argv[-1] == 'was on' else gc.disable()\n"
-        "cli.main(sys.argv[1:-1])\n"
-        "print(seen)\n"
-    )
-    env = {"PYTHONPATH": SRC, "HOME": str(tmp_path), "POSTBAG_LEDGER": str(tmp_path / "ledger.jsonl")}
-    for before in ("was on", "was off"):  # whatever the collector was, the verb decides
-        said = subprocess.run(
-            [sys.executable, "-S", "-c", probe, *args, before], env=env, capture_output=True, text=True, check=False
-        )
-        assert said.stdout == f"[{collects}]\n", said.stderr
-
-
 def test_the_read_and_status_tools_in_a_repository_name_its_ledger_as_the_command_line_does(postbag, tmp_path):
     """In a repository, the read tool says which ledger it read, and what it met at its end
     (a record a send is still writing), as `read` says them on stderr; status names the

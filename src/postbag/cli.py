@@ -61,8 +61,6 @@ def main(argv=None, env=None, here=None):
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse
         args, mistake = _parse(argv, here)
         verb = BY_NAME[args.name]
-        if process:
-            _collect_cycles(verb.lasting(args))
         from postbag import handlers
 
         handler = getattr(handlers, f"cmd_{verb.name}")
@@ -220,17 +218,6 @@ def _working_directory():
         return os.getcwd()
     except OSError:
         return None
-
-
-def _collect_cycles(lasting):
-    """Turn the collector of cycles on for a verb that runs on (`lasting`), off for the rest: a command lives a moment
-    and holds no cycles worth finding, while the collector would run again and again as modules load (0.5 ms a read)."""
-    import gc
-
-    if lasting:
-        gc.enable()
-    else:
-        gc.disable()
 
 
 def _ignore_interrupts():

@@ -17,14 +17,13 @@ class Arg:
 
 class Verb:
     """One row of the table: `help` is its line in postbag --help, `description` postbag VERB --help; `arguments`,
-    Args or a function that makes them; `lasting` tells from the parsed arguments whether the verb runs on."""
+    Args or a function that makes them."""
 
-    __slots__ = ("arguments", "description", "help", "lasting", "name", "usage")
+    __slots__ = ("arguments", "description", "help", "name", "usage")
 
-    def __init__(self, name, *, usage, help, description, arguments=(), lasting=None):  # noqa: PLR0913
+    def __init__(self, name, *, usage, help, description, arguments=()):
         self.name, self.usage, self.help = name, usage, help
         self.description, self.arguments = description, arguments
-        self.lasting = lasting or _for_a_moment
 
     def all_arguments(self):
         return self.arguments() if callable(self.arguments) else self.arguments
@@ -56,20 +55,6 @@ class Verb:
         for dest, word in zip(places, words, strict=False):  # the rest stay None
             setattr(parsed, dest, word)
         return parsed
-
-
-def _for_a_moment(args):
-    del args
-    return False
-
-
-def _following(args):
-    return args.follow
-
-
-def _always(args):
-    del args
-    return True
 
 
 class Parsed:
@@ -171,7 +156,6 @@ VERBS = (
             Arg("-f", "--follow", action="store_true", help=FOLLOW_HELP),
             LEDGER,
         ),
-        lasting=_following,
     ),
     Verb(
         "receipts",
@@ -215,7 +199,6 @@ VERBS = (
         "its tools, join, send, read and status, in place of the commands, for agents whose shell cannot reach "
         "the other agent's door or the ledger. postbag setup registers it under the name postbag, by which "
         "letters name its tools. It ends when its input closes.",
-        lasting=_always,
     ),
 )
 BY_NAME = {verb.name: verb for verb in VERBS}
