@@ -48,9 +48,10 @@ def wrap(number, sender, body, here, *, last, ledger, send_tool=None):  # noqa: 
 
 
 def program_of(here, *, quoted=True):
-    """The words that start the program now running, as `here` was started: `postbag` when the PATH of `here` finds
-    this very program under that name, else its own path, quoted for a shell; unless `quoted`, always its own path,
-    each word as it is, as an argv."""
+    """The words that start the program now running, as `here` was started: the Python and `-m postbag` where it
+    ran as a module; else `postbag` where the PATH of `here` finds this very program under that name, else its own
+    path (after the Python, where that path is no program), each word quoted for a shell, or, unless `quoted`, as
+    it is, as an argv, and never `postbag`."""
     executable, path, as_module = here.started
     quote = shell_word if quoted else str
     if as_module:

@@ -40,7 +40,8 @@ def start():
 
 
 def compiled_code(loader):
-    """The code the archive `loader` reads carries for this Python, {module: (is_package, marshalled code)}, or None."""
+    """The code the archive `loader` reads carries for this Python, {module: (is_package, marshalled code)}; None
+    where it carries none, or what it carries fails its check (then the sources run)."""
     try:
         data = loader.get_data(COMPILED + sys.implementation.cache_tag)
     except (OSError, ImportError):  # none for this Python; or a damaged header, which 3.10's zipimport raises

@@ -1,5 +1,6 @@
 """What doctor says of the ledgers: the one `open` would find here, and each door that has joined it, in `open`'s
-words; then every ledger in ~/.postbag, whose it is and how to read it, and whether git tracks any of them."""
+words; a default ledger whose exchange a session joined from inside a repository; then every ledger in ~/.postbag,
+whose it is and how to read it, and whether git tracks any of them."""
 
 import os
 import stat

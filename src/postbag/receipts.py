@@ -5,6 +5,7 @@ their sessions received: Claude Code a session's transcript, Codex its queue dat
 room's files.py); this module holds what both rooms' readers share. postbag opens each read-only, writes nothing,
 and says of each letter one of four things: taken (and when), waiting, not taken (with the likeliest reason the
 records show), or unknown, rather than a guess, whenever the records cannot be read or are not of a format known here.
+A taken letter settles at answered once the ledger holds the recipient's next letter back.
 """
 
 from postbag.contract import heading

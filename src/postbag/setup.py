@@ -1,7 +1,8 @@
 """`postbag setup`: from the downloaded file to a first letter in one command, the human's.
 
 It registers this very postbag, by its absolute path, as the MCP server `postbag` of each client installed here,
-through the client's own command, and lets the agent call its tools without asking; it carries POSTBAG_LEDGER where
+through the client's own command, and lets the agent call its tools without asking, as each room says (a rule of
+the person's that asks first or denies stays theirs); it carries POSTBAG_LEDGER where
 the terminal names a ledger, and else names none, so that each session finds its repository's. It changes no
 setting that decides what an agent lets in: where one would stop letters, it says so. Every plan is made before
 any change, so that a client whose configuration setup cannot change safely leaves every client as it was; a

@@ -4,7 +4,8 @@ must never take a signal meant for the main one, and once a door has a letter th
 # The private C module beneath `signal`, where it holds all that is used here: its masks are sets of numbers, where
 # `signal` makes an enum member of each of some sixty signals, which would cost every send 5 ms (docs/performance.md).
 # Where it is missing, lacks a name used here, or refuses the calls tried here (which change nothing), `signal`
-# serves, its functions the same ones (tests/test_private_modules.py makes each happen).
+# serves, its functions the same ones (tests/test_private_modules.py makes each happen); `signal` imports `_signal`
+# itself, so where that is broken, so is `signal`.
 USED = ("pthread_sigmask", "valid_signals", "signal", "SIG_BLOCK", "SIG_SETMASK", "SIG_IGN", "SIG_DFL")
 USED += ("SIGXFSZ", "SIGTERM", "SIGHUP", "SIGINT")
 try:

@@ -89,7 +89,7 @@ def table(value, name):
 
 
 def whole(value, low, high):
-    """`value` when it is a whole number (no bool) from `low` to `high`, else None: a pid past a C long is no pid."""
+    """`value` when it is a whole number (no bool) from `low` to `high`, else None: a pid past a pid_t is no pid."""
     return value if type(value) is int and low <= value <= high else None
 
 

@@ -1,7 +1,6 @@
 """Claude Code's room. Here, the light part of its contract (vendors.py says what it holds). This file imports
-nothing, so that a human's verb refused in a session loads no more of the room than this. The rest is in
-room.py (what postbag asks of it), inbox.py (the inbox socket), files.py and acceptance.py (what its files
-say), permission.py and client.py (what setup and doctor change and check)."""
+nothing, so that a human's verb refused in a session loads no more of the room than this; the rest of the room
+is in the modules beside it (CONCEPT.md's table says what each holds)."""
 
 NAME = "claude"
 CLIENT = "Claude Code"  # its vendor's name for the program

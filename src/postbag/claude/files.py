@@ -69,7 +69,7 @@ def _is_transcript(name):
 def live_session(config, session):
     """The session `session` as its file says while it runs: a Session; ENDED where it has none, or only files
     whose process is gone (a session that crashed leaves its file, and one resumed later in a new process writes
-    another); CANNOT_TELL where there are no session files here."""
+    another); CANNOT_TELL where there is no sessions folder here."""
     running = _running_sessions(config)
     if running is None:
         return CANNOT_TELL

@@ -24,8 +24,9 @@ ASKED_IN = (
 )
 
 
-# Seen in the 2.1.336 and 2.1.337 binaries' code; 2.1.271 drops such a letter after the default, as every
-# session that can ask nobody does.
+# From this version a session that can ask a person keeps such a letter until they answer it, unless dialogExpiry
+# or its DIALOG_TIMEOUT sets a time (the 2.1.336 and 2.1.337 binaries' code); 2.1.271 drops it after the default,
+# as every session that can ask nobody does.
 UNTIL_ANSWERED_SINCE = "2.1.336"
 
 

@@ -112,7 +112,8 @@ class StatusListener:
 
     @classmethod
     def beside(cls, inbox, most):
-        """A StatusListener beside the socket `inbox`, or None where none can be made (its path longer than `most`)."""
+        """A StatusListener beside the socket `inbox`, or None where none can be made (its path longer than `most`,
+        or a socket the system will not make, bind or listen on there)."""
         # The whole socket module, whose accept() the C one lacks: only a knock that hears pays for it.
         from socket import AF_UNIX, SOCK_STREAM, socket
 

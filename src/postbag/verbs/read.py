@@ -15,7 +15,8 @@ STANDING = {CLOSED: "closed by the human", SPENT: "spent"}
 
 
 def snapshot(here, count=None, *, on_wait=None, following=False, location=None):
-    """The Snapshot of the last `count` records (None: all) at `location` (default: here's); `following`, a position."""
+    """The Snapshot of the last `count` records (None: all) at `location` (default: here's);
+    `following`: with the position to follow from."""
     location = location or locate(here)
     with ledger_at(here, location, on_wait=on_wait, reading=True) as bag:
         shown = bag.records() if count is None else bag.last_records(count)  # the bytes in hand, parsed as shown

@@ -14,7 +14,8 @@ from postbag.words import Done
 
 
 def _refuse_barred(exchange, where):
-    """Refuse a send the exchange takes no letter for, in 1.0's words where the ledger is the default."""
+    """Refuse a send the exchange takes no letter for, in 1.0's words; where no exchange is open in a ledger other
+    than the default, they say which, and for a repository's, what the human runs and where."""
     if exchange.barred == CLOSED:
         raise Refusal(contract.CLOSED_BY_THE_HUMAN)
     if exchange.barred == SPENT:
