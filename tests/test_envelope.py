@@ -82,6 +82,15 @@ def test_a_recipient_that_joined_through_mcp_is_told_to_answer_with_the_tool_its
     assert last.startswith(f"Letter 6 from {sender} via postbag. {LAST}\n")
 
 
+def test_a_send_reads_its_letter_before_it_looks_for_the_senders_session_as_1_0_did(postbag, codex):
+    postbag.ready()
+    reason = postbag.refused("send", "codex", "-", inside="codex", input=b"caf\xe9\n")
+    assert reason == "the letter is not valid UTF-8 text"
+    said = postbag.refused("send", "codex", "-", inside="codex", input="Review it.")
+    assert said.startswith("send codex is claude's verb; run it inside a claude session")
+    assert codex.calls() == []
+
+
 @pytest.mark.shipped
 @pytest.mark.parametrize("body", ["", "-"])
 def test_a_refused_body_reaches_no_door_and_records_nothing(postbag, codex, body):

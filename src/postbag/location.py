@@ -156,7 +156,7 @@ def require_works_in(where, directory, peer, here):
             f"of its own names no folder, or its folder is gone), so no letter goes to it: {peer} joins again from "
             "its session"
         )
-    from postbag.repository import containing  # only for a join from before joins named their repository
+    from postbag.repository import containing  # only where the join's own record does not settle it
 
     found = containing(directory, here)
     if found != where.repository:

@@ -41,7 +41,7 @@ def send(here, sender, recipient, body, door, *, location, join=None, handed_ove
     location.Location); the letter's reply command starts this postbag as `here` was started. `handed_over` is
     called once the door has the letter, when nothing may interrupt the rest. `door` is the sender's: its own
     session's (vendors.session_door), or the one an MCP call comes from, whose `join` (the fields its join
-    records) is recorded first where no session of its side has joined, or another did."""
+    records) is recorded first where no session of its side has joined, or this one joins afresh."""
     from postbag import envelope  # a send's alone: read and receipts need none of it
 
     envelope.check_body(body, LETTER_MOST)
