@@ -49,9 +49,8 @@ class Here:
     ):
         self.env, self._cwd, self.clock, self.root, self.platform = env, cwd, clock or Clock(), root, platform
         self.stdin, self.stdout, self.stderr = streams
-        self.started = started
+        self.started, self._for_a_child = started, for_a_child
         self.throttles = {} if throttles is None else throttles
-        self._for_a_child = for_a_child
 
     @property
     def cwd(self):

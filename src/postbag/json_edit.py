@@ -15,11 +15,8 @@ LAYOUT_LOOKS = 64  # containers the layout is read from, at most: enough, and li
 
 def indent_of(text, at):
     """The spaces and tabs that start the line holding `at`."""
-    start = max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
-    end = start
-    while end < at and text[end] in " \t":
-        end += 1
-    return text[start:end]
+    line = text[max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1 : at]
+    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 class Layout:
@@ -38,8 +35,7 @@ class Layout:
             containers += [item for item in node.items if item.items]
         if self.unit is None and LINE_BREAK.search(text, root.start, root.end):
             self.unit = "  "
-        self.colon = self.colon or ": "
-        self.comma = self.comma or ", "
+        self.colon, self.comma = self.colon or ": ", self.comma or ", "
 
     def _read(self, text, node):
         if not node.items:

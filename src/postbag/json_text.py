@@ -11,6 +11,8 @@ import json
 import json.scanner
 import re
 
+from postbag.json_values import refuse_constant
+
 # One token, after any space: a bracket, a comma or a colon, a string (no control
 # character, known escapes only), a number as JSON writes one, or a literal.
 _TOKEN = re.compile(
@@ -126,11 +128,7 @@ def _passes_over(text, at, stack, within):
 
 # json's scanner, reading JSON as JSON.parse does: numbers kept as their text (so that no
 # length is too long for an int), NaN and the infinities refused.
-def _refuse(constant):
-    raise ValueError(f"{constant} is not JSON")
-
-
-_SCAN = json.scanner.make_scanner(json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=_refuse, strict=True))
+_SCAN = json.scanner.make_scanner(json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=refuse_constant))
 
 
 def _passed_over(text, start, within):
@@ -150,7 +148,6 @@ def _went_on(text, stack, kind, span):
     """Take the token of `kind` at `span`, no value, where the top container waits for a key, a colon or a comma."""
     top = stack[-1] if stack else None
     wants = top.wants if top else _VALUE
-    start = span[0]
     if wants == _KEY and kind == "string":
         top.key, top.wants, top.may_close = span, _COLON, False
     elif wants == _COLON and kind == "colon":
@@ -158,7 +155,7 @@ def _went_on(text, stack, kind, span):
     elif wants == _NEXT and kind == "comma":
         top.wants, top.may_close = (_KEY if top.node.kind == "object" else _VALUE), False
     else:
-        raise _not_json(text, start, stack)
+        raise _not_json(text, span[0], stack)
 
 
 def _ended(text, stack, node):

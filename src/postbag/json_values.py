@@ -21,7 +21,7 @@ _PROOF = '[1, -2.5e3, "a\\u00e9\\n", {"b": null, "c": [true, false]}, 1E400]'
 _PROVEN = ([1, -2500.0, "a\u00e9\n", {"b": None, "c": [True, False]}, float("inf")], len(_PROOF))
 
 
-def _refuse_constant(name):
+def refuse_constant(name):
     raise ValueError(f"{name} is not JSON")
 
 
@@ -33,30 +33,22 @@ class _Decoding:
     parse_float, parse_int = float, int
 
     def __init__(self, constants):
-        self.parse_constant = float if constants else _refuse_constant
+        self.parse_constant = float if constants else refuse_constant
 
 
 def scanner(*, constants=True):
     """json's scanner: given a text and where to start, it returns the value there and where it ends, or raises
     one of NOT_JSON where no value is there whole. Unless `constants`, NaN, Infinity and -Infinity raise ValueError."""
-    scan = _accelerated(constants)
-    if scan is not None:
-        return scan
+    if make_scanner is not None:
+        try:
+            scan = make_scanner(_Decoding(constants))  # the accelerator's, over a stand-in for json's decoder
+            if scan(_PROOF, 0) == _PROVEN:
+                return scan
+        except Exception:  # noqa: S110 - any failure of the private module's: the public one serves
+            pass
     import json.scanner
 
-    return json.scanner.make_scanner(json.JSONDecoder(parse_constant=None if constants else _refuse_constant))
-
-
-def _accelerated(constants):
-    """The accelerator's scanner over a stand-in for json's decoder, where it reads _PROOF as json does; else
-    None, as where a new Python asks more of a decoder than the stand-in holds."""
-    if make_scanner is None:
-        return None
-    try:
-        scan = make_scanner(_Decoding(constants))
-        return scan if scan(_PROOF, 0) == _PROVEN else None
-    except Exception:  # any failure of the private module's: the public one serves
-        return None
+    return json.scanner.make_scanner(json.JSONDecoder(parse_constant=None if constants else refuse_constant))
 
 
 _scan = scanner()

@@ -57,8 +57,9 @@ class Ledger:
                 self._set_aside_unfinished_line(reading)
             if not reading:
                 self.tail(1)
-            if serves is not None:
-                self._require_serving(serves)
+            found = None if serves is None else self.latest_repository()
+            if found is not None and not serves.is_recorded_as(found):
+                raise another_repositorys(path, found, serves)
             if write and self.fd is not None and stat.S_IMODE(status.st_mode) != 0o600:
                 os.fchmod(self.fd, 0o600)  # it holds a session token; fixed only once it is known ours
             if self.unfinished is not None and write:
@@ -69,12 +70,6 @@ class Ledger:
         except BaseException:  # a refusal, or what no one foresaw: never a lock left held
             self.close()
             raise
-
-    def _require_serving(self, repository):
-        """Refuse a ledger whose latest record that names a repository names another."""
-        found = self.latest_repository()
-        if found is not None and not repository.is_recorded_as(found):
-            raise another_repositorys(self.path, found, repository)
 
     def latest_repository(self):
         """What the latest record that names a repository keeps of it, or None."""
@@ -136,13 +131,9 @@ class Ledger:
 
     def tail(self, count):
         """The last `count` records, oldest first."""
-        return list(self.window(count))
-
-    def window(self, count):
-        """The last `count` records, oldest first, each validated as reached: those before a bad line can be shown."""
         bounds = self._index.last_lines(min(count, self.count))
         first = self.count - len(bounds) + 1
-        return (self._parse_line(first + i, s, e) for i, (s, e) in enumerate(reversed(bounds)))
+        return [self._parse_line(first + i, s, e) for i, (s, e) in enumerate(reversed(bounds))]
 
     def latest_join(self, peer):
         """`peer`'s latest join record, or None if it never joined."""
@@ -155,10 +146,7 @@ class Ledger:
         def still_sought(record):
             return record["kind"] == "join" and record["peer"] in found and found[record["peer"]] is None
 
-        while None in found.values():
-            hit = self._latest(b'"join"', still_sought, before)
-            if hit is None:
-                break
+        while None in found.values() and (hit := self._latest(b'"join"', still_sought, before)) is not None:
             _, record, before, _ = hit
             found[record["peer"]] = record
         return found
@@ -177,17 +165,12 @@ class Ledger:
         of its recipient in force when it was sent, and the number of the recipient's next letter, or None."""
         found, before = [], self._index.size
         next_from = {}  # each peer's earliest letter seen so far, looking back: the next one after here
-        while len(found) < count:
-            hit = self._latest(b'"letter"', lambda r: r["kind"] == "letter", before)
-            if hit is None:
-                break
-            _, letter, start, _ = hit
-            before = start
+        while len(found) < count and (hit := self._latest(b'"letter"', lambda r: r["kind"] == "letter", before)):
+            _, letter, before, _ = hit
             answer, next_from[letter["from"]] = next_from.get(letter["to"]), letter["n"]
             if sender not in (None, letter["from"]):
                 continue
-            recipient = letter["to"]
-            joined = self._latest(b'"join"', lambda r, peer=recipient: r["kind"] == "join" and r["peer"] == peer, start)
+            joined = self._latest(b'"join"', lambda r, to=letter["to"]: r["kind"] == "join" and r["peer"] == to, before)
             found.append((letter, None if joined is None else joined[1], answer))
         return found
 
@@ -208,7 +191,7 @@ class Ledger:
     def append(self, kind, **fields):
         """Record one line and make it durable, or leave the file as it was and raise OSError;
         a Refusal, and nothing written, for a record postbag's own reader would refuse."""
-        record = records.new(self.next_number, self.clock.stamp(), kind, **fields)
+        record = {"n": self.next_number, "at": self.clock.stamp(), "kind": kind, **fields}
         line = records.line_of(record)
         if records.parse_record(line[:-1].decode(), 0, len(line) - 1, record["n"]) is None:
             raise Refusal(f"a {kind} record would not read back as one, so nothing was written")
@@ -224,7 +207,7 @@ class Ledger:
         if unended.startswith(records.line_start(self.next_number)):
             self.unfinished = self.count
         elif not reading:
-            raise self._first_damage(cut_short(self.count, self.path))
+            raise first_damage(self.path, cut_short(self.count, self.path))
         else:
             self.cut = True
 
@@ -258,14 +241,11 @@ class Ledger:
         try:
             text = self._index.bytes(start, end).decode()
         except UnicodeDecodeError:
-            raise self._first_damage(records.not_a_record(number, self.path)) from None
+            raise first_damage(self.path, records.not_a_record(number, self.path)) from None
         record = records.parse_record(text, 0, len(text), number)
         if record is None:
-            raise self._first_damage(records.not_a_record(number, self.path))
+            raise first_damage(self.path, records.not_a_record(number, self.path))
         return record
-
-    def _first_damage(self, found):
-        return first_damage(self.path, found)
 
 
 def require_whole(path):

@@ -41,8 +41,7 @@ def open_checked(path, *, write, create, sandbox):
     except FileNotFoundError:
         if not create:
             return None, None, None
-        no_directory = f"no such directory: {os.path.dirname(path)}"
-        raise Refusal(f"cannot open the ledger ({no_directory})") from None
+        raise Refusal(f"cannot open the ledger (no such directory: {os.path.dirname(path)})") from None
     except OSError as error:
         if error.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a socket
             raise Refusal(f"the ledger is not a regular file ({path})") from None
@@ -150,28 +149,18 @@ def append_whole(fd, line, size):
     blocked waits until the append is whole or undone: a send stopped by one never leaves half a record. SIGKILL
     cannot wait; the next writer cuts what it left (ledger.py)."""
     from postbag.signals import FileSizeAsError, Held
-
-    with FileSizeAsError(), Held():  # past the file size limit: an EFBIG, not a killed process
-        try:
-            _write_durably(fd, line)
-        except OSError:
-            _cut_back(fd, size)
-            raise
-
-
-def _write_durably(fd, line):
     from postbag.whole_file import flush
 
     # One write of the whole line on an O_APPEND descriptor, under the lock: a reader that takes the lock never sees
     # half of it, and one that follows without it (read --follow, ledger_position.py) waits for the line's newline.
-    if os.write(fd, line) != len(line):
-        raise OSError(errno.EIO, "the disk took only part of the record")
-    flush(fd)
-
-
-def _cut_back(fd, size):
-    """Remove whatever part of a failed append reached the file."""
-    try:
-        os.ftruncate(fd, size)
-    except OSError:
-        pass
+    with FileSizeAsError(), Held():  # past the file size limit: an EFBIG, not a killed process
+        try:
+            if os.write(fd, line) != len(line):
+                raise OSError(errno.EIO, "the disk took only part of the record")
+            flush(fd)
+        except OSError:
+            try:
+                os.ftruncate(fd, size)  # remove whatever part of a failed append reached the file
+            except OSError:
+                pass
+            raise

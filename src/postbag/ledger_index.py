@@ -104,7 +104,9 @@ class LineIndex:
     def line_number(self, start):
         """The number of the line that starts at byte `start`, counted from the mark before it, or back from the line
         numbered last where that lies after it and nearer (as when looking back through many lines)."""
-        mark, newlines_before = self._mark_before(start)
+        from bisect import bisect_right
+
+        mark, newlines_before = self._marks[bisect_right(self._marks, start, key=lambda each: each[0]) - 1]
         last, numbered = self._numbered
         if 0 <= last - start < start - mark:
             data, at = self._bytes_near(start, last)
@@ -114,12 +116,6 @@ class LineIndex:
             number = newlines_before + data.count(b"\n", mark - at, start - at) + 1
         self._numbered = (start, number)
         return number
-
-    def _mark_before(self, start):
-        """The last mark at or before byte `start`."""
-        from bisect import bisect_right
-
-        return self._marks[bisect_right(self._marks, start, key=_offset) - 1]
 
     def bytes(self, lo, hi):
         """The file's bytes lo to hi: a stretch longer than a block is read at once."""
@@ -152,8 +148,9 @@ class LineIndex:
             return self._tail, self._tail_at
         at, data = self._near
         if not (at <= lo and hi <= at + len(data)):
-            first = max(0, _block_start(lo, self.block) - self.block)
-            last = max(hi, min(self.size, _block_end(hi, self.block) + self.block))
+            # hi - hi % -block: the start of the first block at or after hi
+            first = max(0, lo - lo % self.block - self.block)
+            last = max(hi, min(self.size, hi - hi % -self.block + self.block))
             at, data = first, self._pread(last - first, first)
             self._near = (at, data)
         return data, at
@@ -189,16 +186,3 @@ class LineIndex:
 
     def _unreadable(self, error):
         return Refusal(f"cannot read the ledger ({error.strerror}: {self.path})")
-
-
-def _block_start(offset, block):
-    return offset - offset % block
-
-
-def _block_end(offset, block):
-    """The start of the first block at or after `offset`."""
-    return offset - offset % -block
-
-
-def _offset(mark):
-    return mark[0]

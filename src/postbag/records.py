@@ -12,11 +12,6 @@ from postbag.refusal import Refusal
 _JSON_SPACE = " \t\r"  # what json.loads allows around a value, less the newline that ends a line
 
 
-def new(number, at, kind, **fields):
-    """Record `number`, of `kind`, stamped `at` (the clock's time now)."""
-    return {"n": number, "at": at, "kind": kind, **fields}
-
-
 def line_of(record):
     """The bytes of `record`'s line, as 1.0 wrote them: ASCII, for json escapes the rest."""
     return (json_values.dumps(record) + "\n").encode()
@@ -74,9 +69,7 @@ def parse_record(text, start, end, number, escapes=True):
         record, stop = _scan_record(text, start)
     except (*json_values.NOT_JSON, RecursionError):
         return None
-    if stop != end and text[stop:end].strip(_JSON_SPACE):
-        return None
-    if not is_record(record, number):
+    if (stop != end and text[stop:end].strip(_JSON_SPACE)) or not is_record(record, number):
         return None
     # A lone surrogate can only come from a \ud800-\udfff escape; no door and no output
     # can carry one, so such a record is not valid text.
@@ -109,18 +102,11 @@ def _is_open(record):
 
 def _is_join(record):
     peer = record.get("peer")
-    return peer in PEERS and all(_is_door_field(record.get(f)) for f in door_fields(peer))
+    return peer in PEERS and all(type(v := record.get(f)) is str and is_door_field(v) for f in door_fields(peer))
 
 
-def _is_door_field(value):
-    return type(value) is str and is_door_field(value)
-
-
-def _is_close(record):
-    return True  # the human's brake carries nothing but its number, time and kind
-
-
-_SHAPES = {"letter": _is_letter, "open": _is_open, "join": _is_join, "close": _is_close}
+# close: the human's brake carries nothing but its number, time and kind
+_SHAPES = {"letter": _is_letter, "open": _is_open, "join": _is_join, "close": lambda record: True}
 
 
 def _may_escape_a_surrogate(text, start=0, end=None):

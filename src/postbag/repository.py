@@ -76,8 +76,11 @@ def containing(directory, here):
     """The Repository `directory` lies in, as git finds it with the variables of `here`, or None. A Refusal
     where git would stop, or where the repository found is not the user's."""
     explicit = here.env.get("GIT_DIR")
-    if explicit:
-        return _named(os.path.join(directory, explicit), directory, here)
+    if explicit:  # the repository GIT_DIR names; git stops where it is none
+        gitdir = os.path.join(directory, explicit)
+        if not _is_repository(gitdir, here):
+            raise Refusal(f"GIT_DIR names {gitdir}, which is not a repository's folder", MEND)
+        return _repository(_common(gitdir, here), os.path.realpath(directory))
     ceilings = _ceilings(here.env.get("GIT_CEILING_DIRECTORIES", ""))
     across = here.env.get("GIT_DISCOVERY_ACROSS_FILESYSTEM", "").lower() in _TRUE
     folder = os.path.realpath(directory)
@@ -99,13 +102,6 @@ def _device(folder):
         return os.stat(folder).st_dev
     except OSError as error:
         raise Refusal(f"the repository cannot be told from {folder} ({error.strerror})", MEND) from None
-
-
-def _named(gitdir, directory, here):
-    """The repository GIT_DIR names, `gitdir`; git stops where it is none."""
-    if not _is_repository(gitdir, here):
-        raise Refusal(f"GIT_DIR names {gitdir}, which is not a repository's folder", MEND)
-    return _repository(_common(gitdir, here), os.path.realpath(directory))
 
 
 def _ceilings(listed):

@@ -171,12 +171,10 @@ def clean_leftovers(folder):
             continue
         try:
             os.kill(pid, 0)
-            continue
         except ProcessLookupError:
-            pass
+            _remove_quietly(os.path.join(folder, name))
         except OSError:  # another user's process: it runs
-            continue
-        _remove_quietly(os.path.join(folder, name))
+            pass
 
 
 def _writer_of(name):
