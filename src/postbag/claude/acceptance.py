@@ -60,13 +60,12 @@ class Settings:
     the managed ones (under `here`'s root), the person's (in `config`), and the project's."""
 
     def __init__(self, here, config, cwd):
-        self.managed = [_settings_in(here.system(path)) for path in MANAGED_SETTINGS]
-        self.person = _settings_in(os.path.join(config, "settings.json"))
-        folder = os.path.join(cwd, ".claude") if cwd else None
-        projects = [os.path.join(folder, name) for name in PROJECT_SETTINGS] if folder else []
-        self.project = [_settings_in(path) for path in projects]
         managed = [here.system(path) for path in MANAGED_SETTINGS]
-        self.paths = [*managed, os.path.join(config, "settings.json"), *projects]
+        person = os.path.join(config, "settings.json")
+        projects = [os.path.join(cwd, ".claude", name) for name in PROJECT_SETTINGS] if cwd else []
+        self.managed, self.person = [_settings_in(path) for path in managed], _settings_in(person)
+        self.project = [_settings_in(path) for path in projects]
+        self.paths = [*managed, person, *projects]
 
     def inbound(self):
         """(crossSessionInbound as it applies, and whether a project or an administrator set
@@ -86,7 +85,8 @@ class Settings:
 
     def dialog_expiry(self):
         """dialogExpiry, where the settings set it to a value Claude Code knows; else None."""
-        named = self._first("dialogExpiry")
+        levels = (*self.managed, *self.project, self.person)
+        named = next((found["dialogExpiry"] for found in levels if "dialogExpiry" in found), None)
         return named if type(named) is str and named in EXPIRIES else None
 
     def default_mode(self):
@@ -106,12 +106,6 @@ class Settings:
             except OSError:
                 continue
         return False
-
-    def _first(self, name):
-        for found in (*self.managed, *self.project, self.person):
-            if name in found:
-                return found[name]
-        return None
 
 
 def _settings_in(path):
@@ -135,13 +129,11 @@ def verdict(settings, klass, session=None):
     class as `permission_class` finds it (called only then: finding it may read far back). `session`, the running
     session's files.Session where its file is read, says what a person can do with a letter held there."""
     value, where = settings.inbound()
-    if value is not None:
-        policy, why = BY_SETTING[value]
-        held = hold(settings, session, by_setting=True) if policy == HOLD else None
-        return Verdict(policy, why, hold=held, remedy=REMEDIES[where] if policy != ACCEPT else None)
-    policy, why = _by_class(*klass())
-    held = hold(settings, session, by_setting=False) if policy == HOLD else None
-    return Verdict(policy, why, hold=held, remedy=REMEDIES[None] if policy != ACCEPT else None)
+    by_setting = value is not None
+    policy, why = BY_SETTING[value] if by_setting else _by_class(*klass())
+    held = hold(settings, session, by_setting=by_setting) if policy == HOLD else None
+    remedy = REMEDIES[where if by_setting else None] if policy != ACCEPT else None
+    return Verdict(policy, why, hold=held, remedy=remedy)
 
 
 def _by_class(found, how):

@@ -13,14 +13,7 @@ import os
 
 from postbag import repository
 from postbag.claude import CLIENT, PROGRAM, permission
-from postbag.claude.acceptance import (
-    ACCEPT,
-    HOLD,
-    MANAGED_SETTINGS,
-    PROJECT_SETTINGS,
-    REFUSE,
-    Settings,
-)
+from postbag.claude.acceptance import ACCEPT, HOLD, MANAGED_SETTINGS, PROJECT_SETTINGS, REFUSE, Settings
 from postbag.claude.files import config_directory
 from postbag.claude.modes import BYPASSES
 from postbag.claude.settings import RULE, holding_back, settings_at

@@ -2,12 +2,7 @@
 
 from postbag.claude import NAME
 from postbag.claude.acceptance import HOLD, REFUSE
-from postbag.claude.files import (
-    ENDED,
-    Session,
-    live_session,
-    session_of,
-)
+from postbag.claude.files import ENDED, Session, live_session, session_of
 from postbag.claude.inbox import DROPPED, HELD, REFUSED, knock
 from postbag.contract import door_fields
 from postbag.doors import Delivery

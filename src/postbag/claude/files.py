@@ -34,7 +34,7 @@ class Session:
 
     __slots__ = ("app", "cwd", "pid", "socket", "version")
 
-    def __init__(self, pid, cwd, app=None, version=None, socket=None):
+    def __init__(self, pid, cwd, app, version, socket):
         self.pid, self.cwd, self.app, self.version, self.socket = pid, cwd, app, version, socket
 
 
@@ -52,18 +52,15 @@ def transcripts(config, session=None):
         return []
     if session is not None:
         return [path for project in projects if os.path.lexists(path := os.path.join(project, f"{session}.jsonl"))]
-    return [os.path.join(project, name) for project in projects for name in _names(project) if _is_transcript(name)]
+    return [path for project in projects for path in _transcripts_in(project)]
 
 
-def _names(folder):
+def _transcripts_in(project):
     try:
-        return os.listdir(folder)
+        names = os.listdir(project)
     except OSError:  # not a folder, or gone
         return []
-
-
-def _is_transcript(name):
-    return name.endswith(".jsonl") and not name.startswith(".")
+    return [os.path.join(project, name) for name in names if name.endswith(".jsonl") and not name.startswith(".")]
 
 
 def live_session(config, session):
@@ -108,8 +105,7 @@ def _running(path):
     cwd = text(found, "cwd")
     # A relative folder would be read from postbag's own; one with a NUL, or longer than a path, names none.
     cwd = cwd if cwd and os.path.isabs(cwd) and "\0" not in cwd and len(cwd) <= PATH_MOST else None
-    session = Session(pid, cwd, text(found, "entrypoint"), text(found, "version"))
-    session.socket = text(found, "messagingSocketPath")
+    session = Session(pid, cwd, text(found, "entrypoint"), text(found, "version"), text(found, "messagingSocketPath"))
     return [(found.get("sessionId"), session)]
 
 

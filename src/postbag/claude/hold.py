@@ -9,8 +9,6 @@ from postbag.receipts import NOT_TAKEN, UNKNOWN, Receipt
 from postbag.versions import numbers
 
 EXPIRIES = {"60s": 60, "5m": 300, "10m": 600, "never": None}
-
-
 DEFAULT_EXPIRY = "5m"
 
 
@@ -95,9 +93,8 @@ def hold(settings, session, *, by_setting):
 def _asked_in(session):
     """Where a person answers a letter Claude holds in `session` (a files.Session, or None), by ASKED_IN."""
     app = session.app if session is not None else None
-    version = session.version if session is not None else None
     for begins, since, asked_in in ASKED_IN:
-        if app is not None and app.startswith(begins) and (since is None or _at_least(version, since)):
+        if app is not None and app.startswith(begins) and (since is None or _at_least(session.version, since)):
             return asked_in
     return "in that session's dialog"
 

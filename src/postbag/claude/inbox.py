@@ -253,12 +253,9 @@ def require_a_socket(path):
     import stat
 
     try:
-        is_socket = stat.S_ISSOCK(os.stat(path).st_mode)
+        if stat.S_ISSOCK(os.stat(path).st_mode):
+            return
+        why = "it is not a socket"
     except OSError as error:
         why = "it does not exist" if isinstance(error, FileNotFoundError) else error.strerror
-    else:
-        why = None if is_socket else "it is not a socket"
-    if why is not None:
-        raise Refusal(
-            f"Claude Code named an inbox socket that is not there ({why}); no letter could reach this session"
-        )
+    raise Refusal(f"Claude Code named an inbox socket that is not there ({why}); no letter could reach this session")

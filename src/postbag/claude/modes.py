@@ -8,11 +8,7 @@ from postbag.vendor_files import LIMIT, quoted
 
 BYPASS, PROMPTING = "bypass", "prompting"  # Claude Code's permission classes
 MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan")
-
-
 BYPASSES = "bypassPermissions"
-
-
 PLANS = "plan"  # planning: of the bypass class when bypassing was on offer as the session started
 
 

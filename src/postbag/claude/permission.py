@@ -122,13 +122,8 @@ def _kept_as_left(settings, copy):
 
 
 def _change(said, path, copy, work):
-    make, undo = _making(path, copy, lambda: work(path, copy))
-    return Change(said, make, undo=undo)
-
-
-def _making(path, copy, work):
-    """(make, undo) of a change by `work()` to the file at `path` and its copy at `copy`: undo puts the file, the
-    copy and their folder back as they were just before. A Refusal, raised, where they cannot be written."""
+    """The Change, `said`, made by `work(path, copy)` to the file at `path` and its copy at `copy`: its undo puts the
+    file, the copy and their folder back as they were just before. A Refusal, raised, where they cannot be written."""
     files, folder, before = (path, copy), os.path.dirname(path), {}
 
     def make():
@@ -137,7 +132,7 @@ def _making(path, copy, work):
         for each in {folder, os.path.dirname(os.path.realpath(path))}:
             whole_file.clean_leftovers(each)
         try:
-            whole_file.writing(path, work)
+            whole_file.writing(path, lambda: work(path, copy))
         except Refusal:
             undo()  # what the work did before it failed: the kept copy it made
             raise
@@ -156,7 +151,7 @@ def _making(path, copy, work):
         if not before["folder"] and os.path.isdir(folder):
             _remove_folder_if_empty(folder)
 
-    return make, undo
+    return Change(said, make, undo=undo)
 
 
 def _kept_copy(copy):
@@ -165,19 +160,14 @@ def _kept_copy(copy):
         data = read_regular(copy)
     except OSError:
         return None
-    if data in (NO_FILE, NO_FOLDER):
-        return _marker(data)
+    if data in (NO_FILE, NO_FOLDER):  # the kept copy of a file that was not there: SettingsFile of no object, saying so
+        found = SettingsFile(None)
+        found.data = data
+        return found
     try:
         return SettingsFile(data)
     except Refusal:
         return None
-
-
-def _marker(data):
-    """The kept copy of a file that was not there: SettingsFile of no object, saying so."""
-    found = SettingsFile(None)
-    found.data = data
-    return found
 
 
 def _put_in(path, copy):
@@ -207,12 +197,11 @@ def _give_back(path, copy):
     kept = read_regular(copy)
     if kept in (NO_FILE, NO_FOLDER):
         whole_file.remove(path)
-        whole_file.remove(copy)
-        if kept == NO_FOLDER:
-            _remove_folder_if_empty(os.path.dirname(path))
-        return
-    whole_file.write(path, kept, _mode(copy))  # the mode it had: the copy kept it
+    else:
+        whole_file.write(path, kept, _mode(copy))  # the mode it had: the copy kept it
     whole_file.remove(copy)
+    if kept == NO_FOLDER:
+        _remove_folder_if_empty(os.path.dirname(path))
 
 
 def _remove_folder_if_empty(folder):

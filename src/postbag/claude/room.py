@@ -140,8 +140,8 @@ class Claude(Room, vendor=claude):
         a Session) or whose files cannot tell (CANNOT_TELL): Claude's own word, where the knock heard one;
         else what its policy does with a letter, unless its settings changed since it was sent."""
         sent = moment(letter["at"])
-        settings = Settings(self.here, self.config, alive.cwd if isinstance(alive, Session) else None)
-        running = _if_running(alive)
+        running = alive if isinstance(alive, Session) else None
+        settings = Settings(self.here, self.config, running.cwd if running else None)
         found = verdict(settings, lambda: permission_class(settings, transcript, running, sent), running)
         said = text(letter, "recipient_said")
         # + 1, for the ledger's time is to the second; None where the letter's time names no moment.
@@ -233,7 +233,7 @@ class Claude(Room, vendor=claude):
 
     def verdict_of(self, session, alive):
         """What Claude does now with a letter to `session`, which runs as `alive` says."""
-        running = _if_running(alive)
+        running = alive if isinstance(alive, Session) else None
         settings = Settings(self.here, self.config, running.cwd if running else None)
         found = transcripts(self.config, session)
         return verdict(settings, lambda: permission_class(settings, newest(found) if found else None, running), running)
@@ -248,10 +248,6 @@ def _is_the_joined_process(joined, running):
     """Whether `running`, the Session on the joined socket now, is the process that joined (as after /clear)."""
     pid = joined.get("pid")
     return type(pid) is int and pid == running.pid
-
-
-def _if_running(alive):
-    return alive if isinstance(alive, Session) else None
 
 
 def _taken_elsewhere(taken, cleared):

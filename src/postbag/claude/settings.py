@@ -103,8 +103,7 @@ class HoldingRule:
 
     def words(self):
         """What it does, in words that say where it stands."""
-        tool = self.rule.removeprefix(TOOL_RULE)
-        what = "postbag's tools" if self.rule in RULES else f"postbag's {tool} tool"
+        what = "postbag's tools" if self.rule in RULES else f"postbag's {self.rule.removeprefix(TOOL_RULE)} tool"
         where = f"{self.rule} stands in permissions.{self.listed_in} of {shell_word(self.path)}"
         if self.listed_in == "deny":
             return f"Claude Code will not run {what}: {where}, and a deny wins over every allow"
