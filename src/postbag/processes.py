@@ -25,13 +25,19 @@ def run_for_status(argv, env):
         env=env,
         start_new_session=True,
     )
-    status, said = _finish(child, TIMEOUT)
+    status, said = _finish(child)
     if status is None:
-        _stop(child)
+        import signal
+
+        try:
+            os.killpg(child.pid, signal.SIGKILL)  # codex may have started helpers of its own
+        except OSError:
+            child.kill()
+        child.wait()
     return status, said
 
 
-def ask(argv, env, seconds=TIMEOUT):
+def ask(argv, env, seconds):
     """Run one of a client's own commands, `argv`, with `env` and stdin from /dev/null, for at most `seconds`: (its
     exit status, or None past them; its stdout; its stderr), decoded with replacement. OSError when it cannot start."""
     import subprocess
@@ -46,14 +52,14 @@ def ask(argv, env, seconds=TIMEOUT):
     return done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
 
 
-def _finish(child, seconds):
-    """The child's exit status and the end of its stderr, or (None, ...) past `seconds`. A thread blocks in waitpid
+def _finish(child):
+    """The child's exit status and the end of its stderr, or (None, ...) past TIMEOUT. A thread blocks in waitpid
     and wakes this one through a pipe the moment the child exits: Popen.wait(timeout) would poll with growing sleeps,
     and a helper of codex's that kept stderr open would hide the exit."""
     import select
     import time
 
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + TIMEOUT
     wake, woken = os.pipe()
 
     def wait_for_exit():
@@ -74,11 +80,11 @@ def _finish(child, seconds):
                 return None, said
             if wake in ready:
                 if len(streams) == 2:  # stderr still open: take what the exit left in it
-                    said = _stderr_end(said, _rest(streams[0]))
+                    said = (said + _rest(streams[0]))[-STDERR_KEPT:]
                 return child.returncode, said
             chunk = os.read(streams[0], 65536)
             if chunk:
-                said = _stderr_end(said, chunk)
+                said = (said + chunk)[-STDERR_KEPT:]
             else:
                 streams.pop(0)  # codex closed stderr; its exit follows
         return None, said
@@ -87,32 +93,16 @@ def _finish(child, seconds):
         os.close(wake)  # the writing end stays with the thread, which may still be waiting
 
 
-def _stderr_end(said, more):
-    """The end of `said` and `more` together, at most STDERR_KEPT bytes of it."""
-    joined = said + more
-    return joined[-STDERR_KEPT:] if len(joined) > STDERR_KEPT else joined
-
-
 def _rest(stream):
     """What is left in a pipe whose writer has exited, without waiting for a helper that kept it."""
     os.set_blocking(stream, False)
     said = b""
     try:
         while chunk := os.read(stream, 65536):
-            said = _stderr_end(said, chunk)
+            said = (said + chunk)[-STDERR_KEPT:]
     except BlockingIOError:
         pass
     return said
-
-
-def _stop(child):
-    import signal
-
-    try:
-        os.killpg(child.pid, signal.SIGKILL)  # codex may have started helpers of its own
-    except OSError:
-        child.kill()
-    child.wait()
 
 
 def signal_name(number):

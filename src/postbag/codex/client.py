@@ -87,7 +87,7 @@ class CodexInstallation(Installation):
         path = config.config_path(self.here)
         if not removing:
             return self._keeping_the_file(take_out)
-        if config.setups_copy(path) is not None:
+        if whole_file.copy_as_left(path) is not None:
             return config.giving_back(path, take_out, lambda: self.registered() is not None)
         return config.keeping(path, take_out, keep=False)
 
@@ -99,27 +99,15 @@ class CodexInstallation(Installation):
         """Codex's daemon, which wakes a thread nobody has loaded."""
         state = daemon_runs(home_directory(self.here))
         if state == RUNS:
-            return [
-                Check(
-                    OK,
-                    "waking a thread nobody has loaded",
-                    "Codex's daemon runs, and takes a letter for such a thread at once",
-                )
-            ]
-        if state == STOPPED:
-            return [
-                Check(
-                    NOTE,
-                    "waking a thread nobody has loaded",
-                    "Codex's daemon is not running, so such a thread keeps its letters until it "
-                    "runs: start it with codex app-server daemon start",
-                )
-            ]
-        return [
-            Check(
-                NOTE, "waking a thread nobody has loaded", "whether Codex's daemon runs cannot be told from its record"
+            words = "Codex's daemon runs, and takes a letter for such a thread at once"
+        elif state == STOPPED:
+            words = (
+                "Codex's daemon is not running, so such a thread keeps its letters until it "
+                "runs: start it with codex app-server daemon start"
             )
-        ]
+        else:
+            words = "whether Codex's daemon runs cannot be told from its record"
+        return [Check(OK if state == RUNS else NOTE, "waking a thread nobody has loaded", words)]
 
     def notes(self, removing=False):
         """What setup says of Codex's daemon, which it leaves to the person; `removing`, of a
@@ -135,14 +123,13 @@ class CodexInstallation(Installation):
         state = daemon_runs(home_directory(self.here))
         if state == RUNS:
             return []
-        why = (
-            (
+        if state == STOPPED:
+            why = (
                 "Codex's daemon is not running, so a thread nobody has loaded keeps its letters "
                 "until it runs: start it with codex app-server daemon start"
             )
-            if state == STOPPED
-            else "whether Codex's daemon runs cannot be told from its record"
-        )
+        else:
+            why = "whether Codex's daemon runs cannot be told from its record"
         return [f"{why} (setup starts no daemon)"]
 
     def _command(self, does, argv):
@@ -152,7 +139,7 @@ class CodexInstallation(Installation):
         """`change`, a Codex command that rewrites config.toml, made after setup keeps the file as found, as it says."""
         path = config.config_path(self.here)
         kept = config.keeping(path, change)
-        if os.path.lexists(path) and config.setups_copy(path) is None:
+        if os.path.lexists(path) and whole_file.copy_as_left(path) is None:
             copy = shell_word(whole_file.free_copy(path))
             others = [shell_word(each) for each in whole_file.others_copies(path)]
             stay = "stay as they are" if len(others) > 1 else "stays as it is"

@@ -20,11 +20,6 @@ def config_path(here):
     return os.path.join(home_directory(here), "config.toml")
 
 
-def setups_copy(path):
-    """The copy setup made of the file at `path`, where the file is as setup left it; else None."""
-    return whole_file.copy_as_left(path)
-
-
 def keeping(path, change, *, keep=True):
     """`change`, one of Codex's own commands that writes the file at `path` whole, made so that, `keep`, the file as
     found is kept first where no copy of setup's describes it, and its copy stamped after; undone by putting the file
@@ -37,7 +32,9 @@ def keeping(path, change, *, keep=True):
         if keep and copy is None:
             copy = before.copy = whole_file.free_copy(path)
             before.found[copy] = None
-            _keep(path, copy)
+            found = whole_file.found_or_refusal(path)
+            if found is not None:
+                whole_file.writing(copy, lambda: whole_file.write(copy, found.data, found.mode))
         change.make()
         if keep:
             _stamp(path, copy)
@@ -49,7 +46,7 @@ def giving_back(path, take_out, names_postbag):
     """The Change that gives the file at `path` back as setup found it, from its copy, in place of `take_out`, the
     command that takes postbag's server out; made after all where the file given back still `names_postbag()`."""
     before = _Before(path)
-    copy = setups_copy(path)
+    copy = whole_file.copy_as_left(path)
 
     def make():
         before.take()
@@ -72,7 +69,7 @@ class _Before:
         self.path, self.copy, self.found = path, None, None
 
     def take(self):
-        self.copy = setups_copy(self.path)
+        self.copy = whole_file.copy_as_left(self.path)
         paths = (self.path,) if self.copy is None else (self.path, self.copy)
         self.found = {each: whole_file.found_or_refusal(each) for each in paths}  # last: put_back trusts it
 
@@ -83,12 +80,6 @@ class _Before:
             whole_file.writing(each, lambda each=each, was=was: whole_file.put_back(each, was))
         if self.copy is not None and self.found.get(self.copy) is not None:  # the file is again as setup left it
             _stamp(self.path, self.copy)
-
-
-def _keep(path, copy):
-    found = whole_file.found_or_refusal(path)
-    if found is not None:
-        whole_file.writing(copy, lambda: whole_file.write(copy, found.data, found.mode))
 
 
 def _stamp(path, copy):

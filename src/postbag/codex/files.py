@@ -62,23 +62,18 @@ def rollouts(home, thread):
 
 
 def version_of(rollout):
-    """The Codex version that began the rollout at `rollout`, from its first record, or None."""
-    return text(_meta_of(rollout), "cli_version")
-
-
-def _meta_of(rollout):
-    """The session_meta payload of the rollout's first record, or {} where it cannot be read or has another shape."""
+    """The Codex version that began the rollout at `rollout`, from its first record (session_meta), or None."""
     try:
         fd = open_regular(rollout)
     except OSError:
-        return {}
+        return None
     try:
         first = record(json_of(os.pread(fd, _FIRST_LINE_MOST, 0).partition(b"\n")[0]))
     except (OSError, ValueError):
-        return {}
+        return None
     finally:
         os.close(fd)
-    return table(first, "payload") if first.get("type") == "session_meta" else {}
+    return text(table(first, "payload"), "cli_version") if first.get("type") == "session_meta" else None
 
 
 def took(entry, letter):
@@ -106,7 +101,8 @@ def in_the_queue(home, thread, letter):  # noqa: PLR0911 - every way a live data
     if not os.path.lexists(path):
         return NOT_IN_THE_QUEUE, None  # nothing was ever queued here
     # SQLite opens the database and its journals by their names, where a pipe would hang it.
-    if not all(is_regular(each) for each in (path, *_journals(path))):
+    journals = [each for each in (f"{path}-wal", f"{path}-shm", f"{path}-journal") if os.path.lexists(each)]
+    if not all(is_regular(each) for each in (path, *journals)):
         return QUEUE_UNREAD, "codex's queue is not a regular file"
     uri = "file:" + path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     for attempt in range(BUSY_TRIES):
@@ -122,11 +118,6 @@ def in_the_queue(home, thread, letter):  # noqa: PLR0911 - every way a live data
         except (sqlite3.DatabaseError, ValueError, OverflowError, MemoryError) as error:
             return QUEUE_UNREAD, f"codex's queue is not a database postbag knows ({type(error).__name__})"
     return QUEUE_UNREAD, "codex's queue stayed locked"
-
-
-def _journals(path):
-    """The journals SQLite would open beside the database at `path`, of those that are there."""
-    return [each for each in (f"{path}-wal", f"{path}-shm", f"{path}-journal") if os.path.lexists(each)]
 
 
 def _queued_texts(payload):

@@ -70,7 +70,9 @@ def knock(codex, thread, envelope, env, *, resume):
             status, err = processes.run_for_status(argv, env)
             older = True
     except OSError as error:
-        raise _start_failure(error) from None
+        if error.errno == errno.E2BIG:
+            raise Refusal("the letter is too long for the system to pass to codex queue; shorten the letter") from None
+        raise Refusal(f"codex queue could not start ({error.strerror}); set POSTBAG_CODEX to a working codex") from None
     if status is None:
         raise maybe_delivered("codex", f"codex queue gave no answer within {processes.TIMEOUT:g} s")
     if status < 0:
@@ -135,9 +137,3 @@ def _codex_said(stderr, thread):
         return meaning
     last = without_credentials(lines[-1].strip().replace(thread, "<the thread's id>"))
     return meaning + f', saying "{quoted(last, SAID_MOST)}"'
-
-
-def _start_failure(error):
-    if error.errno == errno.E2BIG:
-        return Refusal("the letter is too long for the system to pass to codex queue; shorten the letter")
-    return Refusal(f"codex queue could not start ({error.strerror}); set POSTBAG_CODEX to a working codex")

@@ -203,9 +203,8 @@ def _turn(rollout, latest):
     if why is not None:
         return why
     _, ended, policy = latest
-    if ended == LEFT:  # its exec is gone: the codex that loaded the thread since runs no turn of it
-        return "it takes the letter when it is idle"
-    turn = turn_now(rollout)
+    # LEFT: its exec is gone, and the codex that loaded the thread since runs no turn of it.
+    turn = TURN_ENDED if ended == LEFT else turn_now(rollout)
     if turn == TURN_ENDED:
         return "it takes the letter when it is idle"
     if turn == TURN_WORKING:
