@@ -47,23 +47,20 @@ def main(argv=None, env=None, here=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     process = here is None
     if process:
-        streams = (sys.stdin, sys.stdout, sys.stderr)
-        env = os.environ if env is None else env
         here = Here(
-            env,
+            os.environ if env is None else env,
             _working_directory,
             platform=sys.platform,
-            streams=streams,
+            streams=(sys.stdin, sys.stdout, sys.stderr),
             started=_started(),
             for_a_child=for_a_child,
         )
     try:
         require_human_first(argv, here.env)  # as the program's entry point does, before argparse
         args, mistake = _parse(argv, here)
-        verb = BY_NAME[args.name]
         from postbag import handlers
 
-        handler = getattr(handlers, f"cmd_{verb.name}")
+        handler = getattr(handlers, f"cmd_{args.name}")
         return handler(args, here, Call(mistake, _ignore_interrupts if process else None))
     except SystemExit as ended:  # argparse's: a usage mistake, or help and the version said
         return ended.code if isinstance(ended.code, int) else (0 if ended.code is None else 1)
@@ -98,15 +95,13 @@ def _parse(argv, here):
     if not argv or argv[0] not in BY_NAME:
         top = _top_parser(here)
         names = ", ".join(BY_NAME)
-        if not argv:
-            top.error(f"name a verb: {names} (postbag --help says what each does)")
-        if not argv[0].startswith("-"):
+        if argv and not argv[0].startswith("-"):
             import difflib
 
             close = difflib.get_close_matches(argv[0], list(BY_NAME), n=1)
             hint = f"did you mean {close[0]}?" if close else f"the verbs are {names}"
             top.error(f"there is no verb {argv[0]!r}; {hint}")
-        if top.parse_args(argv).version:  # else --help, which ends it; anything else is a usage mistake
+        if argv and top.parse_args(argv).version:  # else --help, which ends it; anything else is a usage mistake
             here.stdout.write(f"postbag {__version__}" + "\n")
             raise SystemExit(0)
         top.error(f"name a verb: {names} (postbag --help says what each does)")
@@ -133,15 +128,14 @@ def _parse(argv, here):
 
 
 def _verb_parser(verb, here):
-    usage = verb.usage() if callable(verb.usage) else verb.usage
     parser = _speaking_parser(here)(
         prog=f"postbag {verb.name}",
-        usage=f"postbag {verb.name} {usage}".rstrip(),
+        usage=f"postbag {verb.name} {verb.usage}".rstrip(),
         description=verb.description,
         formatter_class=_sized(_argparse().HelpFormatter, _columns(here)),
         allow_abbrev=False,  # `open --he` is no help: an abbreviation would mean one thing here, another there
     )
-    for argument in verb.all_arguments():
+    for argument in verb.arguments:
         parser.add_argument(*argument.names, **argument.options)
     return parser
 

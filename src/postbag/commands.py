@@ -17,7 +17,7 @@ class Arg:
 
 class Verb:
     """One row of the table: `help` is its line in postbag --help, `description` postbag VERB --help; `arguments`,
-    Args or a function that makes them."""
+    its Args."""
 
     __slots__ = ("arguments", "description", "help", "name", "usage")
 
@@ -25,15 +25,12 @@ class Verb:
         self.name, self.usage, self.help = name, usage, help
         self.description, self.arguments = description, arguments
 
-    def all_arguments(self):
-        return self.arguments() if callable(self.arguments) else self.arguments
-
     def parsed_plainly(self, tokens):
         """What argparse would make of `tokens`, where they are plain words and this verb's own flags alone, made
         without it (argparse and the re it imports cost more at every start than the rest of an agent's verb): the
         Parsed arguments. None where anything else stands among them, which argparse parses and answers."""
         parsed, flags, places = Parsed(), {}, []
-        for argument in self.all_arguments():
+        for argument in self.arguments:
             dest = _dest(argument)
             flag = argument.names[0].startswith("-")
             if flag and argument.options.get("action") == "store_true":
@@ -69,25 +66,13 @@ def _dest(argument):
     return (longs or argument.names)[0].lstrip("-").replace("-", "_")
 
 
-def _open_arguments():
-    return [
-        Arg("count", nargs="?", metavar="N", help=f"letters granted (default {DEFAULT_LIMIT})"),
-        Arg("--limit", metavar="N", help="the same, as an option: open 6 is open --limit 6"),
-        Arg(
-            "--afresh",
-            action="store_true",
-            help="set a damaged ledger aside, whole, and open the exchange on a new one (both agents join it again)",
-        ),
-        *(Arg(s.flag, action="store_true", dest=s.dest, help=s.help) for s in SWITCHES),
-    ]
-
-
-def _open_usage():
-    return "[N] [--limit N] [--afresh] " + " ".join(f"[{switch.flag}]" for switch in SWITCHES)
-
-
 FOLLOW_HELP = "then print each new record as it is appended, until interrupted"
 JSON = Arg("--json", action="store_true", help="JSON Lines, for scripts and jq")
+SET_ASIDE = Arg(
+    "--afresh",
+    action="store_true",
+    help="set a damaged ledger aside, whole, and open the exchange on a new one (both agents join it again)",
+)
 LEDGER = Arg(
     "--ledger",
     metavar="LEDGER",
@@ -116,13 +101,18 @@ VERBS = (
     ),
     Verb(
         "open",
-        usage=_open_usage,
+        usage="[N] [--limit N] [--afresh] " + " ".join(f"[{switch.flag}]" for switch in SWITCHES),
         help="grant an exchange of N letters (the human's verb)",
         description="Open an exchange: the next N letters, in either direction. Run it from a terminal "
         "of your own in the agents' repository, whose ledger it opens; it refuses inside either agent's "
         "session. It says which agents have yet to join, and "
         "of each that has whether it can take a letter now.",
-        arguments=_open_arguments,
+        arguments=(
+            Arg("count", nargs="?", metavar="N", help=f"letters granted (default {DEFAULT_LIMIT})"),
+            Arg("--limit", metavar="N", help="the same, as an option: open 6 is open --limit 6"),
+            SET_ASIDE,
+            *(Arg(s.flag, action="store_true", dest=s.dest, help=s.help) for s in SWITCHES),
+        ),
     ),
     Verb(
         "close",

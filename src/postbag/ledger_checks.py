@@ -27,13 +27,9 @@ def ledger_checks(here):
     except Refusal as refusal:
         return [Check(FIX, "the ledger", to_the_persons_ears(refusal))]
     check, found = _the_ledger(location)
-    doors = []
-    if found is not None:
-        joins, exchange = found
-        for peer, joined in joins.items():
-            if joined is not None:
-                door = reach(peer, joined, here, exchange)
-                doors.append(Check(OK if door.state == TAKES else NOTE, f"{peer}'s door", door.words))
+    joins, exchange = found or ({}, None)
+    reached = [(peer, reach(peer, joined, here, exchange)) for peer, joined in joins.items() if joined is not None]
+    doors = [Check(OK if door.state == TAKES else NOTE, f"{peer}'s door", door.words) for peer, door in reached]
     listed = [_listed(path, here) for path in ledgers(here)]
     return [check, *doors, *_joined_before(here), *listed, *_tracked(here)]
 

@@ -79,7 +79,7 @@ def _make_all(changes, here):
     """Make each of `changes` in turn; where one fails, or a signal asks the process to end, undo those made and the
     one under way, then refuse, or end as the signal asks."""
     from postbag.refusal import say
-    from postbag.signals import Held, Stopped, Stopping
+    from postbag.signals import Held, Stopped, Stopping, end_as
 
     made = []
     try:
@@ -94,7 +94,7 @@ def _make_all(changes, here):
             undone = _undone(made[:-1], under_way=made[-1])
         say(f"setup was interrupted; {undone}", here.stderr)
         if isinstance(stopped, Stopped):
-            stopped.end()
+            end_as(stopped.number)
         raise
 
 

@@ -46,15 +46,11 @@ class FileSizeAsError:
 
 
 class Stopped(Exception):
-    """A SIGTERM or SIGHUP, `number`, that stopped the work in hand under `Stopping`; `end` ends the process by it."""
+    """A SIGTERM or SIGHUP, `number`, that stopped the work in hand under `Stopping`."""
 
     def __init__(self, number):
         super().__init__(number)
         self.number = number
-
-    def end(self):
-        """End the process as the signal would have ended it, had it not waited."""
-        end_as(self.number)
 
 
 class Stopping:

@@ -25,10 +25,9 @@ RECENT = 24 * 3600  # seconds: a join this recent in another ledger is named whe
 OTHERS_MOST = 3  # other ledgers open names at most
 
 
-def open_exchange(here, limit, chosen=None, *, afresh=False):
+def open_exchange(here, limit, chosen, *, afresh=False):
     """Grant `limit` letters, with the switches `chosen` (vendors.Switch fields and values), `afresh` on a new
     ledger, the damaged one set aside. Its news says what it replaces, and what open says beside the exchange."""
-    chosen = chosen or {}
     where = locate(here)
     aside = set_aside(where, here.clock) if afresh else None
     with ledger_at(here, where, write=True, create=True) as bag:
@@ -62,10 +61,10 @@ def _yet_to_join(absent):
     return f"{absent[0]} has not joined yet: no letter can reach it until it joins from its own session"
 
 
-def reach_of(here, peer, location=None):
-    """Whether `peer`'s latest door in the ledger (at `location`, default here's) can take a letter now, in
+def reach_of(here, peer, location):
+    """Whether `peer`'s latest door in the ledger (at `location`) can take a letter now, in
     words, or that it has not joined; None without a ledger."""
-    with ledger_at(here, location or locate(here)) as bag:
+    with ledger_at(here, location) as bag:
         if bag.fd is None:
             return None
         joined, exchange = bag.latest_join(peer), bag.exchange()
@@ -83,7 +82,7 @@ def _joined_elsewhere(here, where, limit):
         joined = ", ".join(f"{peer} at {record['at']}" for peer, record in found.joins.items())
         if found.joined_from is not None:
             opens = f"cd {shell_word(found.joined_from)} && {program} open {limit}"
-            whence = found.whence()
+            whence = ("from " if len(found.joins) == 1 else "the latest from ") + found.joined_from
             said.append(f"agents joined another ledger ({joined}), {whence}: to open an exchange there, {opens}")
         else:
             reads = f"{program} read --ledger {shell_word(found.path)}"
@@ -105,12 +104,6 @@ class Joined:
     @property
     def latest(self):
         return max(moment(record["at"]) or 0 for record in self.joins.values())
-
-    def whence(self):
-        """Where the joins came from, in words: the directory of the one, or of the latest."""
-        if len(self.joins) == 1:
-            return f"from {self.joined_from}"
-        return f"the latest from {self.joined_from}"
 
 
 def recent_joins(here, path):

@@ -34,9 +34,8 @@ class Snapshot:
         self.exists, self.location, self.records, self.position, self.news = exists, location, records, position, news
 
 
-def status(here, location=None):
-    """The status line of the ledger at `location` (default: here's), or that there is no ledger yet."""
-    location = location or locate(here)
+def status(here, location):
+    """The status line of the ledger at `location`, or that there is no ledger yet."""
     with ledger_at(here, location) as bag:
         return not_there(location) if bag.fd is None else status_line(bag, location)
 
