@@ -67,8 +67,8 @@ for _number in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP):
 # contributor's machine; CI draws the same ones every time, so that its verdict is the
 # code's and never the draw's (a flaky test is a failing test).
 # Speed is the benchmark's to show: no example fails for taking long on a loaded machine.
-settings.register_profile("suite", deadline=None)
-settings.register_profile("ci", settings.get_profile("suite"), derandomize=True, database=None)
+settings.register_profile("suite", deadline=None, max_examples=50)  # helpers.examples: half of CI's
+settings.register_profile("ci", settings.get_profile("suite"), max_examples=100, derandomize=True, database=None)
 settings.load_profile("ci" if os.environ.get("CI") else "suite")
 
 # The suite's children get no TZ (fakes.terminal_environment): they show the machine's

@@ -74,3 +74,9 @@ def run_demo(tmp_path, *args, timeout=120):
         timeout=timeout,
         check=False,
     )
+
+
+def examples(count):
+    """`count` hypothesis examples where CI runs the suite, derandomized (conftest.py); half as many on a
+    contributor's machine, where each run draws new ones, so that runs add up to more than CI's."""
+    return count if os.environ.get("CI") else max(1, count // 2)

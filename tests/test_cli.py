@@ -12,7 +12,7 @@ import sys
 
 import pytest
 from fakes import dedent
-from helpers import STOP, TIMESTAMP, many_opens
+from helpers import STOP, TIMESTAMP, examples, many_opens
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -522,7 +522,7 @@ PLAIN_TOKENS = st.sampled_from(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(verb=st.sampled_from([verb.name for verb in VERBS]), tokens=st.lists(PLAIN_TOKENS, max_size=4))
 def test_plain_words_are_parsed_as_argparse_parses_them_or_left_to_argparse(verb, tokens):
     """The quick reading of a verb's words gives exactly what argparse gives, or declines."""

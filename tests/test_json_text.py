@@ -10,6 +10,7 @@ import shutil
 import subprocess
 
 import pytest
+from helpers import examples
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -163,7 +164,7 @@ def maybe_broken(draw):
     return text[:at] + broken + text[at + draw(st.integers(0, 1)) :]
 
 
-SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS

@@ -5,6 +5,7 @@ import json
 import math
 
 import pytest
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,13 +38,13 @@ def _outcome(function, *args):
     return "value", json.dumps(value, allow_nan=True)  # NaN != NaN; their text is equal
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(value=VALUES)
 def test_it_writes_every_value_as_json_writes_it(value):
     assert json_values.dumps(value) == json.dumps(value)
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(text=NEAR.map(lambda pair: _changed(*pair)) | st.text(max_size=40))
 def test_it_reads_any_text_as_json_reads_it(text):
     assert _outcome(json_values.loads, text) == _outcome(json.loads, text)

@@ -12,7 +12,7 @@ import subprocess
 import anyio
 import clients
 import pytest
-from helpers import STOP
+from helpers import STOP, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
@@ -556,7 +556,7 @@ REQUESTS = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(message=st.one_of(REQUESTS, MESSAGES), inside_claude=st.booleans())
 def test_no_message_ends_in_a_traceback_or_a_reply_that_shows_a_door(tmp_path, inbox, codex, message, inside_claude):
     """Any message, to the server's own dispatch: a reply or none, never an exception; and

@@ -7,6 +7,7 @@ import uuid
 from unittest import mock
 
 import pytest
+from helpers import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -124,7 +125,9 @@ def _outcome(capsys, argv):
     return status, out
 
 
-SLOW_OK = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SLOW_OK = settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 @SLOW_OK
@@ -180,7 +183,7 @@ def _timeless(data):
     return re.sub(rb'"at": "[^"]*"', b'"at": ""', data)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(records=RECORDS)
 def test_valid_ledgers_always_read_whole(tmp_path_factory, records):
     path = tmp_path_factory.mktemp("bag") / "ledger.jsonl"

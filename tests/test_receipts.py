@@ -7,6 +7,7 @@ import json
 import os
 
 import pytest
+from helpers import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from written import WHEN, local, write_lines
@@ -215,7 +216,7 @@ TIMES = [
 
 @pytest.mark.parametrize("inbound", [None, "refuse", "hold"])
 @given(at=st.sampled_from(TIMES) | st.text(min_size=1, max_size=30))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_a_letter_of_any_time_the_ledger_takes_gets_a_receipt_from_each_room_never_a_crash(postbag, inbox, inbound, at):
     from written import Claude
 

@@ -13,7 +13,7 @@ import threading
 
 import pytest
 from fakes import terminal_environment
-from helpers import SRC, TIMESTAMP
+from helpers import SRC, TIMESTAMP, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from written import Claude
@@ -90,7 +90,7 @@ def tree(tmp_path_factory):
     return root, folders
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_two_directories_share_a_ledger_exactly_when_git_finds_them_one_common_directory(tree, tmp_path, data):
     _, folders = tree

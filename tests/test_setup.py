@@ -16,6 +16,7 @@ import time
 import hypothesis
 import pytest
 from fakes import MEASURING, FakeClaude, less, read_config_toml, write_config_toml
+from helpers import examples
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -835,7 +836,7 @@ def rules_of(data):
     return json.loads(data.removeprefix(b"\xef\xbb\xbf")).get("permissions", {}).get("allow", [])
 
 
-@hypothesis.settings(max_examples=80, deadline=None)
+@hypothesis.settings(max_examples=examples(80), deadline=None)
 @given(
     start=st.one_of(st.none(), st.tuples(PERSONS, LAYOUTS, st.booleans())),
     leftover=st.one_of(st.none(), st.tuples(PERSONS, LAYOUTS, st.booleans())),

@@ -12,6 +12,7 @@ import signal
 import sqlite3
 
 import pytest
+from helpers import examples
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from written import session_pid, write_lines
@@ -339,7 +340,7 @@ def plant(path, kind, data):
             file.write(data)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(place=st.sampled_from(PLACES), content=CONTENT)
 @example(place="claude settings", content=("json", b'{"crossSessionInbound": [], "dialogExpiry": {}}'))  # unhashable
 def test_whatever_stands_in_a_vendors_file_every_verb_ends_and_says_what_it_knows(
@@ -385,7 +386,7 @@ LINE = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(lines=st.lists(LINE, max_size=30), block=st.integers(1, 64), look_back=st.integers(0, 2000), end=st.booleans())
 def test_the_search_from_the_end_finds_what_reading_every_line_backwards_finds(lines, block, look_back, end):
     """find_back reads a file in blocks from its end: a record cut by a block's edge is read
