@@ -353,6 +353,7 @@ DEVICES = (
     ("signal's C half (_signal), not signal", "import signal", "import _signal"),
     ("socket's C half (_socket), not socket, in a send to Claude", "import socket", "import _socket"),
     ("the magic number from the import system, not importlib.util", "import importlib.util", "pass"),
+    ("ModuleSpec from the import system, not importlib.machinery", "import importlib.machinery", "pass"),
     ("posix.environ, not os.environ, for a refused human's verb", "import os; os.environ", "import posix"),
     ("a shell word quoted by hand, not shlex.quote", "import shlex", "pass"),
     ("a program found on PATH by hand, not shutil.which", "import shutil", "pass"),

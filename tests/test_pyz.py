@@ -358,6 +358,30 @@ def test_ps_shows_a_short_command_line(pyz, bin_dir, tmp_path):
     assert len(shown) < 300 + len(pyz), len(shown)
 
 
+def test_a_module_spec_is_made_by_importlib_where_the_import_systems_module_cannot_make_it():
+    """The entry point makes each module's spec with the import system's own class, and with
+    importlib.machinery's where that module is gone, holds no such class, or holds one that
+    takes other arguments, as a new Python could bring."""
+    import types
+    from importlib.machinery import ModuleSpec
+
+    from postbag import __main__ as entry
+
+    class Changed:
+        def __init__(self, name):  # takes no origin, nor is_package
+            self.name = name
+
+    for modules in (
+        {},
+        {"_frozen_importlib": object()},
+        {"_frozen_importlib": types.SimpleNamespace(ModuleSpec=Changed)},
+    ):
+        spec = entry.module_spec("postbag.cli", None, "/a/postbag/cli.py", False, modules)
+        assert isinstance(spec, ModuleSpec) and (spec.name, spec.origin) == ("postbag.cli", "/a/postbag/cli.py")
+    made = entry.module_spec("postbag", None, "/a/postbag/__init__.py", True)
+    assert isinstance(made, ModuleSpec) and made.submodule_search_locations == []
+
+
 def test_the_magic_number_comes_from_importlib_where_the_import_systems_module_does_not_hold_it():
     """launch.magic_number reads the import system's own module, and falls back to the public
     importlib.util wherever that module is gone, or holds no such number (a future Python)."""
