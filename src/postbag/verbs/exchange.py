@@ -82,7 +82,7 @@ def _joined_elsewhere(here, where, limit):
         joined = ", ".join(f"{peer} at {record['at']}" for peer, record in found.joins.items())
         if found.joined_from is not None:
             opens = f"cd {shell_word(found.joined_from)} && {program} open {limit}"
-            whence = ("from " if len(found.joins) == 1 else "the latest from ") + found.joined_from
+            whence = f"from {found.joined_from}" if len(found.joins) == 1 else f"the latest from {found.joined_from}"
             said.append(f"agents joined another ledger ({joined}), {whence}: to open an exchange there, {opens}")
         else:
             reads = f"{program} read --ledger {shell_word(found.path)}"
