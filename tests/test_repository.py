@@ -41,14 +41,6 @@ def new_repository(path):
     return str(path)
 
 
-def common_directory(folder):
-    """What git says is the common directory of the repository `folder` lies in, or None."""
-    found = subprocess.run(
-        [*GIT, "rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=folder, capture_output=True, text=True
-    )
-    return os.path.realpath(found.stdout.strip()) if found.returncode == 0 else None
-
-
 def ledger_in(folder, home):
     return locate(Here({"HOME": str(home)}, str(folder))).path
 
@@ -95,7 +87,7 @@ def tree(tmp_path_factory):
 def test_two_directories_share_a_ledger_exactly_when_git_finds_them_one_common_directory(tree, tmp_path, data):
     _, folders = tree
     first, second = data.draw(st.sampled_from(folders)), data.draw(st.sampled_from(folders))
-    same_repository = common_directory(first) == common_directory(second)
+    same_repository = common_directory_under(first, {}) == common_directory_under(second, {})
     assert (ledger_in(first, tmp_path) == ledger_in(second, tmp_path)) == same_repository
 
 
@@ -255,7 +247,8 @@ def test_the_walk_stops_at_another_file_system_unless_git_is_told_to_cross(tmp_p
         "from postbag.here import Here; "
         "found = lambda env: getattr(repository.containing(sys.argv[2], Here(env, '/')), 'common', None); "
         "gits = lambda env: subprocess.run(['git', 'rev-parse', '--path-format=absolute', '--git-common-dir'], "
-        "cwd=sys.argv[2], capture_output=True, text=True, env={**os.environ, **env}).stdout.strip() or None; "
+        "cwd=sys.argv[2], capture_output=True, text=True, env={'PATH': os.environ['PATH'], **env})"
+        ".stdout.strip() or None; "
         "across = {'GIT_DISCOVERY_ACROSS_FILESYSTEM': 'true'}; "
         "print(json.dumps([found({}), gits({}), found(across), gits(across)]))"
     )
