@@ -26,11 +26,11 @@ NAMED_BY_CLAUDE = (
 
 
 def reply_program(postbag):
-    """What the envelope names to run postbag again: the same interpreter with -m for the
-    tree, the zipapp's own path (it is built executable, and not on PATH) for the pyz."""
+    """What the envelope names to run postbag again, quoted for sh: the same interpreter with -m
+    for the tree, the zipapp's own path (it is built executable, and not on PATH) for the pyz."""
     if postbag.target == "src":
-        return f"{sys.executable} -m postbag"
-    return postbag.command[0]
+        return f"{shlex.quote(sys.executable)} -m postbag"
+    return shlex.quote(postbag.command[0])
 
 
 LONG = "y" * (96 * 1024)  # more than a pipe holds
@@ -151,7 +151,7 @@ def test_send_codex_from_claude_knocks_then_records(postbag, codex):
     assert codex.envelopes() == [
         dedent(f"""
         Letter 4 from claude via postbag. If it needs an answer, reply with:
-        POSTBAG_LEDGER={postbag.ledger} {reply_program(postbag)} send claude - <<'POSTBAG'
+        POSTBAG_LEDGER={shlex.quote(postbag.ledger)} {reply_program(postbag)} send claude - <<'POSTBAG'
         ...
         POSTBAG
         Choose a delimiter that does not occur in your reply. Otherwise do nothing.

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from test_repository import git
 
 from postbag import envelope
+from postbag.escape import shell_word
 from postbag.here import Here
 from postbag.location import Location
 from postbag.refusal import Refusal
@@ -56,7 +57,7 @@ def test_an_envelope_says_who_wrote_and_how_to_answer_or_that_it_must_not_be(tmp
     lines = wrapped.split("\n")
     assert lines[0] == "Letter 4 from claude via postbag. If it needs an answer, reply with:"
     assert lines[1].startswith(f"POSTBAG_LEDGER='{tmp_path}/it'\"'\"'s here.jsonl' ")  # quoted for sh
-    assert lines[1].endswith(f"{sys.executable} -m postbag send claude - <<'POSTBAG'")
+    assert lines[1].endswith(f"{shell_word(sys.executable)} -m postbag send claude - <<'POSTBAG'")
     assert lines[2:4] == ["...", "POSTBAG"]
     assert lines[4] == "Choose a delimiter that does not occur in your reply. Otherwise do nothing."
     assert lines[5:] == [AUTHORITY, "", "Review it."]
@@ -167,8 +168,6 @@ def test_a_ledger_the_variable_names_goes_with_every_reply_the_default_written_o
 @given(text=st.text() | st.sampled_from(["", "'", "a b", "~/x", "é", "-n", "a'b'c", "$HOME", "x=y,z:1@%+./-_"]))
 def test_a_word_for_the_shell_is_quoted_exactly_as_shlex_quotes_it(text):
     import shlex
-
-    from postbag.escape import shell_word
 
     assert shell_word(text) == shlex.quote(text)
 
